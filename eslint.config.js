@@ -1,0 +1,49 @@
+// Lint rules that keep the deterministic parts deterministic: src/model, src/core and
+// src/workflows run inside the Temporal workflow sandbox (or are imported by it), so they may not
+// touch Node built-ins, I/O, clocks or randomness. A forgotten `await` anywhere is a real bug.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'coverage/', '.dev/', 'bin/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['src/model/**/*.ts', 'src/core/**/*.ts', 'src/workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'deterministic code may not use Node built-ins' })),
+          patterns: [
+            { group: ['@kubernetes/*', '@temporalio/activity', '@temporalio/client', '@temporalio/worker'], message: 'no I/O in deterministic code' },
+            { group: ['**/activities/*', '**/worker/*', '**/client/*', '**/harness/*'], message: 'deterministic code may not import the imperative shell' },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'Date', message: 'no clocks in deterministic code' },
+        { name: 'process', message: 'no process state in deterministic code' },
+        { name: 'setTimeout', message: 'use workflow sleep, not timers' },
+        { name: 'fetch', message: 'no I/O in deterministic code' },
+      ],
+      'no-restricted-properties': [
+        'error',
+        { object: 'Math', property: 'random', message: 'no randomness in deterministic code' },
+        { object: 'Date', property: 'now', message: 'no clocks in deterministic code' },
+      ],
+    },
+  },
+);

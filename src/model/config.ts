@@ -1,0 +1,69 @@
+// The configuration file (CONTRACT §5), validated with every error named. Defaults are the
+// contract's; durations are Go duration strings.
+import { z } from 'zod';
+import { Dispatch } from './constants.js';
+import { parseGoDuration } from './duration.js';
+import { RuntimeKindSchema } from './request.js';
+
+const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+/** "<Kind>/<name>" of a Trainer runtime. */
+export const RuntimeNameSchema = z
+  .string()
+  .refine((s) => {
+    const [kind, name, ...rest] = s.split('/');
+    return rest.length === 0 && RuntimeKindSchema.safeParse(kind).success && !!name && name.length > 0;
+  }, { error: 'must be "TrainingRuntime/<name>" or "ClusterTrainingRuntime/<name>"' });
+
+const positiveDuration = (fallback: string) =>
+  z
+    .string()
+    .refine((s) => parseGoDuration(s) !== undefined, { error: 'not a Go duration (e.g. "30s", "1m30s")' })
+    .refine((s) => (parseGoDuration(s) ?? 1n) > 0n, { error: 'must be above 0' })
+    .default(fallback);
+
+export const KueueConfigSchema = z.strictObject({
+  queue: z.string().default(''),
+  admissionCheck: z.string().default(''),
+  gate: z.string().regex(QUALIFIED_NAME, { error: 'not a valid annotation value for a gate' }).default(Dispatch.defaultGate),
+  workloadVersion: z.enum(['v1beta1', 'v1beta2']).default('v1beta2'),
+});
+
+export const ConfigSchema = z
+  .strictObject({
+    namespace: z
+      .string({ error: 'namespace is required' })
+      .regex(DNS1123_LABEL, { error: 'not a valid namespace name (DNS-1123 label)' })
+      .max(63, { error: 'namespace longer than 63 characters' }),
+    runtimes: z.array(RuntimeNameSchema).nullish().transform((v) => v ?? []),
+    mode: z.enum(['plain', 'kueue']).default('plain'),
+    kueue: KueueConfigSchema.default(KueueConfigSchema.parse({})),
+    timeouts: z
+      .strictObject({ workload: positiveDuration('60s'), call: positiveDuration('30s') })
+      .default({ workload: '60s', call: '30s' }),
+    gpuResource: z.string().regex(QUALIFIED_NAME, { error: 'not a valid resource name' }).default('nvidia.com/gpu'),
+    allowRankRestart: z.boolean().default(false),
+    publish: z
+      .strictObject({
+        via: z.enum(['env', 'initContainer']).default('env'),
+        initContainer: z.string().regex(DNS1123_LABEL, { error: 'not a valid container name' }).default('dispatch-publish'),
+      })
+      .default({ via: 'env', initContainer: 'dispatch-publish' }),
+    probeRuntime: RuntimeNameSchema.default('ClusterTrainingRuntime/dispatch-probe'),
+    temporal: z.strictObject({ taskQueue: z.string().min(1).default(Dispatch.defaultTaskQueue) }).default({ taskQueue: Dispatch.defaultTaskQueue }),
+    kubeconfig: z.string().default(''),
+  })
+  .superRefine((config, ctx) => {
+    if (config.mode !== 'kueue') return;
+    if (!config.kueue.queue) ctx.addIssue({ code: 'custom', path: ['kueue', 'queue'], message: 'required in kueue mode' });
+    if (!config.kueue.admissionCheck)
+      ctx.addIssue({ code: 'custom', path: ['kueue', 'admissionCheck'], message: 'required in kueue mode' });
+  })
+  .describe('dispatch-kubeflow configuration');
+
+/** The configuration as read from its file, before defaults. */
+export type ConfigInput = z.input<typeof ConfigSchema>;
+/** The configuration with every default applied: what the workflows and activities receive. */
+export type Config = z.output<typeof ConfigSchema>;
+export type Mode = Config['mode'];

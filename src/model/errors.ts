@@ -1,0 +1,104 @@
+// The six error types of CONTRACT §6, in one module: how the worker builds a Temporal
+// ApplicationFailure for each, and how a client maps a failure back to a typed error.
+import { ApplicationFailure } from '@temporalio/common';
+import { z } from 'zod';
+
+export const ERROR_TYPES = [
+  'ErrInvalid',
+  'ErrUnsupported',
+  'ErrRejected',
+  'ErrUnreachable',
+  'ErrReadOnly',
+  'ErrOutcomeUnknown',
+] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
+export const ErrorTypeSchema = z.enum(ERROR_TYPES);
+
+/** Whether the caller may retry, per CONTRACT §6. */
+export const CALLER_RETRY: Record<ErrorType, 'no' | 'yes' | 'later' | 'with care'> = {
+  ErrInvalid: 'no',
+  ErrUnsupported: 'no',
+  ErrRejected: 'no',
+  ErrUnreachable: 'yes',
+  ErrReadOnly: 'later',
+  ErrOutcomeUnknown: 'with care',
+};
+
+/** What each type means, for the head of its message. */
+const SUMMARY: Record<ErrorType, string> = {
+  ErrInvalid: 'invalid start request',
+  ErrUnsupported: 'not supported on Kubeflow',
+  ErrRejected: 'rejected',
+  ErrUnreachable: 'Kubernetes API unreachable',
+  ErrReadOnly: 'backend is read-only',
+  ErrOutcomeUnknown: 'outcome unknown',
+};
+
+export const ObjectRefSchema = z.strictObject({ namespace: z.string(), name: z.string(), uid: z.string() });
+export type ObjectRef = z.infer<typeof ObjectRefSchema>;
+
+export const FailureDetailsSchema = z.object({
+  reasons: z.array(z.string()),
+  step: z.int(),
+  ref: ObjectRefSchema.optional(),
+});
+export type FailureDetails = z.infer<typeof FailureDetailsSchema>;
+
+/** The error a refusal is before it crosses Temporal: type, every reason, the step, and the ref. */
+export class DispatchError extends Error {
+  constructor(
+    readonly type: ErrorType,
+    readonly reasons: readonly string[],
+    readonly step: number,
+    readonly ref?: ObjectRef,
+  ) {
+    super(formatMessage(type, reasons, ref));
+    this.name = type;
+  }
+
+  get details(): FailureDetails {
+    return { reasons: [...this.reasons], step: this.step, ...(this.ref ? { ref: this.ref } : {}) };
+  }
+
+  get retryableByCaller(): boolean {
+    return CALLER_RETRY[this.type] === 'yes';
+  }
+}
+
+export function formatMessage(type: ErrorType, reasons: readonly string[], ref?: ObjectRef): string {
+  const head = ref ? `${SUMMARY[type]} (TrainJob ${ref.namespace}/${ref.name})` : SUMMARY[type];
+  return reasons.length === 0 ? head : `${head}: ${reasons.join('; ')}`;
+}
+
+/**
+ * The ApplicationFailure a workflow throws for an error: non-retryable (Temporal does not retry a
+ * Start on its own; the caller decides, by type), details `{reasons, step, ref?}`.
+ */
+export function toApplicationFailure(error: DispatchError): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: error.type,
+    message: error.message,
+    nonRetryable: true,
+    details: [error.details],
+  });
+}
+
+/** Same, from its parts. */
+export function failure(type: ErrorType, reasons: readonly string[], step: number, ref?: ObjectRef): ApplicationFailure {
+  return toApplicationFailure(new DispatchError(type, reasons, step, ref));
+}
+
+/**
+ * The typed error behind a failure a client received (a WorkflowFailedError's cause, an
+ * ApplicationFailure directly, or anything in between), or undefined when it carries none.
+ */
+export function fromFailure(error: unknown): DispatchError | undefined {
+  for (let current: unknown = error; current instanceof Error; current = (current as Error).cause) {
+    if (current instanceof ApplicationFailure && ErrorTypeSchema.safeParse(current.type).success) {
+      const parsed = FailureDetailsSchema.safeParse(current.details?.[0]);
+      const details = parsed.success ? parsed.data : { reasons: [current.message], step: 0 };
+      return new DispatchError(current.type as ErrorType, details.reasons, details.step, details.ref);
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,82 @@
+// The parts of Kubernetes objects the core reads and writes. Only what dispatch touches is typed;
+// everything else is carried through verbatim (a runtime's spec is copied untouched).
+
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  deletionTimestamp?: string;
+  [key: string]: unknown;
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  [key: string]: unknown;
+}
+
+/** A TrainingRuntime or ClusterTrainingRuntime as read; its spec is checked, then copied verbatim. */
+export interface TrainerRuntime extends KubeObject {
+  spec?: Record<string, unknown>;
+}
+
+export interface RuntimeRefSpec {
+  apiGroup: string;
+  kind: string;
+  name: string;
+}
+
+export interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { fieldRef: { fieldPath: string } };
+}
+
+export interface TrainerSpec {
+  image: string;
+  command: string[];
+  env: EnvVar[];
+  numNodes: number;
+  numProcPerNode?: number;
+  resourcesPerNode?: { limits: Record<string, number> };
+}
+
+export interface RuntimePatch {
+  manager: string;
+  trainingRuntimeSpec?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+export interface TrainJobSpec {
+  runtimeRef: RuntimeRefSpec;
+  suspend?: boolean;
+  managedBy?: string;
+  trainer: TrainerSpec;
+  activeDeadlineSeconds?: number;
+  runtimePatches: RuntimePatch[];
+  [key: string]: unknown;
+}
+
+export interface TrainJob extends KubeObject {
+  metadata: ObjectMeta;
+  spec: TrainJobSpec;
+}
+
+export interface Workload extends KubeObject {
+  spec?: Record<string, unknown>;
+  status?: { admissionChecks?: { name: string; state?: string }[]; [key: string]: unknown };
+}

@@ -1,0 +1,35 @@
+import { defineConfig } from 'vitest/config';
+
+// Two projects: `unit` runs in-process against the pure core and fakes; `integration` runs against
+// the real servers (Temporal dev server, etcd + kube-apiserver + garbage collector), which its
+// globalSetup starts once per run and shares; its tests isolate themselves by namespace and task queue.
+export default defineConfig({
+  test: {
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      reporter: ['text-summary', 'json-summary'],
+      thresholds: { 'src/core/**': { lines: 95 } },
+    },
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/integration/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+          // Two cores: the servers need one; run test files one or two at a time.
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
