@@ -104,3 +104,10 @@ export const Probe = {
   submission: 1,
   attempt: 1,
 } as const;
+
+/** Search attributes the workflows set; the Temporal dev server registers them, all Keyword. */
+export const SearchAttributes = {
+  jobId: 'DispatchJobId',
+  trainJob: 'DispatchTrainJob',
+  step: 'DispatchStep',
+} as const;
