@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { Dispatch } from './constants.js';
 import { parseGoDuration } from './duration.js';
-import { RuntimeKindSchema } from './request.js';
+import { DNS1123_SUBDOMAIN, RuntimeKindSchema } from './request.js';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const QUALIFIED_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
@@ -13,7 +13,7 @@ export const RuntimeNameSchema = z
   .string()
   .refine((s) => {
     const [kind, name, ...rest] = s.split('/');
-    return rest.length === 0 && RuntimeKindSchema.safeParse(kind).success && !!name && name.length > 0;
+    return rest.length === 0 && RuntimeKindSchema.safeParse(kind).success && name !== undefined && DNS1123_SUBDOMAIN.test(name);
   }, { error: 'must be "TrainingRuntime/<name>" or "ClusterTrainingRuntime/<name>"' });
 
 const positiveDuration = (fallback: string) =>

@@ -15,12 +15,14 @@ function describeIssue(issue: z.core.$ZodIssue): string[] {
   switch (issue.code) {
     case 'unrecognized_keys':
       return issue.keys.map((key) => `${formatPath([...issue.path, key])}: unknown field`);
-    case 'invalid_type':
-      if (issue.input === undefined) return [`${formatPath(issue.path)}: is required`];
-      if (issue.message.startsWith('Invalid input')) {
-        return [`${formatPath(issue.path)}: must be ${article(issue.expected)}, not ${typeOfJson(issue.input)}`];
+    case 'invalid_type': {
+      const received = receivedOf(issue);
+      if (received === 'undefined') return [`${formatPath(issue.path)}: is required`];
+      if (received !== undefined && issue.message.startsWith('Invalid input')) {
+        return [`${formatPath(issue.path)}: must be ${article(EXPECTED_NAMES[issue.expected] ?? issue.expected)}, not ${received}`];
       }
       return [`${formatPath(issue.path)}: ${issue.message}`];
+    }
     case 'invalid_value':
       return [`${formatPath(issue.path)}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`];
     default:
@@ -32,10 +34,28 @@ function article(expected: string): string {
   return /^[aeiou]/.test(expected) ? `an ${expected}` : `a ${expected}`;
 }
 
-function typeOfJson(value: unknown): string {
+// zod's names for a few expected types, as a JSON caller would say them.
+const EXPECTED_NAMES: Record<string, string> = { record: 'object', int: 'integer' };
+
+/** "null", "an array", "a string", ...: what a JSON value is, for "must be X, not Y". */
+export function typeOfJson(value: unknown): string {
+  if (value === undefined) return 'undefined';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return article(typeof value);
+}
+
+/**
+ * What a wrong-typed field held: 'undefined' when it is missing, a description otherwise, or
+ * undefined when the issue does not say. zod keeps the input only when parsed with
+ * `{ reportInput: true }`; otherwise its default message ends "received <type>", and a custom
+ * message says neither (so a missing field with a custom type message keeps that message).
+ */
+function receivedOf(issue: z.core.$ZodIssueInvalidType): string | undefined {
+  if ('input' in issue) return typeOfJson(issue.input);
+  const named = /received (\w+)$/.exec(issue.message)?.[1];
+  if (named === undefined || named === 'undefined' || named === 'null') return named;
+  return named === 'array' ? 'an array' : article(named);
 }
 
 /** Every problem of a failed parse, as reasons, in the order zod found them. */

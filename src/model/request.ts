@@ -11,6 +11,12 @@ export const ENV_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const hasNul = (s: string) => s.includes('\u0000');
 
+/** A Kubernetes object name: what a runtime's metadata.name must be. */
+export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Whether a spec's workDir is set (Go's WorkDir string: empty is unset), which adds DISPATCH_K8S_WORKDIR. */
+export const hasWorkDir = (workDir: unknown): workDir is string => typeof workDir === 'string' && workDir !== '';
+
 export const JobIdSchema = z
   .string()
   .regex(JOB_ID_PATTERN, { error: 'not a valid JobID' })
@@ -53,14 +59,19 @@ const count = (what: string) => z.int({ error: `${what} must be an integer` }).m
 export const RecoverySchema = z.strictObject({ policy: z.string().optional() }).describe('Recovery policy: accepted, put into nothing in the TrainJob');
 
 export const ImageExtensionSchema = z.strictObject({
-  ref: z.string({ error: 'dispatch/Image: ref must be a string' }).min(1, { error: 'dispatch/Image: empty Ref' }),
+  // The reason's path already names the extension (spec.extensions.dispatch/Image.ref).
+  ref: z.string().min(1, { error: 'empty Ref' }),
 });
 
 export const RuntimeKindSchema = z.enum(['TrainingRuntime', 'ClusterTrainingRuntime']);
 
 export const RuntimeRefExtensionSchema = z.strictObject({
   kind: RuntimeKindSchema,
-  name: z.string().min(1, { error: 'kubeflow/RuntimeRef: empty name' }),
+  name: z
+    .string()
+    .min(1, { error: 'empty name', abort: true })
+    .max(253, { error: 'longer than 253 characters' })
+    .regex(DNS1123_SUBDOMAIN, { error: 'not a valid runtime name (DNS-1123 subdomain)' }),
 });
 
 export const SharedCheckpointExtensionSchema = z.strictObject({});
