@@ -82,8 +82,11 @@ function readExtensions(rawSpec: unknown, scope: ExtensionScope): ExtensionReadi
   return reading;
 }
 
-/** Trainer's 128-item limits on command and env, less what dispatch adds (seed 000, JobSpec table). */
-function limitReasons(rawSpec: unknown): string[] {
+/**
+ * What the schema cannot see on a raw spec: Trainer's 128-item limits on command and env, less
+ * what dispatch adds (seed 000, JobSpec table), and an env key zod would drop.
+ */
+function rawSpecReasons(rawSpec: unknown): string[] {
   const spec = asObject(rawSpec);
   if (spec === undefined) return [];
   const reasons: string[] = [];
@@ -95,6 +98,11 @@ function limitReasons(rawSpec: unknown): string[] {
     );
   }
   const env = asObject(spec.env);
+  // zod rebuilds a record as a plain object, where "__proto__" sets the prototype instead of a
+  // key: the variable would silently vanish from the parsed env, so it is refused instead.
+  if (env !== undefined && Object.hasOwn(env, '__proto__')) {
+    reasons.push('spec.env.__proto__: cannot be carried (JavaScript objects reserve this key), so it would be dropped');
+  }
   const entries = env === undefined ? 0 : Object.keys(env).length;
   const withWorkDir = hasWorkDir(spec.workDir);
   const max = withWorkDir ? Limits.envMaxWithWorkDir : Limits.envMax;
@@ -132,7 +140,7 @@ export function validate(input: unknown): ValidRequest {
   const extensions = readExtensions(rawSpec, 'start');
   const invalid = [
     ...(parsed.success ? [] : issuesToReasons(parsed.error.issues)),
-    ...limitReasons(rawSpec),
+    ...rawSpecReasons(rawSpec),
     ...extensions.invalid,
   ];
   const refused = refusal(invalid, extensions.unsupported);

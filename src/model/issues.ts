@@ -1,11 +1,19 @@
 // Turns zod issues into the reasons a caller reads: "<path>: <message>", one per problem.
 import type { z } from 'zod';
 
-/** "spec.env.FOO", "spec.command[2]": the path of a field as a caller writes it. */
+// A key that reads unambiguously after a dot; "/" is allowed for extension keys ("dispatch/Image").
+const PLAIN_KEY = /^[^\s.[\]"\\\p{C}]+$/u;
+
+/**
+ * "spec.env.FOO", "spec.command[2]", "spec.extensions.dispatch/Image": the path of a field as a
+ * caller writes it. A key that is empty or holds a dot, bracket, quote, space or control
+ * character is written quoted, `env["a.b"]`, so that the path stays readable.
+ */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = '';
   for (const key of path) {
     if (typeof key === 'number') out += `[${key}]`;
+    else if (!PLAIN_KEY.test(String(key))) out += `[${JSON.stringify(String(key))}]`;
     else out += out === '' ? String(key) : `.${String(key)}`;
   }
   return out;

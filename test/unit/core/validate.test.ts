@@ -154,7 +154,7 @@ describe('seed 000, "The spec": JobSpec.Validate reports every problem at once',
         spec.checkpoint = 'relative/path';
       }),
       'spec.command: no command',
-      'spec.env.A\u0000: NUL in env',
+      'spec.env["A\\u0000"]: NUL in env',
       'spec.env.B: NUL in env',
       'spec.env.1X: malformed env key (must match ^[A-Za-z_][A-Za-z0-9_]*$)',
       "spec.env.DISPATCH_JOB_ID: reserved env key (keys beginning DISPATCH_ are dispatch's)",
@@ -239,6 +239,13 @@ describe('seed 000, JobSpec table', () => {
   it('Env: keys beginning DISPATCH_ are reserved; dispatch_ in lower case is not', () => {
     expectInvalid(withRequest((_, spec) => (spec.env = { DISPATCH_X: '1' })), "spec.env.DISPATCH_X: reserved env key (keys beginning DISPATCH_ are dispatch's)");
     expect(validate(withRequest((_, spec) => (spec.env = { dispatch_x: '1', _A: '' }))).request.spec.env).toEqual({ dispatch_x: '1', _A: '' });
+  });
+
+  it('Env: a "__proto__" key is refused, not silently dropped from the parsed env', () => {
+    expectInvalid(
+      withRequest((_, spec) => (spec.env = JSON.parse('{"__proto__": "x", "A": "b"}'))),
+      'spec.env.__proto__: cannot be carried (JavaScript objects reserve this key), so it would be dropped',
+    );
   });
 
   it('Env: values must be strings', () => {
