@@ -1,0 +1,90 @@
+// The one "call the API and classify the answer" helper every activity uses (CONTRACT §6):
+// an HTTP answer carrying a Status is definite; no answer at all (refused or reset connection,
+// a request that outlived its bound, 5xx, 429) is unanswered, and is thrown as a retryable failure
+// so that Temporal retries it with backoff until the activity's schedule-to-close bound (CallBound).
+import { ApplicationFailure } from '@temporalio/common';
+import { ApiException, Observable, type ConfigurationOptions } from '@kubernetes/client-node';
+
+/** The failure type of an unanswered call; retried by Temporal, never seen by a caller. */
+export const UNANSWERED = 'KubeUnanswered';
+
+export type KubeAnswer<T> =
+  | { answered: 'ok'; value: T }
+  | { answered: 'definite'; status: number; reason: string; message: string };
+
+export interface CallContext {
+  /** Aborts the request: the activity was cancelled or timed out. */
+  signal?: AbortSignal;
+  /** How long one HTTP request may stay unanswered before it counts as unanswered. */
+  requestTimeoutMs: number;
+}
+
+/** Client options that abort the request on the context's signal or after the request bound. */
+export function requestOptions(ctx: CallContext): ConfigurationOptions {
+  const timeout = AbortSignal.timeout(ctx.requestTimeoutMs);
+  const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
+  // The object-parameter API hands these straight to its Observable layer, so the middleware
+  // answers with the client's own Observable type.
+  return {
+    middleware: [
+      {
+        pre: (request) => {
+          request.setSignal(signal);
+          return new Observable(Promise.resolve(request));
+        },
+        post: (response) => new Observable(Promise.resolve(response)),
+      },
+    ],
+    middlewareMergeStrategy: 'append',
+  };
+}
+
+function isUnansweredStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+function statusOf(body: unknown): { reason: string; message: string } {
+  let parsed = body;
+  if (typeof body === 'string') {
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return { reason: '', message: body };
+    }
+  }
+  const status = (parsed ?? {}) as { reason?: unknown; message?: unknown };
+  return {
+    reason: typeof status.reason === 'string' ? status.reason : '',
+    message: typeof status.message === 'string' ? status.message : '',
+  };
+}
+
+/**
+ * Runs one Kubernetes call. Returns the value or the definite refusal; throws a retryable
+ * `KubeUnanswered` failure when the API did not answer, naming what was attempted.
+ */
+export async function kubeCall<T>(what: string, ctx: CallContext, call: (options: ConfigurationOptions) => Promise<T>): Promise<KubeAnswer<T>> {
+  try {
+    return { answered: 'ok', value: await call(requestOptions(ctx)) };
+  } catch (error) {
+    if (error instanceof ApiException && !isUnansweredStatus(error.code)) {
+      return { answered: 'definite', status: error.code, ...statusOf(error.body) };
+    }
+    throw unanswered(what, error);
+  }
+}
+
+export function unanswered(what: string, error: unknown): ApplicationFailure {
+  const detail =
+    error instanceof ApiException
+      ? `HTTP ${error.code} ${statusOf(error.body).message}`.trim()
+      : error instanceof Error
+        ? ((error as { code?: string }).code ?? error.name) + `: ${error.message.split('\n')[0]}`
+        : String(error);
+  return ApplicationFailure.retryable(`${what}: no answer from the Kubernetes API (${detail})`, UNANSWERED);
+}
+
+/** "HTTP 422 Invalid: <message>", for reasons that name a definite refusal. */
+export function describeRefusal(answer: { status: number; reason: string; message: string }): string {
+  return `HTTP ${answer.status}${answer.reason ? ` ${answer.reason}` : ''}${answer.message ? `: ${answer.message}` : ''}`;
+}

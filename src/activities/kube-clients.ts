@@ -1,0 +1,27 @@
+// The Kubernetes clients the activities share, built once per worker from the configuration:
+// an explicit kubeconfig path, else KUBECONFIG / ~/.kube/config, else the in-cluster service account.
+import { AuthorizationV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
+
+export interface KubeClients {
+  custom: CustomObjectsApi;
+  authorization: AuthorizationV1Api;
+  version: VersionApi;
+  /** The API server's address, for messages. */
+  server: string;
+}
+
+export function loadKubeConfig(kubeconfigPath: string): KubeConfig {
+  const kc = new KubeConfig();
+  if (kubeconfigPath) kc.loadFromFile(kubeconfigPath);
+  else kc.loadFromDefault();
+  return kc;
+}
+
+export function createKubeClients(kc: KubeConfig): KubeClients {
+  return {
+    custom: kc.makeApiClient(CustomObjectsApi),
+    authorization: kc.makeApiClient(AuthorizationV1Api),
+    version: kc.makeApiClient(VersionApi),
+    server: kc.getCurrentCluster()?.server ?? '(unknown)',
+  };
+}

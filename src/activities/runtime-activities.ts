@@ -1,0 +1,60 @@
+// Steps 2 and 5 of Start: read the source runtime; create (or, on a retried Start, reuse) its copy.
+import { failure } from '../model/errors.js';
+import type { TrainerRuntime } from '../model/kube.js';
+import { copyReuseReasons, isBeingDeleted } from '../core/copy-reuse.js';
+import { runtimeKey, type RuntimeName } from '../core/validated.js';
+import { callsFor, DELETION_POLL_MS, pause, type ActivityEnv } from './context.js';
+import { describeRefusal } from './kube-call.js';
+import { describeObject, TRAINING_RUNTIMES } from './objects.js';
+
+export interface CreatedObject {
+  name: string;
+  uid: string;
+}
+
+export function runtimeActivities(env: ActivityEnv) {
+  return {
+    /** Step 2. A missing runtime is ErrUnsupported; a forbidden read is ErrReadOnly. */
+    async readRuntime(input: { namespace: string; runtime: RuntimeName }): Promise<TrainerRuntime> {
+      const key = runtimeKey(input.runtime);
+      const answer = await callsFor(env).getRuntime(input.runtime, input.namespace);
+      if (answer.answered === 'ok') {
+        const { apiVersion, kind, metadata, spec } = answer.value as TrainerRuntime;
+        // Only what the later steps read: keeps the workflow history small.
+        return { apiVersion, kind, metadata: { name: metadata?.name, namespace: metadata?.namespace }, spec };
+      }
+      if (answer.status === 404) throw failure('ErrUnsupported', [`runtime ${key} does not exist`], 2);
+      if (answer.status === 403) throw failure('ErrReadOnly', [`runtime ${key}: reading it is forbidden (${describeRefusal(answer)})`], 2);
+      throw failure('ErrRejected', [`runtime ${key}: ${describeRefusal(answer)}`], 2);
+    },
+
+    /**
+     * Step 5. Creates the copy. A copy of the name left by an earlier call of this Start is reused
+     * when it has no owner and the same spec; one being deleted is waited for, then created afresh.
+     */
+    async createRuntimeCopy(input: { copy: TrainerRuntime }): Promise<CreatedObject & { reused: boolean }> {
+      const calls = callsFor(env);
+      const { name = '', namespace = '' } = input.copy.metadata ?? {};
+      const where = describeObject(TRAINING_RUNTIMES, namespace, name);
+      for (;;) {
+        const created = await calls.create(TRAINING_RUNTIMES, namespace, input.copy);
+        if (created.answered === 'ok') return { name, uid: created.value.metadata?.uid ?? '', reused: false };
+        if (created.status === 403) throw failure('ErrReadOnly', [`creating ${where} is forbidden (${describeRefusal(created)})`], 5);
+        if (created.status !== 409) throw failure('ErrRejected', [`creating ${where}: ${describeRefusal(created)}`], 5);
+
+        const existing = await calls.get(TRAINING_RUNTIMES, namespace, name);
+        if (existing.answered === 'definite') {
+          if (existing.status === 404) continue; // deleted between our create and our read
+          throw failure('ErrRejected', [`reading existing ${where}: ${describeRefusal(existing)}`], 5);
+        }
+        if (isBeingDeleted(existing.value)) {
+          await pause(DELETION_POLL_MS, { waitingFor: `${where} to finish deleting` });
+          continue;
+        }
+        const reasons = copyReuseReasons(existing.value as TrainerRuntime, input.copy);
+        if (reasons.length > 0) throw failure('ErrRejected', reasons, 5);
+        return { name, uid: existing.value.metadata?.uid ?? '', reused: true };
+      }
+    },
+  };
+}

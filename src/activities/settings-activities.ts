@@ -1,0 +1,36 @@
+// What a workflow needs from the worker before step 1: the configuration and the latest preflight.
+// Run as a local activity, so both are recorded in the history and replay sees the same values.
+import type { Config } from '../model/config.js';
+import type { BackendGates } from '../model/results.js';
+
+/** The worker's view of its backend: the configuration, and the latest preflight (none before the first). */
+export interface SettingsSource {
+  config: Config;
+  latestGates(): BackendGates | undefined;
+}
+
+export interface Settings {
+  config: Config;
+  gates?: BackendGates;
+}
+
+export function settingsActivities(source: SettingsSource) {
+  return {
+    async getSettings(): Promise<Settings> {
+      const gates = source.latestGates();
+      return gates ? { config: source.config, gates } : { config: source.config };
+    },
+  };
+}
+
+/** A SettingsSource whose gates the worker's preflight loop updates. */
+export class GateStore implements SettingsSource {
+  private gates: BackendGates | undefined;
+  constructor(readonly config: Config) {}
+  latestGates(): BackendGates | undefined {
+    return this.gates;
+  }
+  update(gates: BackendGates): void {
+    this.gates = gates;
+  }
+}

@@ -1,0 +1,143 @@
+// Steps 6, 7 and 8 of Start, and the compensation that stops what Start created.
+import { Annotations, Trainer } from '../model/constants.js';
+import { failure, type ObjectRef } from '../model/errors.js';
+import type { KubeObject, TrainJob } from '../model/kube.js';
+import { isBeingDeleted } from '../core/copy-reuse.js';
+import { callsFor, DELETION_POLL_MS, pause, type ActivityEnv } from './context.js';
+import { describeRefusal, type KubeAnswer } from './kube-call.js';
+import { describeObject, TRAINING_RUNTIMES, TRAINJOBS, type ObjectCalls } from './objects.js';
+import type { CreatedObject } from './runtime-activities.js';
+
+const tokenOf = (object: KubeObject) => object.metadata?.annotations?.[Annotations.attemptToken];
+
+/** Whether a TrainJob runs on the runtime copy of the given name. */
+const refersTo = (trainJob: KubeObject, copyName: string) => {
+  const ref = (trainJob as Partial<TrainJob>).spec?.runtimeRef;
+  return ref?.kind === Trainer.trainingRuntimeKind && ref.name === copyName;
+};
+
+/** Deletes by UID, treating "already gone" and "not ours any more" as done. Unanswered throws (retried). */
+async function deleteOwn(calls: ObjectCalls, kind: typeof TRAINJOBS, namespace: string, object: CreatedObject): Promise<string | undefined> {
+  const answer: KubeAnswer<unknown> = await calls.deleteByUid(kind, namespace, object.name, object.uid);
+  if (answer.answered === 'ok' || answer.status === 404 || answer.status === 409) return undefined;
+  return `deleting ${describeObject(kind, namespace, object.name)}: ${describeRefusal(answer)}`;
+}
+
+export interface StopInput {
+  namespace: string;
+  /** The TrainJob's name, which is also the runtime copy's. */
+  name: string;
+  /** This attempt's token: only objects carrying it are deleted. */
+  token: string;
+  /** Whether step 7 set the copy's owner, so that the garbage collector deletes the copy. */
+  ownerSet: boolean;
+  /** The step whose failure is being compensated, and the TrainJob's ref, for the failure if the stop fails. */
+  step: number;
+  ref?: ObjectRef;
+}
+
+export function trainJobActivities(env: ActivityEnv) {
+  return {
+    /**
+     * Step 6. Creates the TrainJob. A 409 whose object carries this attempt's token is the earlier,
+     * unanswered create of this attempt: it is adopted (CONTRACT §7). A definite refusal deletes the
+     * runtime copy (unless another TrainJob runs on it) and returns the cause.
+     */
+    async createTrainJob(input: { trainJob: TrainJob; copy: CreatedObject }): Promise<CreatedObject & { adopted: boolean }> {
+      const calls = callsFor(env);
+      const { name = '', namespace = '' } = input.trainJob.metadata;
+      const where = describeObject(TRAINJOBS, namespace, name);
+      const token = tokenOf(input.trainJob);
+      const refuse = async (type: 'ErrRejected' | 'ErrReadOnly', reason: string, keepCopy: boolean) => {
+        const reasons = [reason];
+        if (!keepCopy) {
+          const notDeleted = await deleteOwn(calls, TRAINING_RUNTIMES, namespace, input.copy);
+          if (notDeleted) reasons.push(notDeleted);
+        }
+        return failure(type, reasons, 6);
+      };
+      for (;;) {
+        const created = await calls.create(TRAINJOBS, namespace, input.trainJob);
+        if (created.answered === 'ok') return { name, uid: created.value.metadata?.uid ?? '', adopted: false };
+        if (created.status === 403) throw await refuse('ErrReadOnly', `creating ${where} is forbidden (${describeRefusal(created)})`, false);
+        if (created.status !== 409) throw await refuse('ErrRejected', `creating ${where}: ${describeRefusal(created)}`, false);
+
+        const existing = await calls.get(TRAINJOBS, namespace, name);
+        if (existing.answered === 'definite') {
+          if (existing.status === 404) continue;
+          throw await refuse('ErrRejected', `reading existing ${where}: ${describeRefusal(existing)}`, false);
+        }
+        if (isBeingDeleted(existing.value)) {
+          await pause(DELETION_POLL_MS, { waitingFor: `${where} to finish deleting` });
+          continue;
+        }
+        if (tokenOf(existing.value) === token) return { name, uid: existing.value.metadata?.uid ?? '', adopted: true };
+        throw await refuse(
+          'ErrRejected',
+          `${where} already exists with attempt token ${tokenOf(existing.value) ?? '(none)'}; this attempt's is ${token}`,
+          refersTo(existing.value, input.copy.name),
+        );
+      }
+    },
+
+    /** Step 7. Makes the TrainJob the copy's owner, so that deleting the TrainJob collects the copy. */
+    async setOwner(input: { namespace: string; copy: CreatedObject; trainJob: CreatedObject }): Promise<void> {
+      const owner = {
+        apiVersion: Trainer.apiVersion,
+        kind: Trainer.trainJobKind,
+        name: input.trainJob.name,
+        uid: input.trainJob.uid,
+      };
+      const answer = await callsFor(env).patch(TRAINING_RUNTIMES, input.namespace, input.copy.name, [
+        { op: 'test', path: '/metadata/uid', value: input.copy.uid },
+        { op: 'add', path: '/metadata/ownerReferences', value: [owner] },
+      ]);
+      if (answer.answered === 'definite') {
+        const where = describeObject(TRAINING_RUNTIMES, input.namespace, input.copy.name);
+        throw failure('ErrRejected', [`owner reference could not be set on ${where}: ${describeRefusal(answer)}`], 7);
+      }
+    },
+
+    /** Step 8. Reads the TrainJob back; the workflow compares it with what it wrote (pure core). */
+    async readBack(input: { namespace: string; name: string }): Promise<TrainJob> {
+      const answer = await callsFor(env).get(TRAINJOBS, input.namespace, input.name);
+      if (answer.answered === 'definite') {
+        const where = describeObject(TRAINJOBS, input.namespace, input.name);
+        throw failure('ErrRejected', [`reading back ${where}: ${describeRefusal(answer)}`], 8);
+      }
+      const { metadata, spec } = answer.value as TrainJob;
+      const { name, namespace, uid, labels, annotations, deletionTimestamp } = metadata;
+      return { metadata: { name, namespace, uid, labels, annotations, deletionTimestamp }, spec };
+    },
+
+    /**
+     * Compensation (CONTRACT §7): deletes this attempt's TrainJob by UID with Background propagation,
+     * and the runtime copy too when its owner reference was never set. Each object is found by name
+     * and deleted only if it carries this attempt's token, so an object of the same name that this
+     * attempt did not create is never touched, and a create whose answer was lost is still undone.
+     * A definite refusal is ErrOutcomeUnknown: the TrainJob may still exist.
+     */
+    async stopTrainJob(input: StopInput): Promise<{ deleted: string[] }> {
+      const calls = callsFor(env);
+      const problems: string[] = [];
+      const deleted: string[] = [];
+      const targets = input.ownerSet ? [TRAINJOBS] : [TRAINJOBS, TRAINING_RUNTIMES];
+      for (const kind of targets) {
+        const where = describeObject(kind, input.namespace, input.name);
+        const found = await calls.get(kind, input.namespace, input.name);
+        if (found.answered === 'definite') {
+          if (found.status !== 404) problems.push(`reading ${where}: ${describeRefusal(found)}`);
+          continue;
+        }
+        const object = found.value;
+        const owned = (object.metadata?.ownerReferences ?? []).length > 0;
+        if (tokenOf(object) !== input.token || isBeingDeleted(object) || (kind === TRAINING_RUNTIMES && owned)) continue;
+        const problem = await deleteOwn(calls, kind, input.namespace, { name: input.name, uid: object.metadata?.uid ?? '' });
+        if (problem) problems.push(problem);
+        else deleted.push(where);
+      }
+      if (problems.length > 0) throw failure('ErrOutcomeUnknown', problems, input.step, input.ref);
+      return { deleted };
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// Step 9 in Kueue mode: one heartbeating activity that checks every second, up to
+// timeouts.workload, for the TrainJob's Workload to exist, carry dispatch's gate and list the
+// admission check (CONTRACT §7: one activity, so a Start's history stays small however long it waits).
+import { Context } from '@temporalio/activity';
+import type { Config } from '../model/config.js';
+import { toMillis, parseGoDuration } from '../model/duration.js';
+import { failure, type ObjectRef } from '../model/errors.js';
+import type { Workload } from '../model/kube.js';
+import { checkWorkload, workloadLabelSelector } from '../core/workload.js';
+import { callsFor, type ActivityEnv } from './context.js';
+import { describeRefusal } from './kube-call.js';
+import { workloads } from './objects.js';
+
+export const WORKLOAD_POLL_MS = 1_000;
+
+interface WaitProgress {
+  /** Epoch ms by which the Workload must be right; kept across retries of the activity. */
+  deadline: number;
+  checks: number;
+  reasons: string[];
+}
+
+export function workloadActivities(env: ActivityEnv) {
+  return {
+    async waitForWorkload(input: { config: Config; ref: ObjectRef }): Promise<{ workload: string; checks: number }> {
+      const ctx = Context.current();
+      const { config, ref } = input;
+      const previous = ctx.info.heartbeatDetails as WaitProgress | undefined;
+      const deadline = previous?.deadline ?? Date.now() + toMillis(parseGoDuration(config.timeouts.workload)!);
+      const calls = callsFor(env);
+      const kind = workloads(config.kueue.workloadVersion);
+      let checks = previous?.checks ?? 0;
+      let reasons: string[];
+      for (;;) {
+        checks += 1;
+        const answer = await calls.list(kind, ref.namespace, workloadLabelSelector(ref.uid)).catch((error: Error) => error);
+        if (answer instanceof Error) reasons = [answer.message];
+        else if (answer.answered === 'definite') reasons = [`listing Workloads: ${describeRefusal(answer)}`];
+        else {
+          const workload = answer.value.items?.[0] as Workload | undefined;
+          reasons = checkWorkload(workload, ref.uid, config);
+          if (reasons.length === 0) return { workload: workload?.metadata?.name ?? '', checks };
+        }
+        if (Date.now() + WORKLOAD_POLL_MS > deadline) break;
+        ctx.heartbeat({ deadline, checks, reasons } satisfies WaitProgress);
+        await ctx.sleep(WORKLOAD_POLL_MS);
+      }
+      throw failure(
+        'ErrRejected',
+        [`the Workload of TrainJob ${ref.namespace}/${ref.name} was not right within ${config.timeouts.workload}`, ...reasons],
+        9,
+        ref,
+      );
+    },
+  };
+}

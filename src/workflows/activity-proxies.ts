@@ -1,0 +1,52 @@
+// Activity options derived from the configuration a Start runs with: every Kubernetes call is
+// retried with backoff until CallBound (timeouts.call); definite refusals are never retried.
+import { proxyActivities, proxyLocalActivities, type ActivityOptions, type RetryPolicy } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import type { Config } from '../model/config.js';
+import { parseGoDuration, toMillis } from '../model/duration.js';
+import { ERROR_TYPES } from '../model/errors.js';
+
+/** The settings are read from the worker's memory: a local activity, recorded in the history. */
+export const { getSettings } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s' });
+
+const retry: RetryPolicy = {
+  initialInterval: '200ms',
+  backoffCoefficient: 2,
+  maximumInterval: '5s',
+  nonRetryableErrorTypes: [...ERROR_TYPES],
+};
+
+/** How often the Workload wait must heartbeat; it checks every second. */
+const WORKLOAD_HEARTBEAT = '10s';
+
+export function activitiesFor(config: Config) {
+  const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
+  const workloadMs = toMillis(parseGoDuration(config.timeouts.workload)!);
+  const kubeCall = (summary: string): ActivityOptions => ({
+    summary,
+    startToCloseTimeout: callMs,
+    scheduleToCloseTimeout: callMs,
+    retry,
+  });
+  const call = (summary: string) => proxyActivities<Activities>(kubeCall(summary));
+  return {
+    readRuntime: call('read the source runtime').readRuntime,
+    createRuntimeCopy: call('create the runtime copy').createRuntimeCopy,
+    createTrainJob: call('create the TrainJob').createTrainJob,
+    setOwner: call("set the copy's owner to the TrainJob").setOwner,
+    readBack: call('read the TrainJob back').readBack,
+    stopTrainJob: call('stop the TrainJob (compensation)').stopTrainJob,
+    checkReach: call('preflight: reach').checkReach,
+    checkWrite: call('preflight: write').checkWrite,
+    waitForWorkload: proxyActivities<Activities>({
+      summary: 'wait for the Workload (gate and admission check)',
+      // A worker lost mid-wait is noticed within the heartbeat timeout; the retry resumes the deadline.
+      startToCloseTimeout: workloadMs + callMs,
+      scheduleToCloseTimeout: workloadMs + 2 * callMs,
+      heartbeatTimeout: WORKLOAD_HEARTBEAT,
+      retry,
+    }).waitForWorkload,
+  };
+}
+
+export type StartActivities = ReturnType<typeof activitiesFor>;

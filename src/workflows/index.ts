@@ -1,0 +1,5 @@
+// The workflow types a caller starts by name (CONTRACT §1).
+export { StartTrainJob } from './start-trainjob.js';
+export { TrainJobCapabilities } from './capabilities.js';
+export { ProbeBackend } from './probe-backend.js';
+export { progressQuery } from './progress.js';
