@@ -2,9 +2,8 @@
 // client's Find can ask for running Starts of a TrainJob. The namespace must have them registered
 // (the dev stack does; docs/deploy.md says how elsewhere).
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { SearchAttributes } from './constants.js';
 
-export const DispatchJobId = defineSearchAttributeKey('DispatchJobId', SearchAttributeType.KEYWORD);
-export const DispatchTrainJob = defineSearchAttributeKey('DispatchTrainJob', SearchAttributeType.KEYWORD);
-export const DispatchStep = defineSearchAttributeKey('DispatchStep', SearchAttributeType.KEYWORD);
-
-export const SEARCH_ATTRIBUTES = [DispatchJobId, DispatchTrainJob, DispatchStep] as const;
+export const DispatchJobId = defineSearchAttributeKey(SearchAttributes.jobId, SearchAttributeType.KEYWORD);
+export const DispatchTrainJob = defineSearchAttributeKey(SearchAttributes.trainJob, SearchAttributeType.KEYWORD);
+export const DispatchStep = defineSearchAttributeKey(SearchAttributes.step, SearchAttributeType.KEYWORD);
