@@ -1,0 +1,37 @@
+// Reads the configuration file (YAML or JSON; CONTRACT §5) and validates it, naming every error.
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { ConfigSchema, type Config } from '../model/config.js';
+import { issuesToReasons } from '../model/issues.js';
+
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly reasons: string[],
+  ) {
+    super(`configuration ${file} is not valid: ${reasons.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses YAML (a superset of JSON) into a plain value; a syntax error names the file and line. */
+export async function readDocument(file: string): Promise<unknown> {
+  const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`cannot read ${file}: ${error.code ?? error.message}`);
+  });
+  try {
+    return parseYaml(text, { prettyErrors: true });
+  } catch (error) {
+    throw new Error(`${file} is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+  }
+}
+
+export function parseConfig(value: unknown, file = '(inline)'): Config {
+  const parsed = ConfigSchema.safeParse(value ?? {});
+  if (!parsed.success) throw new ConfigError(file, issuesToReasons(parsed.error.issues));
+  return parsed.data;
+}
+
+export async function loadConfig(file: string): Promise<Config> {
+  return parseConfig(await readDocument(file), file);
+}

@@ -1,0 +1,86 @@
+// The dispatch-kubeflow worker: serves the three workflows and their activities on the configured
+// task queue, keeps the backend gates current with the preflight, and stops cleanly on SIGTERM/SIGINT.
+import { Client } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities/index.js';
+import { createKubeClients, loadKubeConfig } from '../activities/kube-clients.js';
+import { GateStore } from '../activities/settings-activities.js';
+import type { Config } from '../model/config.js';
+import { parseGoDuration, toMillis } from '../model/duration.js';
+import { log } from './log.js';
+import { preflightLoop, runPreflight } from './preflight.js';
+import { workflowCode } from './workflow-code.js';
+
+export const DEFAULT_PREFLIGHT_INTERVAL_MS = 5 * 60_000;
+
+export interface DispatchWorkerOptions {
+  config: Config;
+  connection: NativeConnection;
+  /** The Temporal namespace. */
+  namespace: string;
+  /** A client on the same Temporal, for the preflight's ProbeBackend. */
+  client: Client;
+  /** Overrides config.kubeconfig (tests point it at the fault proxy). */
+  kubeconfigPath?: string;
+  preflightIntervalMs?: number;
+  /** Overrides the per-request bound of Kubernetes calls (default min(10 s, timeouts.call)). */
+  requestTimeoutMs?: number;
+  workflowBundlePath?: string;
+}
+
+export interface DispatchWorker {
+  worker: Worker;
+  gates: GateStore;
+  /** Runs the worker and the preflight loop until shutdown. */
+  run(): Promise<void>;
+  /** Runs one preflight now and waits for its gates. */
+  preflight(): ReturnType<typeof runPreflight>;
+  shutdown(): void;
+}
+
+export async function createDispatchWorker(options: DispatchWorkerOptions): Promise<DispatchWorker> {
+  const { config } = options;
+  const kube = createKubeClients(loadKubeConfig(options.kubeconfigPath ?? config.kubeconfig));
+  const gates = new GateStore(config);
+  const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
+  const activities = createActivities({
+    kube,
+    settings: gates,
+    requestTimeoutMs: options.requestTimeoutMs ?? Math.min(10_000, callMs),
+  });
+  const taskQueue = config.temporal.taskQueue;
+  const worker = await Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue,
+    activities,
+    ...workflowCode(options.workflowBundlePath),
+  });
+  const stopPreflight = new AbortController();
+  return {
+    worker,
+    gates,
+    preflight: () => runPreflight(options.client, taskQueue, gates),
+    async run() {
+      const running = worker.run();
+      const loop = preflightLoop(
+        options.client,
+        taskQueue,
+        gates,
+        options.preflightIntervalMs ?? DEFAULT_PREFLIGHT_INTERVAL_MS,
+        stopPreflight.signal,
+        log,
+      );
+      try {
+        await running;
+      } finally {
+        stopPreflight.abort();
+        await loop;
+      }
+    },
+    shutdown() {
+      stopPreflight.abort();
+      worker.shutdown();
+    },
+  };
+}
