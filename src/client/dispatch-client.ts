@@ -2,7 +2,7 @@
 // by name with the same JSON). Requests are validated here with the workflow's own pure code, so a
 // malformed request fails fast, with the same typed error the workflow would give.
 import { randomUUID } from 'node:crypto';
-import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, type Client, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { Annotations, Dispatch, Trainer } from '../model/constants.js';
 import { fromFailure, type DispatchError } from '../model/errors.js';
 import type { JobSpec, StartRequest } from '../model/request.js';
@@ -38,7 +38,7 @@ export class DispatchKubeflowClient {
   }
 
   /** Starts (or attaches to the running) Start of this request's attempt; validated first. */
-  async submit(request: StartRequest): Promise<WorkflowHandle> {
+  async submit(request: StartRequest): Promise<WorkflowHandleWithFirstExecutionRunId> {
     const valid = validate(request);
     const { job, submission, attempt, generation } = valid.request;
     const name = trainJobName(job, submission);

@@ -8,9 +8,8 @@ import { Annotations } from '../model/constants.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { StartResult } from '../model/results.js';
 import { compareReadBack } from '../core/readback.js';
-import { renderStart } from '../core/render.js';
+import { planStart } from '../core/plan.js';
 import { allowListRefusal } from '../core/refusals.js';
-import { checkProcsPerNode, checkRuntime } from '../core/runtime-rules.js';
 import { runtimeKey, type ValidRequest } from '../core/validated.js';
 import { activitiesFor } from './activity-proxies.js';
 import { classify } from './failures.js';
@@ -44,16 +43,10 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     .readRuntime({ namespace, runtime: valid.runtime })
     .catch((error: unknown) => Promise.reject(classify(error, 2, 'ErrUnreachable', `reading runtime ${source}`)));
 
-  // Step 3: the runtime rules (seed 001), every broken rule at once.
-  progress.enter(3, `the rules of runtime ${source}`);
-  const verdict = checkRuntime(runtime, valid.runtime, config);
-  if (verdict.reasons.length > 0) throw new DispatchError('ErrUnsupported', verdict.reasons, 3);
-
-  // Step 4: render. Nothing has been created yet.
-  progress.enter(4, 'rendering the TrainJob and the runtime copy');
-  const procs = checkProcsPerNode(valid.request.spec.procsPerNode, verdict);
-  if (procs.length > 0) throw new DispatchError('ErrUnsupported', procs, 4);
-  const { runtimeCopy, trainJob } = renderStart(valid, runtime, config, { probe: options.probe ?? false });
+  // Steps 3 and 4: the runtime rules (seed 001, every broken rule at once), then render. Nothing
+  // has been created yet.
+  progress.enter(3, `the rules of runtime ${source}, then rendering`);
+  const { runtimeCopy, trainJob, weakened } = planStart(valid, runtime, config, { probe: options.probe ?? false });
   const name = trainJob.metadata.name!;
   const token = trainJob.metadata.annotations![Annotations.attemptToken]!;
 
@@ -109,7 +102,7 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
       name,
       runtimeCopy: copy.name,
       mode: config.mode,
-      ...(verdict.weakened ? { weakened: verdict.weakened } : {}),
+      ...(weakened ? { weakened } : {}),
     };
   } catch (error) {
     if (!created.compensable && !(created.copying && isCancellation(error))) throw error;

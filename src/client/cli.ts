@@ -1,0 +1,156 @@
+// The `dispatch-kubeflow` command. Exit codes: 0 success, 2 a typed refusal (ErrInvalid, ...),
+// 1 anything else (unreadable file, no connection), always with one clear line on stderr.
+import { Command, Option } from 'commander';
+import type { Config } from '../model/config.js';
+import { DispatchError } from '../model/errors.js';
+import { loadConfig, readDocument } from '../config/load-config.js';
+import { formatRefusal, formatRendered, renderOffline, runtimeFromManifest } from './render-command.js';
+
+type Output = 'yaml' | 'json';
+const outputOption = () => new Option('--output <format>', 'output format').choices(['yaml', 'json']).default('yaml');
+
+export class ExitError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly stdout = '',
+  ) {
+    super(message);
+  }
+}
+
+/** Runs an action, turning its failure into the exit code and output the contract of the CLI gives. */
+async function act(output: Output, action: () => Promise<string>): Promise<void> {
+  try {
+    process.stdout.write(await action());
+  } catch (error) {
+    if (error instanceof DispatchError) {
+      const { stdout, stderr } = formatRefusal(error, output);
+      process.stdout.write(stdout);
+      process.stderr.write(stderr);
+      process.exitCode = 2;
+      return;
+    }
+    if (error instanceof ExitError) {
+      process.stdout.write(error.stdout);
+      process.stderr.write(`dispatch-kubeflow: ${error.message}\n`);
+      process.exitCode = error.code;
+      return;
+    }
+    process.stderr.write(`dispatch-kubeflow: ${(error as Error).message.split('\n')[0]}\n`);
+    process.exitCode = 1;
+  }
+}
+
+async function runtimeFromCluster(config: Config, request: unknown) {
+  const { validate } = await import('../core/validate.js');
+  const { createKubeClients, loadKubeConfig } = await import('../activities/kube-clients.js');
+  const { ObjectCalls } = await import('../activities/objects.js');
+  const { runtimeKey } = await import('../core/validated.js');
+  const valid = validate(request);
+  const calls = new ObjectCalls(createKubeClients(loadKubeConfig(config.kubeconfig)), { requestTimeoutMs: 10_000 });
+  const answer = await calls.getRuntime(valid.runtime, config.namespace);
+  if (answer.answered === 'definite') {
+    throw new DispatchError('ErrUnsupported', [`runtime ${runtimeKey(valid.runtime)}: HTTP ${answer.status} ${answer.message}`], 2);
+  }
+  return { runtime: answer.value, name: valid.runtime };
+}
+
+export function buildCli(): Command {
+  const program = new Command('dispatch-kubeflow')
+    .description('Start Kubeflow Trainer TrainJobs as durable Temporal workflows')
+    .showHelpAfterError();
+
+  program
+    .command('render')
+    .description('render the runtime copy and TrainJob of a request, without creating anything')
+    .requiredOption('--config <file>', 'configuration file (YAML or JSON)')
+    .requiredOption('--request <file>', 'StartRequest (YAML or JSON)')
+    .option('--runtime <file>', 'TrainingRuntime or ClusterTrainingRuntime manifest; read from the cluster when absent')
+    .addOption(outputOption())
+    .action(async (opts: { config: string; request: string; runtime?: string; output: Output }) =>
+      act(opts.output, async () => {
+        const config = await loadConfig(opts.config);
+        const request = await readDocument(opts.request);
+        const source = opts.runtime
+          ? runtimeFromManifest(await readDocument(opts.runtime), opts.runtime)
+          : await runtimeFromCluster(config, request);
+        return formatRendered(renderOffline(request, source, config), opts.output);
+      }),
+    );
+
+  // The commands that talk to Temporal and Kubernetes load their modules lazily, so that `render`
+  // starts fast and works without either.
+  program
+    .command('worker')
+    .description('run the worker: the three workflows, their activities and the preflight')
+    .requiredOption('--config <file>', 'configuration file')
+    .option('--preflight-interval <duration>', 'how often the preflight runs (Go duration)', '5m')
+    .option('--metrics <address>', 'Prometheus metrics bind address', '0.0.0.0:9464')
+    .action(async (opts: { config: string; preflightInterval: string; metrics: string }) =>
+      act('yaml', async () => {
+        const { runWorkerCommand } = await import('./worker-command.js');
+        await runWorkerCommand(await loadConfig(opts.config), opts);
+        return '';
+      }),
+    );
+
+  program
+    .command('start')
+    .description('start a TrainJob from a StartRequest')
+    .requiredOption('--config <file>', 'configuration file')
+    .requiredOption('--request <file>', 'StartRequest (YAML or JSON)')
+    .option('--wait', 'wait for the result', false)
+    .addOption(outputOption())
+    .action(async (opts: { config: string; request: string; wait: boolean; output: Output }) =>
+      act(opts.output, async () => {
+        const { startCommand } = await import('./remote-commands.js');
+        return startCommand(await loadConfig(opts.config), await readDocument(opts.request), opts);
+      }),
+    );
+
+  program
+    .command('check-runtime')
+    .description('check a runtime against the rules (TrainJobCapabilities)')
+    .requiredOption('--config <file>', 'configuration file')
+    .argument('<runtime>', '<Kind>/<name>, e.g. ClusterTrainingRuntime/dispatch-kind')
+    .addOption(outputOption())
+    .action(async (runtime: string, opts: { config: string; output: Output }) =>
+      act(opts.output, async () => {
+        const { checkRuntimeCommand } = await import('./remote-commands.js');
+        return checkRuntimeCommand(await loadConfig(opts.config), runtime, opts);
+      }),
+    );
+
+  program
+    .command('probe')
+    .description('run the preflight probe (ProbeBackend) and print the gates')
+    .requiredOption('--config <file>', 'configuration file')
+    .addOption(outputOption())
+    .action(async (opts: { config: string; output: Output }) =>
+      act(opts.output, async () => {
+        const { probeCommand } = await import('./remote-commands.js');
+        return probeCommand(await loadConfig(opts.config), opts);
+      }),
+    );
+
+  program
+    .command('find')
+    .description('find the TrainJob of a job submission: InFlight, Present or Absent')
+    .requiredOption('--config <file>', 'configuration file')
+    .argument('<job>', 'JobID')
+    .argument('<submission>', 'submission number')
+    .addOption(outputOption())
+    .action(async (job: string, submission: string, opts: { config: string; output: Output }) =>
+      act(opts.output, async () => {
+        const { findCommand } = await import('./remote-commands.js');
+        return findCommand(await loadConfig(opts.config), job, Number(submission), opts);
+      }),
+    );
+
+  return program;
+}
+
+export async function main(argv = process.argv): Promise<void> {
+  await buildCli().parseAsync(argv);
+}
