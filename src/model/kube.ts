@@ -52,11 +52,14 @@ export interface TrainerSpec {
   env: EnvVar[];
   numNodes: number;
   numProcPerNode?: number;
-  resourcesPerNode?: { limits: Record<string, number> };
+  /** Quantities are int-or-string in the CRD; dispatch writes canonical strings ("8"). */
+  resourcesPerNode?: { limits: Record<string, string | number> };
 }
 
 export interface RuntimePatch {
   manager: string;
+  /** Set by Trainer's admission webhook on every write; read-back ignores it. */
+  time?: string;
   trainingRuntimeSpec?: Record<string, unknown>;
   [key: string]: unknown;
 }
@@ -78,5 +81,14 @@ export interface TrainJob extends KubeObject {
 
 export interface Workload extends KubeObject {
   spec?: Record<string, unknown>;
-  status?: { admissionChecks?: { name: string; state?: string }[]; [key: string]: unknown };
+  status?: { admissionChecks?: AdmissionCheckState[]; [key: string]: unknown };
+}
+
+/** A Workload's status.admissionChecks entry (the same in Kueue's v1beta1 and v1beta2). */
+export interface AdmissionCheckState {
+  name: string;
+  state?: string;
+  message?: string;
+  lastTransitionTime?: string;
+  [key: string]: unknown;
 }
