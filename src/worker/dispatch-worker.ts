@@ -26,6 +26,8 @@ export interface DispatchWorkerOptions {
   /** Overrides the per-request bound of Kubernetes calls (default min(10 s, timeouts.call)). */
   requestTimeoutMs?: number;
   workflowBundlePath?: string;
+  /** A workflow bundle already built in this process (tests build one and share it). */
+  workflowBundle?: { code: string };
 }
 
 export interface DispatchWorker {
@@ -54,7 +56,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     namespace: options.namespace,
     taskQueue,
     activities,
-    ...workflowCode(options.workflowBundlePath),
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode(options.workflowBundlePath)),
   });
   const stopPreflight = new AbortController();
   return {

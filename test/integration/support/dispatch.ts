@@ -1,0 +1,90 @@
+// A dispatch-kubeflow worker for one test file: its own Kubernetes namespace and task queue on the
+// shared servers, a kubeconfig (direct or through a fault proxy), and the typed client.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { createKubeClients, loadKubeConfig, type KubeClients } from '../../../src/activities/kube-clients.js';
+import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
+import { parseConfig } from '../../../src/config/load-config.js';
+import { kubeconfigYaml, type KubeAccess } from '../../../src/harness/kube-access.js';
+import type { Config, ConfigInput } from '../../../src/model/config.js';
+import type { BackendGates } from '../../../src/model/results.js';
+import { createDispatchWorker, type DispatchWorker } from '../../../src/worker/dispatch-worker.js';
+import { kubeAccess } from './kube.js';
+import { temporalEnv, uniqueTaskQueue } from './temporal.js';
+
+let bundle: Promise<{ code: string }> | undefined;
+
+/** The workflow bundle, built once per test file's process (webpack takes seconds). */
+export function workflowBundle(): Promise<{ code: string }> {
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: new URL('../../../src/workflows/index.ts', import.meta.url).pathname,
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
+  });
+  return bundle;
+}
+
+export function writeKubeconfig(access: KubeAccess): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'dk-kubeconfig-')), 'config');
+  writeFileSync(file, kubeconfigYaml(access));
+  return file;
+}
+
+export const PROVEN: BackendGates = { reach: true, write: true, start: true, reasons: [], checkedAt: '2026-01-01T00:00:00.000Z' };
+
+export interface DispatchHarness {
+  config: Config;
+  env: TestWorkflowEnvironment;
+  client: DispatchKubeflowClient;
+  worker: DispatchWorker;
+  /** Admin clients on the API server directly (not through any proxy), for assertions. */
+  kube: KubeClients;
+  close(): Promise<void>;
+}
+
+export interface DispatchHarnessOptions {
+  namespace: string;
+  config?: Omit<ConfigInput, 'namespace'>;
+  /** The API server the worker talks to (default: the admin identity, directly). */
+  access?: KubeAccess;
+  /** Gates the worker reports before any preflight (default: all proven). */
+  gates?: BackendGates | 'none';
+  requestTimeoutMs?: number;
+}
+
+export async function startDispatch(options: DispatchHarnessOptions): Promise<DispatchHarness> {
+  const kubeconfig = writeKubeconfig(options.access ?? kubeAccess('admin', options.namespace));
+  const config = parseConfig({
+    timeouts: { call: '5s', workload: '5s' },
+    ...options.config,
+    namespace: options.namespace,
+    kubeconfig,
+    temporal: { taskQueue: uniqueTaskQueue('dispatch') },
+  });
+  const env = await temporalEnv();
+  const worker = await createDispatchWorker({
+    config,
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    client: env.client,
+    workflowBundle: await workflowBundle(),
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+  });
+  if (options.gates !== 'none') worker.gates.update(options.gates ?? PROVEN);
+  const running = worker.worker.run();
+  const admin = createKubeClients(loadKubeConfig(writeKubeconfig(kubeAccess('admin', options.namespace))));
+  return {
+    config,
+    env,
+    worker,
+    kube: admin,
+    client: new DispatchKubeflowClient(env.client, { namespace: options.namespace, taskQueue: config.temporal.taskQueue }),
+    async close() {
+      worker.worker.shutdown();
+      await running;
+      await env.teardown();
+    },
+  };
+}
