@@ -16,6 +16,10 @@ export const RuntimeNameSchema = z
     return rest.length === 0 && RuntimeKindSchema.safeParse(kind).success && name !== undefined && DNS1123_SUBDOMAIN.test(name);
   }, { error: 'must be "TrainingRuntime/<name>" or "ClusterTrainingRuntime/<name>"' });
 
+/** The value as a plain object, or an empty one (a field of the wrong type is reported on its own). */
+const asRecord = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+
 const positiveDuration = (fallback: string) =>
   z
     .string()
@@ -33,9 +37,9 @@ export const KueueConfigSchema = z.strictObject({
 export const ConfigSchema = z
   .strictObject({
     namespace: z
-      .string({ error: 'namespace is required' })
+      .string()
       .regex(DNS1123_LABEL, { error: 'not a valid namespace name (DNS-1123 label)' })
-      .max(63, { error: 'namespace longer than 63 characters' }),
+      .max(63, { error: 'longer than 63 characters' }),
     runtimes: z.array(RuntimeNameSchema).nullish().transform((v) => v ?? []),
     mode: z.enum(['plain', 'kueue']).default('plain'),
     kueue: KueueConfigSchema.default(KueueConfigSchema.parse({})),
@@ -51,15 +55,23 @@ export const ConfigSchema = z
       })
       .default({ via: 'env', initContainer: 'dispatch-publish' }),
     probeRuntime: RuntimeNameSchema.default('ClusterTrainingRuntime/dispatch-probe'),
-    temporal: z.strictObject({ taskQueue: z.string().min(1).default(Dispatch.defaultTaskQueue) }).default({ taskQueue: Dispatch.defaultTaskQueue }),
+    temporal: z.strictObject({ taskQueue: z.string().min(1, { error: 'must not be empty' }).default(Dispatch.defaultTaskQueue) }).default({ taskQueue: Dispatch.defaultTaskQueue }),
     kubeconfig: z.string().default(''),
   })
-  .superRefine((config, ctx) => {
-    if (config.mode !== 'kueue') return;
-    if (!config.kueue.queue) ctx.addIssue({ code: 'custom', path: ['kueue', 'queue'], message: 'required in kueue mode' });
-    if (!config.kueue.admissionCheck)
-      ctx.addIssue({ code: 'custom', path: ['kueue', 'admissionCheck'], message: 'required in kueue mode' });
-  })
+  .superRefine(
+    (config, ctx) => {
+      // Runs even when another field failed (every error named at once), so the value may be partial.
+      if (config.mode !== 'kueue') return;
+      const kueue: Partial<Record<'queue' | 'admissionCheck', unknown>> = asRecord(config.kueue);
+      for (const field of ['queue', 'admissionCheck'] as const) {
+        const value = kueue[field];
+        if (value === undefined || value === null || value === '') {
+          ctx.addIssue({ code: 'custom', path: ['kueue', field], message: 'required in kueue mode' });
+        }
+      }
+    },
+    { when: (payload) => asRecord(payload.value) === payload.value },
+  )
   .describe('dispatch-kubeflow configuration');
 
 /** The configuration as read from its file, before defaults. */

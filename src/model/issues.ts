@@ -19,22 +19,29 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
+/** "<path>: <text>"; a problem with the whole value has no path, and the caller names the value. */
+function at(path: readonly PropertyKey[], text: string): string {
+  return path.length === 0 ? text : `${formatPath(path)}: ${text}`;
+}
+
 function describeIssue(issue: z.core.$ZodIssue): string[] {
   switch (issue.code) {
     case 'unrecognized_keys':
-      return issue.keys.map((key) => `${formatPath([...issue.path, key])}: unknown field`);
+      return issue.keys.map((key) => at([...issue.path, key], 'unknown field'));
     case 'invalid_type': {
       const received = receivedOf(issue);
-      if (received === 'undefined') return [`${formatPath(issue.path)}: is required`];
+      if (received === 'undefined') return [at(issue.path, 'is required')];
       if (received !== undefined && issue.message.startsWith('Invalid input')) {
-        return [`${formatPath(issue.path)}: must be ${article(EXPECTED_NAMES[issue.expected] ?? issue.expected)}, not ${received}`];
+        return [at(issue.path, `must be ${article(EXPECTED_NAMES[issue.expected] ?? issue.expected)}, not ${received}`)];
       }
-      return [`${formatPath(issue.path)}: ${issue.message}`];
+      return [at(issue.path, issue.message)];
     }
     case 'invalid_value':
-      return [`${formatPath(issue.path)}: must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`];
+      // A missing enum field is an invalid value; only a parse with reportInput can tell.
+      if ('input' in issue && issue.input === undefined) return [at(issue.path, 'is required')];
+      return [at(issue.path, `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`)];
     default:
-      return [`${formatPath(issue.path)}: ${issue.message}`];
+      return [at(issue.path, issue.message)];
   }
 }
 

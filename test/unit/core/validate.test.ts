@@ -341,6 +341,7 @@ describe('seed 000, Extensions table', () => {
       withRequest((_, __, ext) => (ext['kubeflow/RuntimeRef'] = { kind: 'TrainingRuntime', name: 'a'.repeat(254) })),
       'spec.extensions.kubeflow/RuntimeRef.name: longer than 253 characters',
     );
+    expectInvalid(withRequest((_, __, ext) => (ext['kubeflow/RuntimeRef'] = { name: 'x' })), 'spec.extensions.kubeflow/RuntimeRef.kind: is required');
     expectInvalid(withRequest((_, __, ext) => (ext['kubeflow/RuntimeRef'] = ['TrainingRuntime', 'x'])), 'spec.extensions.kubeflow/RuntimeRef: must be an object, not an array');
   });
 
