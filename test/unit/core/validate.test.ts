@@ -37,7 +37,7 @@ function expectInvalid(input: unknown, ...reasons: string[]): DispatchError {
 
 const env = (count: number): Record<string, string> => Object.fromEntries(Array.from({ length: count }, (_, i) => [`V${i}`, 'x']));
 
-describe('validate: a valid request', () => {
+describe('seed 000, request table, Spec: a valid request is accepted (it becomes the TrainJob)', () => {
   it('CONTRACT §2 example is accepted, with its Image and RuntimeRef extracted', () => {
     const valid = validate(example());
     expect(valid.image).toBe('ghcr.io/example/train:1.4');
