@@ -27,8 +27,11 @@ export interface StopInput {
   namespace: string;
   /** The TrainJob's name, which is also the runtime copy's. */
   name: string;
-  /** This attempt's token: only objects carrying it are deleted. */
+  /** This attempt's token: an object looked up by name is deleted only if it carries it. */
   token: string;
+  /** UIDs the workflow learnt from steps 5 and 6; an unknown one is looked up by name. */
+  trainJobUid?: string;
+  copyUid?: string;
   /** Whether step 7 set the copy's owner, so that the garbage collector deletes the copy. */
   ownerSet: boolean;
   /** The step whose failure is being compensated, and the TrainJob's ref, for the failure if the stop fails. */
@@ -112,27 +115,32 @@ export function trainJobActivities(env: ActivityEnv) {
 
     /**
      * Compensation (CONTRACT §7): deletes this attempt's TrainJob by UID with Background propagation,
-     * and the runtime copy too when its owner reference was never set. Each object is found by name
-     * and deleted only if it carries this attempt's token, so an object of the same name that this
-     * attempt did not create is never touched, and a create whose answer was lost is still undone.
-     * A definite refusal is ErrOutcomeUnknown: the TrainJob may still exist.
+     * and the runtime copy too when its owner reference was never set. An object whose UID the
+     * workflow learnt is deleted by that UID; one whose create went unanswered (a cancellation during
+     * step 5 or 6) is looked up by name and deleted only if it carries this attempt's token. So an
+     * object of the same name that this attempt did not create is never touched. A definite refusal
+     * is ErrOutcomeUnknown: the TrainJob may still exist.
      */
     async stopTrainJob(input: StopInput): Promise<{ deleted: string[] }> {
       const calls = callsFor(env);
       const problems: string[] = [];
       const deleted: string[] = [];
-      const targets = input.ownerSet ? [TRAINJOBS] : [TRAINJOBS, TRAINING_RUNTIMES];
-      for (const kind of targets) {
+      const targets: [typeof TRAINJOBS, string | undefined][] = [[TRAINJOBS, input.trainJobUid]];
+      if (!input.ownerSet) targets.push([TRAINING_RUNTIMES, input.copyUid]);
+      for (const [kind, knownUid] of targets) {
         const where = describeObject(kind, input.namespace, input.name);
-        const found = await calls.get(kind, input.namespace, input.name);
-        if (found.answered === 'definite') {
-          if (found.status !== 404) problems.push(`reading ${where}: ${describeRefusal(found)}`);
-          continue;
+        let uid = knownUid;
+        if (!uid) {
+          const found = await calls.get(kind, input.namespace, input.name);
+          if (found.answered === 'definite') {
+            if (found.status !== 404) problems.push(`reading ${where}: ${describeRefusal(found)}`);
+            continue;
+          }
+          const owned = (found.value.metadata?.ownerReferences ?? []).length > 0;
+          if (tokenOf(found.value) !== input.token || (kind === TRAINING_RUNTIMES && owned)) continue;
+          uid = found.value.metadata?.uid ?? '';
         }
-        const object = found.value;
-        const owned = (object.metadata?.ownerReferences ?? []).length > 0;
-        if (tokenOf(object) !== input.token || isBeingDeleted(object) || (kind === TRAINING_RUNTIMES && owned)) continue;
-        const problem = await deleteOwn(calls, kind, input.namespace, { name: input.name, uid: object.metadata?.uid ?? '' });
+        const problem = await deleteOwn(calls, kind, input.namespace, { name: input.name, uid });
         if (problem) problems.push(problem);
         else deleted.push(where);
       }

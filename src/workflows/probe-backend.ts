@@ -51,7 +51,7 @@ export async function ProbeBackend(): Promise<BackendGates> {
       const probe = probeRequest(config);
       const started = await runStart(probe, config, progress, { probe: true });
       const token = attemptToken(namespace, started.name, Probe.attempt);
-      await acts.stopTrainJob({ namespace, name: started.name, token, ownerSet: true, step: 0 });
+      await acts.stopTrainJob({ namespace, name: started.name, token, trainJobUid: started.uid, ownerSet: true, step: 0 });
       start = true;
     } catch (error) {
       reasons.push(...reasonsOf('start', error, 0));

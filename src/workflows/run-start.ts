@@ -27,6 +27,7 @@ interface Created {
   compensable: boolean;
   /** Set from step 7 on: the copy is owned by the TrainJob, so the garbage collector takes it. */
   ownerSet: boolean;
+  copyUid?: string;
   ref?: ObjectRef;
 }
 
@@ -59,6 +60,7 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
       .createRuntimeCopy({ copy: runtimeCopy })
       .catch((error: unknown) => Promise.reject(classify(error, 5, 'ErrUnreachable', `creating runtime copy ${namespace}/${name}`)));
     created.compensable = true;
+    created.copyUid = copy.uid;
 
     // Step 6: the TrainJob. A definite refusal was already cleaned up by the activity.
     progress.enter(6, `TrainJob ${namespace}/${name}`);
@@ -121,9 +123,18 @@ async function compensate(
 ): Promise<void> {
   const { namespace, name, token, created, cause } = input;
   const step = cause instanceof DispatchError ? cause.step : 0;
+  const { ownerSet, copyUid, ref } = created;
   try {
     await CancellationScope.nonCancellable(() =>
-      acts.stopTrainJob({ namespace, name, token, ownerSet: created.ownerSet, step, ...(created.ref ? { ref: created.ref } : {}) }),
+      acts.stopTrainJob({
+        namespace,
+        name,
+        token,
+        ownerSet,
+        step,
+        ...(copyUid ? { copyUid } : {}),
+        ...(ref ? { ref, trainJobUid: ref.uid } : {}),
+      }),
     );
   } catch (stopError) {
     const stop = classify(stopError, step, 'ErrOutcomeUnknown', `stopping TrainJob ${namespace}/${name}`, created.ref);
