@@ -4,21 +4,26 @@ import { stringify } from 'yaml';
 import type { Config } from '../model/config.js';
 import { DispatchError } from '../model/errors.js';
 import type { TrainerRuntime } from '../model/kube.js';
-import { RuntimeKindSchema } from '../model/request.js';
+import { issuesToReasons } from '../model/issues.js';
+import { RuntimeRefExtensionSchema } from '../model/request.js';
 import { planStart, type PlannedStart } from '../core/plan.js';
 import { allowListRefusal } from '../core/refusals.js';
+import { asObject } from '../core/runtime-shape.js';
 import { validate } from '../core/validate.js';
 import type { RuntimeName, ValidRequest } from '../core/validated.js';
 
-/** The runtime a manifest holds, with the identity the allow-list checks. */
+/**
+ * The runtime a manifest holds, with the identity the allow-list checks. Its kind and name are held
+ * to the rules a request's kubeflow/RuntimeRef is, since they stand in for it.
+ */
 export function runtimeFromManifest(manifest: unknown, file: string): { runtime: TrainerRuntime; name: RuntimeName } {
-  const object = (manifest ?? {}) as TrainerRuntime;
-  const kind = RuntimeKindSchema.safeParse(object.kind);
-  const name = object.metadata?.name;
-  if (!kind.success || typeof name !== 'string' || name === '') {
-    throw new Error(`${file}: not a TrainingRuntime or ClusterTrainingRuntime manifest with metadata.name`);
+  const object = asObject(manifest) ?? {};
+  const identity = RuntimeRefExtensionSchema.safeParse({ kind: object.kind, name: asObject(object.metadata)?.name }, { reportInput: true });
+  if (!identity.success) {
+    const reasons = issuesToReasons(identity.error.issues).map((reason) => reason.replace(/^name:/, 'metadata.name:'));
+    throw new Error(`${file}: not a TrainingRuntime or ClusterTrainingRuntime manifest (${reasons.join('; ')})`);
   }
-  return { runtime: object, name: { kind: kind.data, name } };
+  return { runtime: object as TrainerRuntime, name: identity.data };
 }
 
 /** Validates and plans; the runtime's identity is the manifest's (or the cluster object's). */
@@ -29,13 +34,19 @@ export function renderOffline(request: unknown, source: { runtime: TrainerRuntim
   return planStart(valid, source.runtime, config);
 }
 
+/*
+ * No line folding: a folded scalar would show the prologue with line breaks that are not in it,
+ * where a literal block shows it exactly as the container's shell receives it.
+ */
+const toYaml = (value: unknown): string => stringify(value, { lineWidth: 0 });
+
 export function formatRendered(planned: PlannedStart, output: 'yaml' | 'json'): string {
   if (output === 'json') {
     const { runtimeCopy, trainJob, weakened } = planned;
     return `${JSON.stringify({ runtimeCopy, trainJob, ...(weakened ? { weakened } : {}) }, null, 2)}\n`;
   }
   const head = planned.weakened ? `# weakened: ${planned.weakened}\n` : '';
-  return `${head}${stringify(planned.runtimeCopy)}---\n${stringify(planned.trainJob)}`;
+  return `${head}${toYaml(planned.runtimeCopy)}---\n${toYaml(planned.trainJob)}`;
 }
 
 export function formatRefusal(error: DispatchError, output: 'yaml' | 'json'): { stdout: string; stderr: string } {

@@ -22,8 +22,20 @@ export async function readDocument(file: string): Promise<unknown> {
   try {
     return parseYaml(text, { prettyErrors: true });
   } catch (error) {
-    throw new Error(`${file} is not valid YAML or JSON: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    throw new Error(`${file} is not valid YAML or JSON: ${syntaxProblem(error as Error)}`, { cause: error });
   }
+}
+
+/**
+ * The first line of a YAML syntax error, "<problem> at line L, column C", without the colon that
+ * introduces the source excerpt; the library's advice on a second document is meant for
+ * programmers, so it is said in a user's words.
+ */
+function syntaxProblem(error: Error & { code?: string; linePos?: { line: number; col: number }[] }): string {
+  const first = error.message.split('\n')[0]!.replace(/:$/, '');
+  if (error.code !== 'MULTIPLE_DOCS') return first;
+  const at = error.linePos?.[0];
+  return `it holds more than one document (one object per file)${at ? ` at line ${at.line}, column ${at.col}` : ''}`;
 }
 
 export function parseConfig(value: unknown, file = '(inline)'): Config {
