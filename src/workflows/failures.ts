@@ -1,16 +1,17 @@
 // Turning what an activity threw into the typed failure a caller sees (CONTRACT §6): a definite
 // refusal keeps the type the activity gave it; an activity that stayed unanswered until CallBound
 // becomes the type the seed gives its step (ErrUnreachable at 2 and 5, ErrOutcomeUnknown at 6).
-import { isCancellation } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
 import { DispatchError, fromFailure, toApplicationFailure, type ErrorType, type ObjectRef } from '../model/errors.js';
 
-/** The innermost message of an error chain: what the last unanswered attempt said. */
-function lastMessage(error: unknown): string {
-  let message = error instanceof Error ? error.message : String(error);
+/** What the last attempt of an unanswered activity said, in words. */
+function unansweredDetail(error: unknown): string {
+  let detail = 'no answer';
   for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    if (current.message) message = current.message;
+    if (current instanceof TimeoutFailure) detail = 'no answer from the Kubernetes API within timeouts.call';
+    else if (current instanceof ApplicationFailure) detail = current.message;
   }
-  return message;
+  return detail;
 }
 
 /**
@@ -21,7 +22,7 @@ export function classify(error: unknown, step: number, unansweredType: ErrorType
   if (isCancellation(error)) throw error;
   const typed = fromFailure(error);
   if (typed) return new DispatchError(typed.type, typed.reasons, typed.step || step, typed.ref ?? ref);
-  return new DispatchError(unansweredType, [`${unansweredReason}: ${lastMessage(error)}`], step, ref);
+  return new DispatchError(unansweredType, [`${unansweredReason}: ${unansweredDetail(error)}`], step, ref);
 }
 
 /** A DispatchError as the ApplicationFailure a workflow fails with; anything else is rethrown. */

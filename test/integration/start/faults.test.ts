@@ -1,0 +1,178 @@
+// Every failure step of Start against the real API server, with the fault proxy making the answers
+// go missing (seed 000 steps 5-8, CONTRACT §6-7): what the caller gets, and what is left behind.
+import { WorkflowFailedError } from '@temporalio/client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DispatchError, fromFailure } from '../../../src/model/errors.js';
+import { Trainer } from '../../../src/model/constants.js';
+import type { StartRequest } from '../../../src/model/request.js';
+import { startRequest } from '../../support/requests.js';
+import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
+import { freshNamespace, type TestNamespace } from '../support/kube.js';
+
+let ns: TestNamespace;
+let proxy: FaultProxy;
+let h: DispatchHarness;
+
+beforeAll(async () => {
+  ns = await freshNamespace('faults');
+  proxy = await startFaultProxy();
+  h = await startDispatch({
+    namespace: ns.name,
+    access: proxy.accessFor({ ...proxy.accessFor(), namespace: ns.name }),
+    config: { timeouts: { call: '3s', workload: '3s' } },
+    requestTimeoutMs: 1_000,
+  });
+});
+afterEach(() => proxy.clear());
+afterAll(async () => {
+  await h?.close();
+  await proxy?.close();
+  await ns?.dispose();
+});
+
+const base = () => `/apis/${Trainer.group}/${Trainer.version}/namespaces/${ns.name}`;
+const nameOf = (request: StartRequest) => `dj-${request.job.toLowerCase()}-s${request.submission}`;
+
+async function failureOf(request: StartRequest): Promise<DispatchError> {
+  const error = await h.client.startTrainJob(request).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DispatchError);
+  return error as DispatchError;
+}
+
+/** Names of the objects of `plural` in the namespace that carry this request's name, read directly. */
+async function existing(plural: string, request: StartRequest): Promise<string[]> {
+  const list = (await h.kube.custom.listNamespacedCustomObject({
+    group: Trainer.group,
+    version: Trainer.version,
+    namespace: ns.name,
+    plural,
+  })) as { items: { metadata: { name: string; deletionTimestamp?: string } }[] };
+  return list.items.filter((o) => o.metadata.name === nameOf(request) && !o.metadata.deletionTimestamp).map((o) => o.metadata.name);
+}
+
+/** Waits (up to 30 s: the garbage collector's pace) until no object of the request's name is left. */
+async function expectNothingLeft(request: StartRequest): Promise<void> {
+  await expect
+    .poll(async () => [...(await existing('trainjobs', request)), ...(await existing('trainingruntimes', request))], {
+      timeout: 30_000,
+      interval: 500,
+    })
+    .toEqual([]);
+}
+
+describe('failure steps of Start, through the fault proxy', () => {
+  it('step 5 unanswered: ErrUnreachable, and nothing is created', async () => {
+    const request = startRequest();
+    proxy.inject({ method: 'POST', path: `${base()}/trainingruntimes`, times: Infinity, action: 'status-500' });
+    const error = await failureOf(request);
+    expect(error.type).toBe('ErrUnreachable');
+    expect(error.step).toBe(5);
+    expect(error.reasons.join()).toContain('runtime copy');
+    expect(error.ref).toBeUndefined();
+    proxy.clear();
+    expect(await existing('trainingruntimes', request)).toEqual([]);
+    expect(await existing('trainjobs', request)).toEqual([]);
+  });
+
+  it('step 6 unanswered but landed: the create is retried, the 409 with our token adopted, and the Start succeeds', async () => {
+    const request = startRequest();
+    const drop = proxy.inject({ method: 'POST', path: `${base()}/trainjobs`, times: 1, action: 'drop-response' });
+    const result = await h.client.startTrainJob(request);
+    expect(drop.hits).toBe(1);
+    const posts = proxy.requests.filter((r) => r.method === 'POST' && r.path === `${base()}/trainjobs`);
+    expect(posts.map((r) => r.upstreamStatus)).toEqual([201, 409]);
+    expect(await existing('trainjobs', request)).toEqual([result.name]);
+  });
+
+  it('step 6 unanswered past CallBound: ErrOutcomeUnknown with the ref; a retried Start of the attempt ends with one TrainJob', async () => {
+    const request = startRequest();
+    proxy.inject({ method: 'POST', path: `${base()}/trainjobs`, times: Infinity, action: 'reset' });
+    const error = await failureOf(request);
+    expect(error.type).toBe('ErrOutcomeUnknown');
+    expect(error.step).toBe(6);
+    expect(error.ref).toMatchObject({ namespace: ns.name, name: nameOf(request) });
+    // The copy stays for the retried Start to reuse: the TrainJob might exist.
+    expect(await existing('trainingruntimes', request)).toEqual([nameOf(request)]);
+
+    proxy.clear();
+    const result = await h.client.startTrainJob(request);
+    expect(await existing('trainjobs', request)).toEqual([result.name]);
+    expect(await existing('trainingruntimes', request)).toEqual([result.name]);
+  });
+
+  it('a different attempt is refused while the old TrainJob exists, and the old one is untouched', async () => {
+    const first = startRequest();
+    const started = await h.client.startTrainJob(first);
+    const error = await failureOf({ ...first, attempt: 2 });
+    // Seed 000 step 5: the copy of that name is owned by the first attempt's TrainJob, so it is not
+    // reused, and the refusal comes before any create.
+    expect(error.type).toBe('ErrRejected');
+    expect(error.step).toBe(5);
+    expect(error.reasons[0]).toBe(`runtime copy ${ns.name}/${started.name} already exists and is owned by TrainJob/${started.name}`);
+    const still = (await h.kube.custom.getNamespacedCustomObject({
+      group: Trainer.group,
+      version: Trainer.version,
+      namespace: ns.name,
+      plural: 'trainjobs',
+      name: started.name,
+    })) as { metadata: { uid: string } };
+    expect(still.metadata.uid).toBe(started.uid);
+    expect(await existing('trainingruntimes', first)).toEqual([started.name]);
+  });
+
+  it('step 7 failing: the TrainJob is stopped, the copy deleted, ErrRejected with the ref', async () => {
+    const request = startRequest();
+    proxy.inject({ method: 'PATCH', path: `${base()}/trainingruntimes/${nameOf(request)}`, times: Infinity, action: 'status-500' });
+    const error = await failureOf(request);
+    expect(error.type).toBe('ErrRejected');
+    expect(error.step).toBe(7);
+    expect(error.ref?.uid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(error.reasons.join()).toContain('owner reference');
+    proxy.clear();
+    await expectNothingLeft(request);
+  });
+
+  it('step 8 failing: the TrainJob is stopped and the copy collected, ErrRejected with the ref', async () => {
+    const request = startRequest();
+    proxy.inject({ method: 'GET', path: `${base()}/trainjobs/${nameOf(request)}`, times: Infinity, action: 'hang' });
+    const error = await failureOf(request);
+    expect(error.type).toBe('ErrRejected');
+    expect(error.step).toBe(8);
+    expect(error.ref?.name).toBe(nameOf(request));
+    proxy.clear();
+    await expectNothingLeft(request);
+  });
+
+  it('step 7 failing and the stop failing too: ErrOutcomeUnknown naming both, with the ref', async () => {
+    const request = startRequest();
+    proxy.inject({ method: 'PATCH', path: `${base()}/trainingruntimes/${nameOf(request)}`, times: Infinity, action: 'status-500' });
+    proxy.inject({ method: 'DELETE', path: new RegExp(`/${nameOf(request)}$`), times: Infinity, action: 'status-500' });
+    const error = await failureOf(request);
+    expect(error.type).toBe('ErrOutcomeUnknown');
+    expect(error.step).toBe(7);
+    expect(error.ref?.name).toBe(nameOf(request));
+    expect(error.reasons.some((r) => r.includes('owner reference'))).toBe(true);
+    expect(error.reasons.some((r) => r.startsWith('the stop failed too'))).toBe(true);
+    proxy.clear();
+    // The TrainJob is still there: the outcome is what the caller was told, unknown, not silently lost.
+    expect(await existing('trainjobs', request)).toEqual([nameOf(request)]);
+  });
+
+  it('a cancelled Start rolls back: nothing is left behind', async () => {
+    const request = startRequest();
+    proxy.inject({ method: 'GET', path: `${base()}/trainjobs/${nameOf(request)}`, times: Infinity, action: 'hang' });
+    const handle = await h.client.submit(request);
+    await expect.poll(async () => (await handle.query<{ step: number }>('progress')).step, { timeout: 10_000 }).toBe(8);
+    await handle.cancel();
+    const error = await handle.result().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect(fromFailure(error)).toBeUndefined();
+    expect(String((error as WorkflowFailedError).cause)).toMatch(/cancel/i);
+    proxy.clear();
+    await expectNothingLeft(request);
+  });
+});
