@@ -1,0 +1,219 @@
+// The whole local stack: a Temporal dev server and the local cluster, started side by side, with
+// the sample runtimes applied. Two flavours: a test run's (ephemeral, tied to the test runner's
+// life, through @temporalio/testing) and dev:up's (detached, UI on, recorded under .dev/).
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { serverBinaries, type ServerBinaries } from './binaries.js';
+import { adminAccess, startCluster, type ClusterInfo, type ClusterTimings, type LocalCluster } from './cluster.js';
+import { CRD_SETS, crdsRoot, logsDir } from './paths.js';
+import { portIsFree, freePorts, signalGroup, stopServer } from './process.js';
+import { applySamples } from './samples.js';
+import { createLocalTemporal, startDevTemporal, TEMPORAL_NAMESPACE, type DevTemporal } from './temporal.js';
+
+export interface TemporalInfo {
+  /** host:port of the frontend. */
+  address: string;
+  namespace: string;
+  /** The web UI, when it runs (dev:up). */
+  uiUrl?: string;
+  /** Path of the temporal CLI binary (TEMPORAL_CLI). */
+  cli: string;
+}
+
+/** Everything a test or a developer needs to reach the stack: plain data. */
+export interface StackInfo {
+  kube: ClusterInfo;
+  temporal: TemporalInfo;
+  /** Where every server's log is. */
+  logDir: string;
+  /** "<Kind>/<name>" of the sample runtimes applied. */
+  samples: string[];
+}
+
+/**
+ * When each part was ready, in milliseconds from the moment the servers were launched (the
+ * binaries found); `total` also counts finding the binaries and applying the samples.
+ */
+export interface StackTimings extends ClusterTimings {
+  temporal: number;
+  total: number;
+}
+
+export interface Stack {
+  info: StackInfo;
+  timings: StackTimings;
+  stop(): Promise<void>;
+}
+
+export const DEFAULT_NAMESPACE = 'dispatch';
+
+export const crdDirs = (): string[] => CRD_SETS.map((set) => join(crdsRoot, set));
+
+async function startBoth<T extends { stop(): Promise<void> }>(
+  temporal: Promise<T>,
+  cluster: Promise<LocalCluster>,
+): Promise<[T, LocalCluster, number, number]> {
+  const t0 = Date.now();
+  const timed = <V>(p: Promise<V>) => p.then((v) => [v, Date.now() - t0] as const);
+  const [t, c] = await Promise.allSettled([timed(temporal), timed(cluster)]);
+  if (t.status === 'fulfilled' && c.status === 'fulfilled') return [t.value[0], c.value[0], t.value[1], c.value[1]];
+  // One failed: stop the other rather than leave it running.
+  if (t.status === 'fulfilled') await t.value[0].stop();
+  if (c.status === 'fulfilled') await c.value[0].stop();
+  throw t.status === 'rejected' ? t.reason : (c as PromiseRejectedResult).reason;
+}
+
+/** Applies the samples to a started stack and assembles its description; stops it on failure. */
+async function finishStack(parts: {
+  t0: number;
+  kube: LocalCluster;
+  temporal: TemporalInfo;
+  tTemporal: number;
+  logDir: string;
+  stop: () => Promise<void>;
+}): Promise<Stack> {
+  const { kube, stop } = parts;
+  try {
+    const samples = await applySamples(adminAccess(kube.info));
+    return {
+      info: { kube: kube.info, temporal: parts.temporal, logDir: parts.logDir, samples },
+      timings: { ...kube.timings, temporal: parts.tTemporal, total: Date.now() - parts.t0 },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Keeps the newest `keep` test-run log folders. */
+function pruneTestLogs(keep: number): void {
+  let runs: string[];
+  try {
+    runs = readdirSync(logsDir).filter((d) => d.startsWith('test-')).sort();
+  } catch {
+    return;
+  }
+  for (const old of runs.slice(0, Math.max(0, runs.length - keep))) rmSync(join(logsDir, old), { recursive: true, force: true });
+}
+
+const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
+
+/**
+ * Kills every server of a stack synchronously, for signal and exit handlers, where nothing
+ * asynchronous runs any more. The orderly path is `stop()`.
+ */
+function killOnExit(pids: () => number[]): () => void {
+  const kill = () => {
+    for (const pid of pids()) signalGroup(pid, 'SIGKILL');
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    kill();
+    // Without other listeners Node would have exited on this signal; keep that behaviour.
+    if (process.listenerCount(signal) === 1) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+  };
+  process.once('exit', kill);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return () => {
+    process.off('exit', kill);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+/**
+ * A test run's stack: one cluster and one ephemeral Temporal server, both stopped by `stop()`, by
+ * SIGINT/SIGTERM or exit of this process, and (through their lifeline) by its death.
+ */
+export async function startTestStack(options: { binaries?: ServerBinaries; namespace?: string } = {}): Promise<Stack> {
+  const t0 = Date.now();
+  const binaries = options.binaries ?? (await serverBinaries());
+  pruneTestLogs(5);
+  const logDir = join(logsDir, `test-${stamp()}-${process.pid}`);
+  mkdirSync(logDir, { recursive: true });
+  const stateDir = mkdtempSync(join(tmpdir(), 'dispatch-kubeflow-'));
+  const lifeline = process.pid;
+  let clusterPids: number[] = [];
+  const unhook = killOnExit(() => clusterPids);
+
+  const temporal = createLocalTemporal({ binary: binaries.temporal, logDir, lifeline }).then((env) => ({
+    env,
+    stop: () => env.teardown(),
+  }));
+  const cluster = startCluster({
+    binaries,
+    stateDir,
+    logDir,
+    namespace: options.namespace ?? DEFAULT_NAMESPACE,
+    crdDirs: crdDirs(),
+    lifeline,
+  }).then((c) => {
+    clusterPids = Object.values(c.info.pids);
+    return c;
+  });
+  let env: TestWorkflowEnvironment;
+  let kube: LocalCluster;
+  let tTemporal: number;
+  try {
+    const started = await startBoth(temporal, cluster);
+    [{ env }, kube, tTemporal] = started;
+  } catch (err) {
+    unhook();
+    rmSync(stateDir, { recursive: true, force: true });
+    throw err;
+  }
+  const stop = async () => {
+    await Promise.all([env.teardown(), kube.stop()]);
+    unhook();
+    rmSync(stateDir, { recursive: true, force: true });
+  };
+  return finishStack({ t0, kube, tTemporal, logDir, stop, temporal: { address: env.address, namespace: TEMPORAL_NAMESPACE, cli: binaries.temporal } });
+}
+
+/** The Temporal ports dev:up uses: the CLI's defaults when free, so `temporal` works unconfigured. */
+async function devTemporalPorts(): Promise<[number, number]> {
+  if ((await portIsFree(7233)) && (await portIsFree(8233))) return [7233, 8233];
+  return (await freePorts(2)) as [number, number];
+}
+
+/** dev:up's stack: detached servers that outlive this process; `stop()` is only for a failed start. */
+export async function startDevStack(options: {
+  binaries: ServerBinaries;
+  stateDir: string;
+  logDir: string;
+  namespace?: string;
+}): Promise<Stack & { pids: Record<string, number> }> {
+  const t0 = Date.now();
+  rmSync(options.stateDir, { recursive: true, force: true });
+  rmSync(options.logDir, { recursive: true, force: true });
+  mkdirSync(options.stateDir, { recursive: true });
+  mkdirSync(options.logDir, { recursive: true });
+  const [port, uiPort] = await devTemporalPorts();
+  const temporal = startDevTemporal({ binary: options.binaries.temporal, logDir: options.logDir, port, uiPort, detach: true }).then(
+    (t: DevTemporal) => ({ ...t, stop: () => stopServer(t.process) }),
+  );
+  const cluster = startCluster({
+    binaries: options.binaries,
+    stateDir: options.stateDir,
+    logDir: options.logDir,
+    namespace: options.namespace ?? DEFAULT_NAMESPACE,
+    crdDirs: crdDirs(),
+    detach: true,
+  });
+  const [t, kube, tTemporal] = await startBoth(temporal, cluster);
+  const stop = async () => {
+    await Promise.all([t.stop(), kube.stop()]);
+  };
+  const stack = await finishStack({
+    t0,
+    kube,
+    tTemporal,
+    logDir: options.logDir,
+    stop,
+    temporal: { address: t.address, namespace: TEMPORAL_NAMESPACE, uiUrl: t.uiUrl, cli: options.binaries.temporal },
+  });
+  return { ...stack, pids: { temporal: t.process.pid, ...kube.info.pids } };
+}

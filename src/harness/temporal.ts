@@ -1,0 +1,121 @@
+// The Temporal dev server (the `temporal` CLI built from the Go module proxy), with the search
+// attributes the workflows set. Two ways to run it: for tests, through @temporalio/testing's
+// TestWorkflowEnvironment.createLocal (an ephemeral in-memory server); for dev:up, as a detached
+// process with the UI on, which outlives the command that started it.
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { SearchAttributes } from '../model/constants.js';
+import { LIFELINE_SCRIPT, spawnServer, waitFor, type ServerProcess, type SpawnOptions } from './process.js';
+
+export const SEARCH_ATTRIBUTE_KEYS = Object.values(SearchAttributes).map((name) =>
+  defineSearchAttributeKey(name, SearchAttributeType.KEYWORD),
+);
+
+export const TEMPORAL_NAMESPACE = 'default';
+
+const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * An executable that runs the temporal binary with its output appended to `logFile` and, given a
+ * lifeline pid, stops it when that pid is gone. createLocal spawns whatever path it is given, so
+ * this is how its server gets a log file and cannot outlive a killed test runner.
+ */
+export function writeTemporalWrapper(options: { binary: string; logFile: string; lifeline?: number; path: string }): string {
+  const run =
+    options.lifeline === undefined
+      ? `exec ${quote(options.binary)} "$@"`
+      : `set -- ${options.lifeline} ${quote(options.binary)} "$@"\n${LIFELINE_SCRIPT}`;
+  writeFileSync(options.path, `#!/bin/sh\nexec >>${quote(options.logFile)} 2>&1\n${run}\n`);
+  chmodSync(options.path, 0o755);
+  return options.path;
+}
+
+/**
+ * An ephemeral dev server for a test run, through TestWorkflowEnvironment.createLocal. Its startup
+ * check gives up after 5 s, which a loaded two-core machine can exceed; one retry covers that.
+ */
+export async function createLocalTemporal(options: {
+  binary: string;
+  logDir: string;
+  lifeline?: number;
+  ui?: boolean;
+}): Promise<TestWorkflowEnvironment> {
+  const path = writeTemporalWrapper({
+    binary: options.binary,
+    logFile: join(options.logDir, 'temporal.log'),
+    lifeline: options.lifeline,
+    path: join(options.logDir, 'temporal-wrapper.sh'),
+  });
+  const create = () =>
+    TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'existing-path', path },
+        ip: '127.0.0.1',
+        namespace: TEMPORAL_NAMESPACE,
+        ui: options.ui ?? false,
+        searchAttributes: SEARCH_ATTRIBUTE_KEYS,
+        log: { format: 'pretty', level: 'warn' },
+      },
+    });
+  try {
+    return await create();
+  } catch {
+    return await create();
+  }
+}
+
+/** Resolves once the server answers and lists the search attributes the workflows need. */
+export async function temporalReady(address: string, namespace = TEMPORAL_NAMESPACE): Promise<true | undefined> {
+  const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+  try {
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+    return Object.values(SearchAttributes).every((name) => customAttributes?.[name] !== undefined) ? true : undefined;
+  } finally {
+    await connection.close();
+  }
+}
+
+export interface DevTemporal {
+  process: ServerProcess;
+  /** host:port of the frontend. */
+  address: string;
+  uiUrl: string;
+}
+
+/** A long-running dev server with the UI on (dev:up). */
+export async function startDevTemporal(
+  options: Pick<SpawnOptions, 'lifeline' | 'detach'> & {
+    binary: string;
+    logDir: string;
+    port: number;
+    uiPort: number;
+    /** SQLite file to keep history in; in memory when absent. */
+    dbFile?: string;
+  },
+): Promise<DevTemporal> {
+  const address = `127.0.0.1:${options.port}`;
+  const args = [
+    'server',
+    'start-dev',
+    '--ip=127.0.0.1',
+    `--port=${options.port}`,
+    `--ui-port=${options.uiPort}`,
+    `--namespace=${TEMPORAL_NAMESPACE}`,
+    '--log-level=warn',
+    ...SEARCH_ATTRIBUTE_KEYS.map((key) => `--search-attribute=${key.name}=Keyword`),
+    ...(options.dbFile ? [`--db-filename=${options.dbFile}`] : []),
+  ];
+  const process = spawnServer({
+    name: 'temporal',
+    command: options.binary,
+    args,
+    logFile: join(options.logDir, 'temporal.log'),
+    lifeline: options.lifeline,
+    detach: options.detach,
+  });
+  await waitFor(() => temporalReady(address), { what: `Temporal at ${address}`, timeoutMs: 60_000, intervalMs: 200, server: process });
+  return { process, address, uiUrl: `http://127.0.0.1:${options.uiPort}` };
+}
