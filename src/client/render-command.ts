@@ -49,10 +49,17 @@ export function formatRendered(planned: PlannedStart, output: 'yaml' | 'json'): 
   return `${head}${toYaml(planned.runtimeCopy)}---\n${toYaml(planned.trainJob)}`;
 }
 
+/**
+ * A typed refusal as the CLI prints it. `start` shares it: a failure after the TrainJob was created
+ * carries its ref (CONTRACT §6), which the caller needs to act on ErrOutcomeUnknown, so the ref is
+ * printed when there is one; `render` never has one.
+ */
 export function formatRefusal(error: DispatchError, output: 'yaml' | 'json'): { stdout: string; stderr: string } {
+  const { type, message, reasons, ref } = error;
   if (output === 'json') {
-    const body = { error: { type: error.type, message: error.message, reasons: [...error.reasons] } };
+    const body = { error: { type, message, reasons: [...reasons], ...(ref ? { ref } : {}) } };
     return { stdout: `${JSON.stringify(body, null, 2)}\n`, stderr: '' };
   }
-  return { stdout: '', stderr: `${error.type}: refused at step ${error.step}\n${error.reasons.map((r) => `  - ${r}`).join('\n')}\n` };
+  const trainJob = ref ? `, TrainJob ${ref.namespace}/${ref.name} (uid ${ref.uid || 'unknown'})` : '';
+  return { stdout: '', stderr: `${type}: refused at step ${error.step}${trainJob}\n${reasons.map((r) => `  - ${r}`).join('\n')}\n` };
 }

@@ -253,6 +253,30 @@ describe('formatRefusal', () => {
     expect(stderr).toBe('');
   });
 
+  // `start` prints its failures with formatRefusal too; render's never carry a ref.
+  it('a failure after the TrainJob was created carries its ref in both forms (an unknown uid said so)', () => {
+    const ref = { namespace: 'ml-jobs', name: 'dj-01jd0q3j0y6q7j7z4w2x5v8k9m-s12', uid: '' };
+    const unknown = new DispatchError(
+      'ErrOutcomeUnknown',
+      ['creating TrainJob ml-jobs/dj-01jd0q3j0y6q7j7z4w2x5v8k9m-s12: no answer'],
+      6,
+      ref,
+    );
+    expect(JSON.parse(formatRefusal(unknown, 'json').stdout)).toEqual({
+      error: { type: 'ErrOutcomeUnknown', message: unknown.message, reasons: [...unknown.reasons], ref },
+    });
+    expect(formatRefusal(unknown, 'yaml').stderr.split('\n')[0]).toBe(
+      'ErrOutcomeUnknown: refused at step 6, TrainJob ml-jobs/dj-01jd0q3j0y6q7j7z4w2x5v8k9m-s12 (uid unknown)',
+    );
+    const rejected = new DispatchError('ErrRejected', ['spec.suspend: wrote true, read false'], 8, {
+      ...ref,
+      uid: 'u-1',
+    });
+    expect(formatRefusal(rejected, 'yaml').stderr.split('\n')[0]).toBe(
+      'ErrRejected: refused at step 8, TrainJob ml-jobs/dj-01jd0q3j0y6q7j7z4w2x5v8k9m-s12 (uid u-1)',
+    );
+  });
+
   it('yaml: a readable list of reasons on stderr, with the type and the step; nothing on stdout', () => {
     expect(formatRefusal(error, 'yaml')).toEqual({
       stdout: '',
