@@ -1,16 +1,9 @@
 // Start requests for tests: CONTRACT §2's example, with a fresh JobID each time so that tests
 // sharing a namespace never collide on a TrainJob name.
-import { randomInt } from 'node:crypto';
+import { randomJobId } from '../../src/client/job-id.js';
 import type { StartRequest } from '../../src/model/request.js';
 
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/** A canonical ULID: 26 Crockford base32 characters, the first 0-7. */
-export function randomJobId(): string {
-  let id = String(randomInt(0, 8));
-  for (let i = 1; i < 26; i++) id += CROCKFORD[randomInt(0, 32)];
-  return id;
-}
+export { randomJobId };
 
 export interface RequestOptions {
   runtime?: { kind: 'ClusterTrainingRuntime' | 'TrainingRuntime'; name: string };

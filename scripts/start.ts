@@ -1,0 +1,94 @@
+// `npm start`: the main job on the embedded default. With no configuration it brings up the local
+// stack (`npm run dev:up`: Temporal dev server with its UI, etcd + kube-apiserver + garbage
+// collector, sample runtimes), runs a worker, submits an example StartRequest, and prints the
+// TrainJob's ref and the Temporal UI link of its workflow. The stack stays up (`npm run dev:down`).
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
+import { loadConfig, parseConfig, readDocument } from '../src/config/load-config.js';
+import type { StartRequest } from '../src/model/request.js';
+import { createDispatchWorker } from '../src/worker/dispatch-worker.js';
+import { randomJobId } from '../src/client/job-id.js';
+
+const HELP = `Usage: npm start [-- --config FILE] [-- --request FILE]
+
+Runs one StartTrainJob end to end: a worker, an example request, and the TrainJob's ref and
+Temporal UI link printed at the end.
+
+With no --config and no TEMPORAL_ADDRESS, it uses the embedded default: it runs \`npm run dev:up\`
+(a local Temporal dev server with its Web UI, and a local Kubernetes API server with the Trainer
+and Kueue CRDs and sample runtimes), and reads .dev/env. The stack stays up; \`npm run dev:down\`
+stops it.
+
+To use a real cluster and Temporal instead:
+  TEMPORAL_ADDRESS=temporal.example:7233 TEMPORAL_NAMESPACE=ml \\
+  npm start -- --config my-config.yaml --request my-request.json
+where my-config.yaml follows CONTRACT §5 (namespace, runtimes, mode, kubeconfig, ...) and the
+connection to Temporal comes from the standard TEMPORAL_* variables (TEMPORAL_API_KEY,
+TEMPORAL_TLS_*, or a profile from TEMPORAL_CONFIG_FILE). The kubeconfig is the config's
+'kubeconfig', else KUBECONFIG / ~/.kube/config, else the in-cluster service account.
+`;
+
+const root = join(import.meta.dirname, '..');
+
+function devEnv(): Record<string, string> {
+  execFileSync('npm', ['run', '--silent', 'dev:up'], { cwd: root, stdio: 'inherit' });
+  const file = join(root, '.dev', 'env');
+  if (!existsSync(file)) throw new Error('npm run dev:up did not write .dev/env');
+  const env: Record<string, string> = {};
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const match = /^(?:export\s+)?([A-Z_]+)=['"]?(.*?)['"]?$/.exec(line.trim());
+    if (match) env[match[1]!] = match[2]!;
+  }
+  return env;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { config: { type: 'string' }, request: { type: 'string' }, help: { type: 'boolean' } } });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const embedded = !values.config && !process.env.TEMPORAL_ADDRESS;
+  const env = embedded ? devEnv() : (process.env as Record<string, string>);
+  const address = env.TEMPORAL_ADDRESS ?? 'localhost:7233';
+  const namespace = env.TEMPORAL_NAMESPACE ?? 'default';
+  const config = values.config
+    ? await loadConfig(values.config)
+    : parseConfig({ namespace: env.K8S_NAMESPACE ?? 'dispatch', kubeconfig: env.KUBECONFIG ?? '' });
+
+  const request = (await readDocument(values.request ?? join(root, 'deploy', 'examples', 'start-request.json'))) as StartRequest;
+  // A fresh JobID unless a request was given, so that `npm start` can run again and again.
+  if (!values.request) request.job = randomJobId();
+
+  const connection = await NativeConnection.connect({ address });
+  const clientConnection = await Connection.connect({ address });
+  const client = new Client({ connection: clientConnection, namespace });
+  const worker = await createDispatchWorker({ config, connection, namespace, client });
+  const running = worker.worker.run();
+  try {
+    const gates = await worker.preflight();
+    console.log(`preflight: reach=${gates.reach} write=${gates.write} start=${gates.start}${gates.reasons.length ? ` (${gates.reasons.join('; ')})` : ''}`);
+    const dispatch = new DispatchKubeflowClient(client, { namespace: config.namespace, taskQueue: config.temporal.taskQueue });
+    const handle = await dispatch.submit(request);
+    const ui = env.TEMPORAL_UI_URL ? `${env.TEMPORAL_UI_URL}/namespaces/${namespace}/workflows/${encodeURIComponent(handle.workflowId)}` : '(no UI URL known)';
+    console.log(`workflow ${handle.workflowId}\n  ${ui}`);
+    const result = await dispatch.startTrainJob(request);
+    console.log(`TrainJob ${result.ref} (uid ${result.uid}), mode ${result.mode}${result.weakened ? `, weakened: ${result.weakened}` : ''}`);
+  } finally {
+    worker.worker.shutdown();
+    await running;
+    await clientConnection.close();
+    await connection.close();
+  }
+  if (embedded) console.log('The local stack is still up: `npm run dev:status`, `npm run dev:down`.');
+}
+
+main().catch((error: unknown) => {
+  console.error(`npm start: ${(error as Error).message.split('\n')[0]}`);
+  process.exitCode = 1;
+});
