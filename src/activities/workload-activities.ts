@@ -41,9 +41,12 @@ export function workloadActivities(env: ActivityEnv) {
           reasons = checkWorkload(workload, ref.uid, config);
           if (reasons.length === 0) return { workload: workload?.metadata?.name ?? '', checks };
         }
-        if (Date.now() + WORKLOAD_POLL_MS > deadline) break;
+        // The last check falls at the deadline itself, so a Workload that appears in the final
+        // second of timeouts.workload is still seen.
+        const left = deadline - Date.now();
+        if (left <= 0) break;
         ctx.heartbeat({ deadline, checks, reasons } satisfies WaitProgress);
-        await ctx.sleep(WORKLOAD_POLL_MS);
+        await ctx.sleep(Math.min(WORKLOAD_POLL_MS, left));
       }
       throw failure(
         'ErrRejected',
