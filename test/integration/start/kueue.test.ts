@@ -1,0 +1,316 @@
+// StartTrainJob in Kueue mode against the real servers (seed 000 step 9; CONTRACT §3, §4a, §7).
+// No Kueue controller runs in the test cluster, only its CRDs: FakeKueue plays Kueue, making each
+// TrainJob's Workload (or misbehaving on purpose), and in one test playing Kueue's webhook too.
+import type { WorkflowHandle } from '@temporalio/client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Annotations, Dispatch, Kueue, Labels, Trainer } from '../../../src/model/constants.js';
+import { DispatchError } from '../../../src/model/errors.js';
+import type { TrainJob, Workload } from '../../../src/model/kube.js';
+import type { StartRequest } from '../../../src/model/request.js';
+import type { StartResult } from '../../../src/model/results.js';
+import { trainJobName } from '../../../src/core/names.js';
+import { typed } from '../../../src/client/dispatch-client.js';
+import type { Progress } from '../../../src/workflows/progress.js';
+import { startRequest } from '../../support/requests.js';
+import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
+import { FAKE_FLAVOR_LABEL, FAKE_WEBHOOK_LABEL, FakeKueue, type KueueBehaviour } from '../support/fake-kueue.js';
+import { freshNamespace, kubeConfig, type TestNamespace } from '../support/kube.js';
+
+const KUEUE_CONFIG = {
+  mode: 'kueue',
+  kueue: { queue: 'user-queue', admissionCheck: 'dispatch' },
+  timeouts: { workload: '5s', call: '5s' },
+} as const;
+
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+const nameOf = (request: StartRequest) => trainJobName(request.job, request.submission);
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const t0 = Date.now();
+  const value = await work();
+  return { value, ms: Date.now() - t0 };
+}
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const json = (data: Uint8Array | null | undefined, what: string): unknown => {
+  if (!data) throw new Error(`no payload: ${what}`);
+  return JSON.parse(Buffer.from(data).toString('utf8'));
+};
+
+function scheduled(events: HistoryEvent[], activityType: string): HistoryEvent {
+  const event = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType);
+  if (!event) throw new Error(`no ${activityType} activity in the history`);
+  return event;
+}
+
+/** The JSON input of the first activity of a type, from a workflow's history. */
+function activityInput(events: HistoryEvent[], activityType: string): unknown {
+  return json(scheduled(events, activityType).activityTaskScheduledEventAttributes?.input?.payloads?.[0]?.data, `${activityType} input`);
+}
+
+/** The JSON result of the first activity of a type, from a workflow's history. */
+function activityResult(events: HistoryEvent[], activityType: string): unknown {
+  const id = String(scheduled(events, activityType).eventId);
+  const completed = events.find((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === id);
+  return json(completed?.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data, `${activityType} result`);
+}
+
+/** The fields a field manager owns, as the API server's managedFields say. */
+function fieldsOwnedBy(object: TrainJob, manager: string): Record<string, unknown> {
+  const entries = (object.metadata.managedFields ?? []) as { manager?: string; fieldsV1?: Record<string, unknown> }[];
+  const entry = entries.find((e) => e.manager === manager);
+  if (!entry?.fieldsV1) throw new Error(`TrainJob ${object.metadata.name}: no managedFields entry of ${manager}`);
+  return entry.fieldsV1;
+}
+
+const specFields = (fields: Record<string, unknown>) => (fields['f:spec'] ?? {}) as Record<string, unknown>;
+
+function harnessHelpers(get: () => { h: DispatchHarness; ns: TestNamespace }) {
+  const at = (version: string, plural: string) => ({ version, plural, namespace: get().ns.name });
+  return {
+    /** The object, or undefined on 404. */
+    async find<T>(group: string, version: string, plural: string, name: string): Promise<T | undefined> {
+      try {
+        return (await get().h.kube.custom.getNamespacedCustomObject({ group, ...at(version, plural), name })) as T;
+      } catch (error) {
+        if ((error as { code?: number }).code === 404) return undefined;
+        throw error;
+      }
+    },
+    trainJob(name: string): Promise<TrainJob | undefined> {
+      return this.find<TrainJob>(Trainer.group, Trainer.version, Trainer.trainJobPlural, name);
+    },
+    copy(name: string): Promise<TrainJob | undefined> {
+      return this.find(Trainer.group, Trainer.version, Trainer.trainingRuntimePlural, name);
+    },
+    async workloadsOf(uid: string): Promise<Workload[]> {
+      const { h } = get();
+      const list = (await h.kube.custom.listNamespacedCustomObject({
+        group: Kueue.group,
+        ...at(h.config.kueue.workloadVersion, Kueue.workloadPlural),
+        labelSelector: `${Labels.kueueJobUid}=${uid}`,
+      })) as { items: Workload[] };
+      return list.items;
+    },
+  };
+}
+
+describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)', () => {
+  let ns: TestNamespace;
+  let h: DispatchHarness;
+  let kueue: FakeKueue;
+  const k8s = harnessHelpers(() => ({ h, ns }));
+
+  beforeAll(async () => {
+    ns = await freshNamespace('kueue');
+    h = await startDispatch({ namespace: ns.name, config: KUEUE_CONFIG });
+    kueue = await FakeKueue.start({ kubeConfig: kubeConfig('admin', ns.name), config: h.config });
+  });
+  afterAll(async () => {
+    await kueue?.stop();
+    await h?.close();
+    await ns?.dispose();
+  });
+  afterEach(() => {
+    expect(kueue.errors).toEqual([]);
+  });
+
+  /**
+   * Compensation ran: the stop deleted the TrainJob alone (the copy's owner was set at step 7), and
+   * the garbage collector took the copy and the Workload. Returns how long collection took.
+   */
+  async function expectStoppedAndCollected(events: HistoryEvent[], name: string, uid: string): Promise<number> {
+    expect(activityResult(events, 'stopTrainJob')).toEqual({ deleted: [`TrainJob ${ns.name}/${name}`] });
+    const t0 = Date.now();
+    await until(`TrainJob ${name}, its runtime copy and its Workload to be gone`, 30_000, async () => {
+      const [job, copy, workloads] = await Promise.all([k8s.trainJob(name), k8s.copy(name), k8s.workloadsOf(uid)]);
+      return job === undefined && copy === undefined && workloads.length === 0 ? true : undefined;
+    });
+    return Date.now() - t0;
+  }
+
+  interface Refusal {
+    name: string;
+    uid: string;
+    reasons: readonly string[];
+    /** From submitting the Start to its failure. */
+    ms: number;
+  }
+
+  /**
+   * Starts a request the fake treats with `behaviour`, expects ErrRejected at step 9 with the
+   * TrainJob's ref, then that compensation stopped it and the garbage collector took the rest.
+   * `whileWaiting` runs once the Start is submitted.
+   */
+  async function refusedAtStep9(
+    behaviour: KueueBehaviour,
+    whileWaiting?: (handle: WorkflowHandle, name: string) => Promise<void>,
+  ): Promise<Refusal> {
+    const request = startRequest();
+    const name = nameOf(request);
+    kueue.behave(name, behaviour);
+    const t0 = Date.now();
+    const handle = await h.client.submit(request);
+    await whileWaiting?.(handle, name);
+    const error = await handle.result().then(() => undefined, (e: unknown) => typed(e));
+    const ms = Date.now() - t0;
+    if (!(error instanceof DispatchError)) throw new Error(`expected a refusal, got ${error === undefined ? 'success' : String(error)}`);
+    const uid = kueue.eventsOf(name)[0]!.uid;
+    expect(error.type).toBe('ErrRejected');
+    expect(error.step).toBe(9);
+    expect(error.ref).toEqual({ namespace: ns.name, name, uid });
+    expect(error.reasons[0]).toBe(`the Workload of TrainJob ${ns.name}/${name} was not right within 5s`);
+
+    const events = (await handle.fetchHistory()).events ?? [];
+    const collectedMs = await expectStoppedAndCollected(events, name, uid);
+    console.log(`[kueue] ${JSON.stringify(behaviour)}: refused after ${ms} ms, collected ${collectedMs} ms later`);
+    return { name, uid, reasons: error.reasons, ms };
+  }
+
+  it('step 9: the Workload with the gate and the admission check appears, so Start succeeds (queue label, gate annotation, no spec.suspend of ours)', async () => {
+    const request = startRequest();
+    const name = nameOf(request);
+    const handle = await h.client.submit(request);
+    const { value: result, ms } = await timed(() => handle.result() as Promise<StartResult>);
+    expect(result).toMatchObject({ ref: `${ns.name}/${name}`, name, namespace: ns.name, runtimeCopy: name, mode: 'kueue' });
+
+    const trainJob = (await k8s.trainJob(name))!;
+    expect(trainJob.metadata.uid).toBe(result.uid);
+    expect(trainJob.metadata.labels?.[Labels.kueueQueueName]).toBe('user-queue');
+    expect(trainJob.metadata.annotations?.[Annotations.kueueAdmissionGatedBy]).toBe(Dispatch.defaultGate);
+    // The CRD defaults spec.suspend to false and managedFields credit the default to the creator,
+    // so neither the object nor its managedFields tell who wrote it: what step 6 sent does.
+    const events = (await handle.fetchHistory()).events ?? [];
+    const written = activityInput(events, 'createTrainJob') as { trainJob: TrainJob };
+    expect(written.trainJob.spec).not.toHaveProperty('suspend');
+
+    const workloads = await k8s.workloadsOf(result.uid);
+    expect(workloads).toHaveLength(1);
+    expect(workloads[0]!.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: Trainer.trainJobKind, name, uid: result.uid })]);
+    expect(workloads[0]!.spec?.queueName).toBe('user-queue');
+
+    expect(activityResult(events, 'waitForWorkload')).toMatchObject({ workload: workloads[0]!.metadata?.name });
+    console.log(`[kueue] successful Kueue Start: ${events.length} history events, ${ms} ms`);
+  });
+
+  it('step 9: a Workload that appears only after ~2 s is still found within timeouts.workload', async () => {
+    const request = startRequest();
+    const name = nameOf(request);
+    kueue.behave(name, { delayMs: 2_000 });
+    const handle = await h.client.submit(request);
+    const { value: result, ms } = await timed(() => handle.result() as Promise<StartResult>);
+    expect(result.mode).toBe('kueue');
+
+    const seen = kueue.eventsOf(name).find((e) => e.what === 'seen')!;
+    const made = kueue.eventsOf(name).find((e) => e.what === 'workload')!;
+    expect(made.at - seen.at).toBeGreaterThanOrEqual(2_000);
+    expect(ms).toBeGreaterThanOrEqual(2_000);
+    const waited = activityResult((await handle.fetchHistory()).events ?? [], 'waitForWorkload') as { checks: number };
+    expect(waited.checks).toBeGreaterThanOrEqual(2);
+    console.log(`[kueue] slow Workload: Start took ${ms} ms, ${waited.checks} checks`);
+  });
+
+  it('step 9: a Workload that appears in the last second of timeouts.workload (~4.6 s) is still found: the last check is at the deadline', async () => {
+    const request = startRequest();
+    const name = nameOf(request);
+    // From when the fake sees the TrainJob, which is before the wait starts: between 4 and 5 s into it.
+    kueue.behave(name, { delayMs: 4_600 });
+    const { value: result, ms } = await timed(() => h.client.startTrainJob(request));
+    expect(result.mode).toBe('kueue');
+    console.log(`[kueue] Workload in the last second: Start took ${ms} ms`);
+  });
+
+  it('step 9: a Workload without dispatch gate in admission-gated-by is ErrRejected with the ref; the TrainJob is stopped and its copy collected', async () => {
+    const { reasons } = await refusedAtStep9({ omitGate: true });
+    expect(reasons.some((r) => r.includes(Annotations.kueueAdmissionGatedBy) && r.includes(Dispatch.defaultGate))).toBe(true);
+    expect(reasons.join('\n')).not.toContain('status.admissionChecks');
+  });
+
+  it('step 9: a Workload whose status.admissionChecks lacks kueue.admissionCheck is ErrRejected naming the check; stopped and collected', async () => {
+    const { reasons } = await refusedAtStep9({ omitAdmissionCheck: true });
+    expect(reasons.some((r) => r.includes('status.admissionChecks') && r.includes('dispatch'))).toBe(true);
+    expect(reasons.join('\n')).not.toContain(Annotations.kueueAdmissionGatedBy);
+  });
+
+  it('step 9: no Workload within timeouts.workload (5s) is ErrRejected naming that none exists; progress reports step 9 meanwhile', async () => {
+    let progress: Progress | undefined;
+    const { name, uid, reasons, ms } = await refusedAtStep9({ never: true }, async (handle) => {
+      progress = await until('the progress query to report step 9', 5_000, async () => {
+        const p = await handle.query<Progress>('progress');
+        return p.step === 9 ? p : undefined;
+      });
+    });
+    expect(progress).toEqual({
+      step: 9,
+      stepName: 'wait for Workload',
+      waitingFor: `the Workload of TrainJob ${ns.name}/${name}`,
+      trainJob: `${ns.name}/${name}`,
+      uid,
+    });
+    expect(reasons).toContain(`Workload: none labelled ${Labels.kueueJobUid}=${uid} in ${ns.name}`);
+    // Checked every second, the last time at the deadline itself.
+    expect(ms).toBeGreaterThanOrEqual(5_000);
+  });
+
+  it("CONTRACT §4a: what Kueue's webhook adds (spec.suspend, a runtimePatches entry of kueue.x-k8s.io/manager, a label) passes read-back", async () => {
+    const request = startRequest();
+    const name = nameOf(request);
+    kueue.behave(name, { webhook: true });
+    const handle = await h.client.submit(request);
+    const result = (await handle.result()) as StartResult;
+    expect(result.mode).toBe('kueue');
+
+    const trainJob = (await k8s.trainJob(name))!;
+    expect(trainJob.spec.suspend).toBe(true);
+    expect(trainJob.metadata.labels?.[FAKE_WEBHOOK_LABEL]).toBe('true');
+    expect(trainJob.spec.runtimePatches.map((p) => p.manager)).toEqual([Dispatch.patchManager, Kueue.managerName]);
+    expect(specFields(fieldsOwnedBy(trainJob, 'kueue'))).toHaveProperty('f:suspend');
+
+    // The webhook stand-in patches after the create, so prove read-back saw its additions: the
+    // TrainJob step 8 compared is in the history.
+    const read = activityResult((await handle.fetchHistory()).events ?? [], 'readBack') as TrainJob;
+    expect(read.spec.suspend, 'the fake webhook patched after read-back (a race in the test)').toBe(true);
+    expect(read.metadata.labels?.[FAKE_WEBHOOK_LABEL]).toBe('true');
+    expect(read.spec.runtimePatches).toContainEqual(
+      expect.objectContaining({
+        manager: Kueue.managerName,
+        trainingRuntimeSpec: expect.objectContaining({ template: expect.anything() }),
+      }),
+    );
+    expect(JSON.stringify(read.spec.runtimePatches)).toContain(FAKE_FLAVOR_LABEL);
+  });
+});
+
+describe('StartTrainJob, plain mode, for comparison with Kueue mode', () => {
+  let ns: TestNamespace;
+  let h: DispatchHarness;
+
+  beforeAll(async () => {
+    ns = await freshNamespace('kueue-plain');
+    h = await startDispatch({ namespace: ns.name });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await ns?.dispose();
+  });
+
+  it('a successful plain Start sends spec.suspend: true at step 6; its history size is printed for comparison', async () => {
+    const request = startRequest();
+    const handle = await h.client.submit(request);
+    const { value: result, ms } = await timed(() => handle.result() as Promise<StartResult>);
+    expect(result.mode).toBe('plain');
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect((activityInput(events, 'createTrainJob') as { trainJob: TrainJob }).trainJob.spec.suspend).toBe(true);
+    console.log(`[kueue] successful plain Start: ${events.length} history events, ${ms} ms`);
+  });
+});
