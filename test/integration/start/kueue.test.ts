@@ -13,7 +13,12 @@ import { typed } from '../../../src/client/dispatch-client.js';
 import type { Progress } from '../../../src/workflows/progress.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
-import { FAKE_FLAVOR_LABEL, FAKE_WEBHOOK_LABEL, FakeKueue, type KueueBehaviour } from '../support/fake-kueue.js';
+import {
+  FAKE_FLAVOR_LABEL,
+  FAKE_WEBHOOK_LABEL,
+  FakeKueue,
+  type KueueBehaviour,
+} from '../support/fake-kueue.js';
 import { freshNamespace, kubeConfig, type TestNamespace } from '../support/kube.js';
 
 const KUEUE_CONFIG = {
@@ -48,28 +53,42 @@ const json = (data: Uint8Array | null | undefined, what: string): unknown => {
 };
 
 function scheduled(events: HistoryEvent[], activityType: string): HistoryEvent {
-  const event = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType);
+  const event = events.find(
+    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType,
+  );
   if (!event) throw new Error(`no ${activityType} activity in the history`);
   return event;
 }
 
 /** The JSON input of the first activity of a type, from a workflow's history. */
 function activityInput(events: HistoryEvent[], activityType: string): unknown {
-  return json(scheduled(events, activityType).activityTaskScheduledEventAttributes?.input?.payloads?.[0]?.data, `${activityType} input`);
+  return json(
+    scheduled(events, activityType).activityTaskScheduledEventAttributes?.input?.payloads?.[0]?.data,
+    `${activityType} input`,
+  );
 }
 
 /** The JSON result of the first activity of a type, from a workflow's history. */
 function activityResult(events: HistoryEvent[], activityType: string): unknown {
   const id = String(scheduled(events, activityType).eventId);
-  const completed = events.find((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === id);
-  return json(completed?.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data, `${activityType} result`);
+  const completed = events.find(
+    (e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === id,
+  );
+  return json(
+    completed?.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data,
+    `${activityType} result`,
+  );
 }
 
 /** The fields a field manager owns, as the API server's managedFields say. */
 function fieldsOwnedBy(object: TrainJob, manager: string): Record<string, unknown> {
-  const entries = (object.metadata.managedFields ?? []) as { manager?: string; fieldsV1?: Record<string, unknown> }[];
+  const entries = (object.metadata.managedFields ?? []) as {
+    manager?: string;
+    fieldsV1?: Record<string, unknown>;
+  }[];
   const entry = entries.find((e) => e.manager === manager);
-  if (!entry?.fieldsV1) throw new Error(`TrainJob ${object.metadata.name}: no managedFields entry of ${manager}`);
+  if (!entry?.fieldsV1)
+    throw new Error(`TrainJob ${object.metadata.name}: no managedFields entry of ${manager}`);
   return entry.fieldsV1;
 }
 
@@ -81,7 +100,11 @@ function harnessHelpers(get: () => { h: DispatchHarness; ns: TestNamespace }) {
     /** The object, or undefined on 404. */
     async find<T>(group: string, version: string, plural: string, name: string): Promise<T | undefined> {
       try {
-        return (await get().h.kube.custom.getNamespacedCustomObject({ group, ...at(version, plural), name })) as T;
+        return (await get().h.kube.custom.getNamespacedCustomObject({
+          group,
+          ...at(version, plural),
+          name,
+        })) as T;
       } catch (error) {
         if ((error as { code?: number }).code === 404) return undefined;
         throw error;
@@ -129,11 +152,19 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
    * Compensation ran: the stop deleted the TrainJob alone (the copy's owner was set at step 7), and
    * the garbage collector took the copy and the Workload. Returns how long collection took.
    */
-  async function expectStoppedAndCollected(events: HistoryEvent[], name: string, uid: string): Promise<number> {
+  async function expectStoppedAndCollected(
+    events: HistoryEvent[],
+    name: string,
+    uid: string,
+  ): Promise<number> {
     expect(activityResult(events, 'stopTrainJob')).toEqual({ deleted: [`TrainJob ${ns.name}/${name}`] });
     const t0 = Date.now();
     await until(`TrainJob ${name}, its runtime copy and its Workload to be gone`, 30_000, async () => {
-      const [job, copy, workloads] = await Promise.all([k8s.trainJob(name), k8s.copy(name), k8s.workloadsOf(uid)]);
+      const [job, copy, workloads] = await Promise.all([
+        k8s.trainJob(name),
+        k8s.copy(name),
+        k8s.workloadsOf(uid),
+      ]);
       return job === undefined && copy === undefined && workloads.length === 0 ? true : undefined;
     });
     return Date.now() - t0;
@@ -162,9 +193,13 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
     const t0 = Date.now();
     const handle = await h.client.submit(request);
     await whileWaiting?.(handle, name);
-    const error = await handle.result().then(() => undefined, (e: unknown) => typed(e));
+    const error = await handle.result().then(
+      () => undefined,
+      (e: unknown) => typed(e),
+    );
     const ms = Date.now() - t0;
-    if (!(error instanceof DispatchError)) throw new Error(`expected a refusal, got ${error === undefined ? 'success' : String(error)}`);
+    if (!(error instanceof DispatchError))
+      throw new Error(`expected a refusal, got ${error === undefined ? 'success' : String(error)}`);
     const uid = kueue.eventsOf(name)[0]!.uid;
     expect(error.type).toBe('ErrRejected');
     expect(error.step).toBe(9);
@@ -173,7 +208,9 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
 
     const events = (await handle.fetchHistory()).events ?? [];
     const collectedMs = await expectStoppedAndCollected(events, name, uid);
-    console.log(`[kueue] ${JSON.stringify(behaviour)}: refused after ${ms} ms, collected ${collectedMs} ms later`);
+    console.log(
+      `[kueue] ${JSON.stringify(behaviour)}: refused after ${ms} ms, collected ${collectedMs} ms later`,
+    );
     return { name, uid, reasons: error.reasons, ms };
   }
 
@@ -182,7 +219,13 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
     const name = nameOf(request);
     const handle = await h.client.submit(request);
     const { value: result, ms } = await timed(() => handle.result() as Promise<StartResult>);
-    expect(result).toMatchObject({ ref: `${ns.name}/${name}`, name, namespace: ns.name, runtimeCopy: name, mode: 'kueue' });
+    expect(result).toMatchObject({
+      ref: `${ns.name}/${name}`,
+      name,
+      namespace: ns.name,
+      runtimeCopy: name,
+      mode: 'kueue',
+    });
 
     const trainJob = (await k8s.trainJob(name))!;
     expect(trainJob.metadata.uid).toBe(result.uid);
@@ -196,10 +239,14 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
 
     const workloads = await k8s.workloadsOf(result.uid);
     expect(workloads).toHaveLength(1);
-    expect(workloads[0]!.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: Trainer.trainJobKind, name, uid: result.uid })]);
+    expect(workloads[0]!.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: Trainer.trainJobKind, name, uid: result.uid }),
+    ]);
     expect(workloads[0]!.spec?.queueName).toBe('user-queue');
 
-    expect(activityResult(events, 'waitForWorkload')).toMatchObject({ workload: workloads[0]!.metadata?.name });
+    expect(activityResult(events, 'waitForWorkload')).toMatchObject({
+      workload: workloads[0]!.metadata?.name,
+    });
     console.log(`[kueue] successful Kueue Start: ${events.length} history events, ${ms} ms`);
   });
 
@@ -215,7 +262,9 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
     const made = kueue.eventsOf(name).find((e) => e.what === 'workload')!;
     expect(made.at - seen.at).toBeGreaterThanOrEqual(2_000);
     expect(ms).toBeGreaterThanOrEqual(2_000);
-    const waited = activityResult((await handle.fetchHistory()).events ?? [], 'waitForWorkload') as { checks: number };
+    const waited = activityResult((await handle.fetchHistory()).events ?? [], 'waitForWorkload') as {
+      checks: number;
+    };
     expect(waited.checks).toBeGreaterThanOrEqual(2);
     console.log(`[kueue] slow Workload: Start took ${ms} ms, ${waited.checks} checks`);
   });
@@ -232,7 +281,9 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
 
   it('step 9: a Workload without dispatch gate in admission-gated-by is ErrRejected with the ref; the TrainJob is stopped and its copy collected', async () => {
     const { reasons } = await refusedAtStep9({ omitGate: true });
-    expect(reasons.some((r) => r.includes(Annotations.kueueAdmissionGatedBy) && r.includes(Dispatch.defaultGate))).toBe(true);
+    expect(
+      reasons.some((r) => r.includes(Annotations.kueueAdmissionGatedBy) && r.includes(Dispatch.defaultGate)),
+    ).toBe(true);
     expect(reasons.join('\n')).not.toContain('status.admissionChecks');
   });
 
@@ -273,7 +324,10 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
     const trainJob = (await k8s.trainJob(name))!;
     expect(trainJob.spec.suspend).toBe(true);
     expect(trainJob.metadata.labels?.[FAKE_WEBHOOK_LABEL]).toBe('true');
-    expect(trainJob.spec.runtimePatches.map((p) => p.manager)).toEqual([Dispatch.patchManager, Kueue.managerName]);
+    expect(trainJob.spec.runtimePatches.map((p) => p.manager)).toEqual([
+      Dispatch.patchManager,
+      Kueue.managerName,
+    ]);
     expect(specFields(fieldsOwnedBy(trainJob, 'kueue'))).toHaveProperty('f:suspend');
 
     // The webhook stand-in patches after the create, so prove read-back saw its additions: the
@@ -310,7 +364,9 @@ describe('StartTrainJob, plain mode, for comparison with Kueue mode', () => {
     const { value: result, ms } = await timed(() => handle.result() as Promise<StartResult>);
     expect(result.mode).toBe('plain');
     const events = (await handle.fetchHistory()).events ?? [];
-    expect((activityInput(events, 'createTrainJob') as { trainJob: TrainJob }).trainJob.spec.suspend).toBe(true);
+    expect((activityInput(events, 'createTrainJob') as { trainJob: TrainJob }).trainJob.spec.suspend).toBe(
+      true,
+    );
     console.log(`[kueue] successful plain Start: ${events.length} history events, ${ms} ms`);
   });
 });

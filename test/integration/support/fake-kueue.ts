@@ -42,7 +42,8 @@ export interface FakeKueueEvent {
   workload?: string;
 }
 
-const TRAINJOB_PATH = (namespace: string) => `/apis/${Trainer.group}/${Trainer.version}/namespaces/${namespace}/${Trainer.trainJobPlural}`;
+const TRAINJOB_PATH = (namespace: string) =>
+  `/apis/${Trainer.group}/${Trainer.version}/namespaces/${namespace}/${Trainer.trainJobPlural}`;
 
 export class FakeKueue {
   /** What the fake did, in order. */
@@ -63,14 +64,23 @@ export class FakeKueue {
     private readonly defaults: KueueBehaviour,
   ) {
     this.api = kc.makeApiClient(CustomObjectsApi);
-    this.workloadAt = { group: Kueue.group, version: config.kueue.workloadVersion, namespace: config.namespace, plural: Kueue.workloadPlural };
+    this.workloadAt = {
+      group: Kueue.group,
+      version: config.kueue.workloadVersion,
+      namespace: config.namespace,
+      plural: Kueue.workloadPlural,
+    };
   }
 
   /**
    * Starts watching config.namespace's TrainJobs. The Workload API version and the admission check
    * are the ones `config` reads (kueue.workloadVersion, kueue.admissionCheck).
    */
-  static async start(options: { kubeConfig: KubeConfig; config: Config; defaults?: KueueBehaviour }): Promise<FakeKueue> {
+  static async start(options: {
+    kubeConfig: KubeConfig;
+    config: Config;
+    defaults?: KueueBehaviour;
+  }): Promise<FakeKueue> {
     const fake = new FakeKueue(options.kubeConfig, options.config, options.defaults ?? {});
     await fake.startWatch();
     return fake;
@@ -104,11 +114,13 @@ export class FakeKueue {
       TRAINJOB_PATH(this.config.namespace),
       {},
       (phase, object: TrainJob) => {
-        if ((phase === 'ADDED' || phase === 'MODIFIED') && !object.metadata?.deletionTimestamp) this.onTrainJob(object);
+        if ((phase === 'ADDED' || phase === 'MODIFIED') && !object.metadata?.deletionTimestamp)
+          this.onTrainJob(object);
       },
       (error: unknown) => {
         if (this.stopped) return;
-        if (error && !(error instanceof Error && error.name === 'AbortError')) this.errors.push(asError(error, 'watch ended'));
+        if (error && !(error instanceof Error && error.name === 'AbortError'))
+          this.errors.push(asError(error, 'watch ended'));
         // A watch ends on the server's timeout too; keep watching until stopped.
         this.track(sleep(200, undefined, { signal: this.stopping.signal }).then(() => this.startWatch()));
       },
@@ -135,7 +147,13 @@ export class FakeKueue {
   }
 
   private record(trainJob: TrainJob, what: FakeKueueEvent['what'], workload?: string): void {
-    this.events.push({ trainJob: trainJob.metadata.name ?? '', uid: trainJob.metadata.uid ?? '', what, at: Date.now(), ...(workload ? { workload } : {}) });
+    this.events.push({
+      trainJob: trainJob.metadata.name ?? '',
+      uid: trainJob.metadata.uid ?? '',
+      what,
+      at: Date.now(),
+      ...(workload ? { workload } : {}),
+    });
   }
 
   private async admit(trainJob: TrainJob): Promise<void> {
@@ -145,7 +163,11 @@ export class FakeKueue {
     if (behaviour.never) return this.record(trainJob, 'skipped');
     if (behaviour.delayMs) await sleep(behaviour.delayMs, undefined, { signal: this.stopping.signal });
     const workload = workloadFor(trainJob, this.config, behaviour);
-    const created = (await this.api.createNamespacedCustomObject({ ...this.workloadAt, body: workload, fieldManager: 'kueue' })) as Workload;
+    const created = (await this.api.createNamespacedCustomObject({
+      ...this.workloadAt,
+      body: workload,
+      fieldManager: 'kueue',
+    })) as Workload;
     const workloadName = created.metadata?.name ?? '';
     this.record(trainJob, 'workload', workloadName);
     if (behaviour.omitAdmissionCheck) return;
@@ -159,7 +181,12 @@ export class FakeKueue {
           path: '/status',
           value: {
             admissionChecks: [
-              { name: this.config.kueue.admissionCheck, state: 'Pending', message: '', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') },
+              {
+                name: this.config.kueue.admissionCheck,
+                state: 'Pending',
+                message: '',
+                lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+              },
             ],
           },
         },
@@ -190,7 +217,12 @@ export class FakeKueue {
               template: {
                 spec: {
                   replicatedJobs: [
-                    { name: trainerJobOf(trainJob), template: { spec: { template: { spec: { nodeSelector: { [FAKE_FLAVOR_LABEL]: 'default' } } } } } },
+                    {
+                      name: trainerJobOf(trainJob),
+                      template: {
+                        spec: { template: { spec: { nodeSelector: { [FAKE_FLAVOR_LABEL]: 'default' } } } },
+                      },
+                    },
                   ],
                 },
               },
@@ -216,9 +248,18 @@ export function workloadFor(trainJob: TrainJob, config: Config, behaviour: Kueue
       name: `trainjob-${name}-${uid.slice(0, 5)}`,
       namespace: config.namespace,
       labels: { [Labels.kueueJobUid]: uid },
-      ...(gate !== undefined && !behaviour.omitGate ? { annotations: { [Annotations.kueueAdmissionGatedBy]: gate } } : {}),
+      ...(gate !== undefined && !behaviour.omitGate
+        ? { annotations: { [Annotations.kueueAdmissionGatedBy]: gate } }
+        : {}),
       ownerReferences: [
-        { apiVersion: Trainer.apiVersion, kind: Trainer.trainJobKind, name, uid, controller: true, blockOwnerDeletion: true },
+        {
+          apiVersion: Trainer.apiVersion,
+          kind: Trainer.trainJobKind,
+          name,
+          uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ],
     },
     spec: {
@@ -227,7 +268,12 @@ export function workloadFor(trainJob: TrainJob, config: Config, behaviour: Kueue
         {
           name: trainerJobOf(trainJob),
           count: trainJob.spec.trainer?.numNodes ?? 1,
-          template: { spec: { restartPolicy: 'Never', containers: [{ name: Trainer.nodeContainer, image: trainJob.spec.trainer?.image ?? '' }] } },
+          template: {
+            spec: {
+              restartPolicy: 'Never',
+              containers: [{ name: Trainer.nodeContainer, image: trainJob.spec.trainer?.image ?? '' }],
+            },
+          },
         },
       ],
     },
@@ -237,7 +283,8 @@ export function workloadFor(trainJob: TrainJob, config: Config, behaviour: Kueue
 /** The runtime's trainer replicated job, as dispatch's runtime patch names it (Kueue's pod set). */
 function trainerJobOf(trainJob: TrainJob): string {
   const ours = trainJob.spec.runtimePatches?.find((p) => p.manager === Dispatch.patchManager);
-  const spec = ours?.trainingRuntimeSpec as { template?: { spec?: { replicatedJobs?: { name?: string }[] } } } | undefined;
+  const spec = ours?.trainingRuntimeSpec as
+    { template?: { spec?: { replicatedJobs?: { name?: string }[] } } } | undefined;
   return spec?.template?.spec?.replicatedJobs?.[0]?.name ?? Trainer.nodeContainer;
 }
 
