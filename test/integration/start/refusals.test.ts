@@ -10,34 +10,23 @@ import type { StartRequest } from '../../../src/model/request.js';
 import type { TrainJob, TrainerRuntime } from '../../../src/model/kube.js';
 import { startRequest, type RequestOptions } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
-import { freshNamespace, kubeConfig, uniqueName, type TestNamespace } from '../support/kube.js';
+import { kubeConfig, uniqueName } from '../support/kube.js';
 import { expectNothingCreated, expectRefusal, startRaw, type ExpectedRefusal } from '../support/refusals.js';
-import { keyOf, runtimeFixtures, type Json, type RuntimeFixtures, type RuntimeRef } from '../support/runtimes.js';
+import { bendRankRestart, breakEveryRule, everyRuleReasons, exitCodeRule, extraJob, ignoreRule, jobSetRule, rule, weakened } from '../support/rule-reasons.js';
+import { keyOf, type Json, type RuntimeRef } from '../support/runtimes.js';
+import { dispatchSuite } from '../support/suite.js';
 import { sampleRuntime, trainerObjects } from '../support/trainer.js';
 
-let ns: TestNamespace;
-let h: DispatchHarness;
-let runtimes: RuntimeFixtures;
-
-beforeAll(async () => {
-  ns = await freshNamespace('refusals');
-  h = await startDispatch({ namespace: ns.name });
-  runtimes = runtimeFixtures(h.kube);
-});
-afterAll(async () => {
-  await runtimes?.dispose();
-  await h?.close();
-  await ns?.dispose();
-});
+const suite = dispatchSuite('refusals');
 
 /** The TrainJob's (and the copy's) name, computed here from CONTRACT §3 rather than by the product. */
 const nameOf = (request: { job: string; submission: number }) => `dj-${request.job.toLowerCase()}-s${request.submission}`;
 const tokenOf = (name: string, attempt: number) =>
-  `${attempt}-${createHash('sha256').update(`${ns.name}/${name}/${attempt}`).digest('hex').slice(0, 12)}`;
+  `${attempt}-${createHash('sha256').update(`${suite.ns.name}/${name}/${attempt}`).digest('hex').slice(0, 12)}`;
 
 /** Submits through the typed client and asserts the refusal, and that the namespace is untouched. */
-async function refused(request: StartRequest, expected: ExpectedRefusal, harness = h): Promise<void> {
-  await expectNothingCreated(harness.kube, ns.name, async () => expectRefusal((await harness.client.submit(request)).result(), expected));
+async function refused(request: StartRequest, expected: ExpectedRefusal, harness = suite.h): Promise<void> {
+  await expectNothingCreated(harness.kube, suite.ns.name, async () => expectRefusal((await harness.client.submit(request)).result(), expected));
 }
 
 /**
@@ -45,8 +34,8 @@ async function refused(request: StartRequest, expected: ExpectedRefusal, harness
  * workflow's own validation answers. The typed client must refuse it alike, before starting anything.
  */
 async function refusedRaw(request: unknown, expected: ExpectedRefusal): Promise<void> {
-  await expectNothingCreated(h.kube, ns.name, () => expectRefusal(startRaw(h, request), expected));
-  await expect(h.client.submit(request as StartRequest)).rejects.toMatchObject({ type: expected.type, step: expected.step, reasons: expected.reasons });
+  await expectNothingCreated(suite.h.kube, suite.ns.name, () => expectRefusal(startRaw(suite.h, request), expected));
+  await expect(suite.h.client.submit(request as StartRequest)).rejects.toMatchObject({ type: expected.type, step: expected.step, reasons: expected.reasons });
 }
 
 const invalid = (...reasons: string[]): ExpectedRefusal => ({ type: 'ErrInvalid', step: 4, reasons });
@@ -71,16 +60,16 @@ describe('step 1: the backend gates (seed 000; CONTRACT §8)', () => {
     checkedAt: '2026-01-01T00:00:00.000Z',
     ...g,
   });
-  const cases: { what: string; gates: BackendGates | 'none'; expected: (ns: string) => ExpectedRefusal }[] = [
+  const cases: { what: string; gates: BackendGates | 'none'; expected: ExpectedRefusal }[] = [
     {
       what: 'a closed backend (reach not proven) is ErrUnreachable, naming the reach gate',
       gates: gates({ reach: false, write: false, start: false, reasons: ['reach: get /version: no answer from the Kubernetes API (ECONNREFUSED)'] }),
-      expected: () => ({ type: 'ErrUnreachable', step: 1, reasons: ['reach: get /version: no answer from the Kubernetes API (ECONNREFUSED)'] }),
+      expected: { type: 'ErrUnreachable', step: 1, reasons: ['reach: get /version: no answer from the Kubernetes API (ECONNREFUSED)'] },
     },
     {
       what: 'no preflight yet is ErrUnreachable, naming the reach gate',
       gates: 'none',
-      expected: () => ({ type: 'ErrUnreachable', step: 1, reasons: ['reach: not proven (no preflight has completed yet)'] }),
+      expected: { type: 'ErrUnreachable', step: 1, reasons: ['reach: not proven (no preflight has completed yet)'] },
     },
     {
       what: 'a read-only backend (write not proven) is ErrReadOnly, naming the write gate and each of its reasons',
@@ -89,27 +78,27 @@ describe('step 1: the backend gates (seed 000; CONTRACT §8)', () => {
         start: false,
         reasons: ['write: not allowed to create trainjobs in namespace N', 'write: not allowed to delete trainingruntimes in namespace N'],
       }),
-      expected: () => ({
+      expected: {
         type: 'ErrReadOnly',
         step: 1,
         reasons: ['write: not allowed to create trainjobs in namespace N', 'write: not allowed to delete trainingruntimes in namespace N'],
-      }),
+      },
     },
     {
       what: 'an observe-only backend (start not proven) is ErrUnsupported, naming the start gate',
       gates: gates({ start: false, reasons: ['start: runtime ClusterTrainingRuntime/dispatch-probe does not exist'] }),
-      expected: () => ({ type: 'ErrUnsupported', step: 1, reasons: ['start: runtime ClusterTrainingRuntime/dispatch-probe does not exist'] }),
+      expected: { type: 'ErrUnsupported', step: 1, reasons: ['start: runtime ClusterTrainingRuntime/dispatch-probe does not exist'] },
     },
     {
       what: 'an unproven gate without a recorded reason is still named',
       gates: gates({ start: false }),
-      expected: () => ({ type: 'ErrUnsupported', step: 1, reasons: ['start: not proven'] }),
+      expected: { type: 'ErrUnsupported', step: 1, reasons: ['start: not proven'] },
     },
   ];
   it.each(cases)('seed 000, step 1: $what', async ({ gates: given, expected }) => {
-    const g = await startDispatch({ namespace: ns.name, gates: given });
+    const g = await startDispatch({ namespace: suite.ns.name, gates: given });
     try {
-      await refused(startRequest(), expected(ns.name), g);
+      await refused(startRequest(), expected, g);
     } finally {
       await g.close();
     }
@@ -133,9 +122,9 @@ describe('the request table (seed 000, "The request"; each refusal is ErrInvalid
 
   it('seed 000, request table: the edges of every range are accepted (generation 18,000,000, submission 999,999, attempt 0)', async () => {
     const request = { ...startRequest(), generation: 18_000_000, submission: 999_999, attempt: 0 };
-    const result = await h.client.startTrainJob(request);
+    const result = await suite.h.client.startTrainJob(request);
     expect(result.name).toBe(nameOf(request));
-    const job = (await trainerObjects(kubeConfig(), ns.name, Trainer.trainJobPlural).get(result.name)) as TrainJob;
+    const job = (await trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainJobPlural).get(result.name)) as TrainJob;
     expect(job.spec.trainer?.env).toContainEqual({ name: EnvVars.epochPrefix, value: '18000000999999' });
   });
 });
@@ -197,8 +186,8 @@ describe("the spec (seed 000: JobSpec.Validate's list, then the adapter's limits
       { command: commandOf(124), env: envOf(122), workDir: undefined },
       { command: commandOf(124), env: envOf(121), workDir: '/workspace' },
     ]) {
-      const result = await h.client.startTrainJob(withSpec(spec));
-      const job = (await trainerObjects(kubeConfig(), ns.name, Trainer.trainJobPlural).get(result.name)) as TrainJob;
+      const result = await suite.h.client.startTrainJob(withSpec(spec));
+      const job = (await trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainJobPlural).get(result.name)) as TrainJob;
       expect([job.spec.trainer?.command?.length, job.spec.trainer?.env?.length]).toEqual([128, 128]);
     }
   });
@@ -244,7 +233,7 @@ describe('step 2: the runtime named by kubeflow/RuntimeRef (seed 000; seed 001, 
   });
 
   it("seed 001, the site's allow-list: a runtime outside the configured runtimes is ErrUnsupported, without reading it", async () => {
-    const g = await startDispatch({ namespace: ns.name, config: { runtimes: ['ClusterTrainingRuntime/dispatch-torch'] } });
+    const g = await startDispatch({ namespace: suite.ns.name, config: { runtimes: ['ClusterTrainingRuntime/dispatch-torch'] } });
     try {
       await refused(
         startRequest(),
@@ -271,134 +260,65 @@ describe('step 2: the runtime named by kubeflow/RuntimeRef (seed 000; seed 001, 
   });
 });
 
-/** The reasons of seed 001's rules, as the product words them, for a runtime `key`. */
-const rule = {
-  mlPolicy: (key: string, policy: string) =>
-    `${key}: spec.mlPolicy.${policy} is set; mlPolicy may name nothing but torch besides numNodes (v1 runs plain and torch runtimes only)`,
-  extraJob: (key: string, index: number, name: string) =>
-    `${key}: replicatedJobs[${index}] "${name}": not the trainer job; the replicated jobs must be the trainer one and nothing else ` +
-    '(initializers, MPI launchers and other steps were never exercised)',
-  noTrainer: (key: string, found: string) =>
-    `${key}: spec.template.spec.replicatedJobs: none is labelled trainer.kubeflow.org/trainjob-ancestor-step: trainer (found ${found})`,
-  restartPolicy: (key: string, is: string) =>
-    `${key}: replicatedJobs[0] "node": spec.template.spec.restartPolicy ${is}; must be Never (a kubelet restarting a container in place raises neither A nor J)`,
-  backoff: (key: string, limit: number) =>
-    `${key}: replicatedJobs[0] "node": spec.backoffLimit is ${limit}; must be 0 (a failed rank's pod would be replaced within one execution)`,
-  backoffUnstated: (key: string) =>
-    `${key}: replicatedJobs[0] "node": spec.backoffLimit is not stated; must be 0 ` +
-    "(Kubernetes defaults it to 6, and a failed rank's pod would be replaced within one execution)",
-  ignore: (key: string, index: number) =>
-    `${key}: replicatedJobs[0] "node": spec.podFailurePolicy.rules[${index}].action is Ignore; ` +
-    'it lets the Job replace a failed pod without failing; allowRankRestart waives this',
-  perIndex: (key: string, limit: number) =>
-    `${key}: replicatedJobs[0] "node": spec.backoffLimitPerIndex is ${limit}; ` +
-    'it lets the Job replace a failed pod without failing; allowRankRestart waives this',
-  unknownAction: (key: string, index: number, action: string) =>
-    `${key}: replicatedJobs[0] "node": spec.podFailurePolicy.rules[${index}].action is ${action}; must be one of ` +
-    'FailJob, FailIndex, Count, Ignore (an unknown action is meaning the adapter does not understand)',
-  nodeContainer: (key: string) =>
-    `${key}: replicatedJobs[0] "node": spec.template.spec.containers has no container named node (dispatch's runtime patch names it)`,
-  initContainer: (key: string, name: string) =>
-    `${key}: replicatedJobs[0] "node": spec.template.spec.initContainers has no container named ${name}, which publish.via: initContainer needs ` +
-    '(Trainer accepts a patch naming a missing container, and the job then holds quota with no pods)',
-  maxRestarts: (key: string, n: number) =>
-    `${key}: spec.template.spec.failurePolicy.maxRestarts is ${n}; must be 0 or unset ` +
-    '(v1 restarts nothing natively; a restart the plan never chose is unplanned recovery)',
-  jobSetAction: (key: string, index: number, action: string) =>
-    `${key}: spec.template.spec.failurePolicy.rules[${index}].action is ${action}; must be FailJobSet ` +
-    '(v1 restarts nothing natively; a restart the plan never chose is unplanned recovery)',
-};
-
-const ignoreRule = { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] };
-const exitCodeRule = (action: string) => ({ action, onExitCodes: { containerName: 'node', operator: 'In', values: [42] } });
-// The CRD requires a JobSet failure rule's name.
-const jobSetRule = (name: string, action: string) => ({ name, action });
-const extraJob = (name: string): Json => ({
-  name,
-  template: { spec: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name, image: 'busybox' }] } } } },
-});
-
 describe('step 3: the runtime rules (seed 001, "The rules"; ErrUnsupported naming every reason)', () => {
-  const refusedOn = async (runtime: RuntimeRef, reasons: string[], harness = h) =>
+  const refusedOn = async (runtime: RuntimeRef, reasons: string[], harness = suite.h) =>
     refused(startRequest({ runtime }), { type: 'ErrUnsupported', step: 3, reasons }, harness);
 
   it('seed 001: the trainer job states backoffLimit 3', async () => {
-    const runtime = await runtimes.cluster('backoff', ({ job }) => (job.backoffLimit = 3));
+    const runtime = await suite.runtimes.cluster('backoff', ({ job }) => (job.backoffLimit = 3));
     await refusedOn(runtime, [rule.backoff(keyOf(runtime), 3)]);
   });
 
   it('seed 001: the trainer pod template states restartPolicy OnFailure', async () => {
-    const runtime = await runtimes.cluster('onfailure', ({ pod }) => (pod.restartPolicy = 'OnFailure'));
+    const runtime = await suite.runtimes.cluster('onfailure', ({ pod }) => (pod.restartPolicy = 'OnFailure'));
     await refusedOn(runtime, [rule.restartPolicy(keyOf(runtime), 'is OnFailure')]);
   });
 
   it('seed 001: a replicated job besides the trainer one', async () => {
-    const runtime = await runtimes.cluster('extra', ({ jobSet }) => jobSet.replicatedJobs.push(extraJob('launcher')));
+    const runtime = await suite.runtimes.cluster('extra', ({ jobSet }) => jobSet.replicatedJobs.push(extraJob('launcher')));
     await refusedOn(runtime, [rule.extraJob(keyOf(runtime), 1, 'launcher')]);
   });
 
   it('seed 001: no replicated job labelled as the trainer', async () => {
-    const runtime = await runtimes.cluster('unlabelled', ({ replicatedJob }) => delete replicatedJob.template.metadata);
+    const runtime = await suite.runtimes.cluster('unlabelled', ({ replicatedJob }) => delete replicatedJob.template.metadata);
     await refusedOn(runtime, [rule.noTrainer(keyOf(runtime), 'replicatedJobs[0] "node"')]);
   });
 
   it('seed 001: mlPolicy names mpi', async () => {
-    const runtime = await runtimes.cluster('mpi', ({ spec }) => (spec.mlPolicy.mpi = {}));
+    const runtime = await suite.runtimes.cluster('mpi', ({ spec }) => (spec.mlPolicy.mpi = {}));
     await refusedOn(runtime, [rule.mlPolicy(keyOf(runtime), 'mpi')]);
   });
 
   it('seed 001: the trainer job has a podFailurePolicy rule with action Ignore', async () => {
-    const runtime = await runtimes.cluster('ignore', ({ job }) => (job.podFailurePolicy = { rules: [ignoreRule] }));
+    const runtime = await suite.runtimes.cluster('ignore', bendRankRestart);
     await refusedOn(runtime, [rule.ignore(keyOf(runtime), 0)]);
   });
 
   it('seed 001: a namespaced TrainingRuntime is held to the same rules', async () => {
-    const runtime = await runtimes.namespaced(ns.name, 'ns-onfailure', ({ pod }) => (pod.restartPolicy = 'OnFailure'));
+    const runtime = await suite.runtimes.namespaced(suite.ns.name, 'ns-onfailure', ({ pod }) => (pod.restartPolicy = 'OnFailure'));
     await refusedOn(runtime, [rule.restartPolicy(keyOf(runtime), 'is OnFailure')]);
   });
 
   it('seed 001: a runtime that breaks every rule at once is refused with every reason, in the order of the rules', async () => {
-    const runtime = await runtimes.cluster('broken', ({ spec, jobSet, job, pod }) => {
-      spec.mlPolicy.jax = {};
-      jobSet.replicatedJobs.push(extraJob('initializer'));
-      jobSet.failurePolicy = { maxRestarts: 2, rules: [jobSetRule('fail', 'FailJobSet'), jobSetRule('restart', 'RestartJobSet')] };
-      delete job.backoffLimit;
-      job.completionMode = 'Indexed';
-      job.backoffLimitPerIndex = 1;
-      job.podFailurePolicy = { rules: [exitCodeRule('FailJob'), ignoreRule, exitCodeRule('RestartPod')] };
-      pod.restartPolicy = 'Always';
-      pod.containers[0].name = 'trainer';
-    });
-    const key = keyOf(runtime);
-    await refusedOn(runtime, [
-      rule.mlPolicy(key, 'jax'),
-      rule.extraJob(key, 1, 'initializer'),
-      rule.restartPolicy(key, 'is Always'),
-      rule.backoffUnstated(key),
-      rule.ignore(key, 1),
-      rule.perIndex(key, 1),
-      rule.unknownAction(key, 2, 'RestartPod'),
-      rule.nodeContainer(key),
-      rule.maxRestarts(key, 2),
-      rule.jobSetAction(key, 1, 'RestartJobSet'),
-    ]);
+    const runtime = await suite.runtimes.cluster('broken', breakEveryRule);
+    await refusedOn(runtime, everyRuleReasons(keyOf(runtime)));
   });
 
   it('seed 001: FailJob and Count rules, and a JobSet failurePolicy of maxRestarts 0 and FailJobSet rules, are accepted', async () => {
-    const runtime = await runtimes.cluster('accepted', ({ jobSet, job }) => {
+    const runtime = await suite.runtimes.cluster('accepted', ({ jobSet, job }) => {
       jobSet.failurePolicy = { maxRestarts: 0, rules: [jobSetRule('fail', 'FailJobSet')] };
       job.podFailurePolicy = { rules: [exitCodeRule('FailJob'), exitCodeRule('Count')] };
     });
-    const result = await h.client.startTrainJob(startRequest({ runtime }));
+    const result = await suite.h.client.startTrainJob(startRequest({ runtime }));
     expect(result.weakened).toBeUndefined();
   });
 
   it('seed 001, publish.via initContainer: a trainer pod without the configured init container', async () => {
-    const g = await startDispatch({ namespace: ns.name, config: { publish: { via: 'initContainer', initContainer: 'publisher' } } });
+    const g = await startDispatch({ namespace: suite.ns.name, config: { publish: { via: 'initContainer', initContainer: 'publisher' } } });
     try {
       const runtime = { kind: 'ClusterTrainingRuntime', name: 'dispatch-kind' } as const;
       await refusedOn(runtime, [rule.initContainer(keyOf(runtime), 'publisher')], g);
-      const withInit = await runtimes.cluster('with-init', ({ pod }) => (pod.initContainers = [{ name: 'publisher', image: 'busybox' }]));
+      const withInit = await suite.runtimes.cluster('with-init', ({ pod }) => (pod.initContainers = [{ name: 'publisher', image: 'busybox' }]));
       expect((await g.client.startTrainJob(startRequest({ runtime: withInit }))).name).toMatch(/^dj-/);
     } finally {
       await g.close();
@@ -408,22 +328,18 @@ describe('step 3: the runtime rules (seed 001, "The rules"; ErrUnsupported namin
   describe('allowRankRestart (seed 001)', () => {
     let lenient: DispatchHarness;
     beforeAll(async () => {
-      lenient = await startDispatch({ namespace: ns.name, config: { allowRankRestart: true } });
+      lenient = await startDispatch({ namespace: suite.ns.name, config: { allowRankRestart: true } });
     });
     afterAll(async () => lenient?.close());
 
-    const weakened = (states: string) =>
-      `allowRankRestart: the runtime's trainer job states ${states}, so a failed rank can rerun under the same ` +
-      'DISPATCH_ATTEMPT and one execution can contain a restarted rank';
-
     it('accepts a runtime with an Ignore rule, and the result carries the weakened identity guarantee', async () => {
-      const runtime = await runtimes.cluster('waived', ({ job }) => (job.podFailurePolicy = { rules: [ignoreRule] }));
+      const runtime = await suite.runtimes.cluster('waived', bendRankRestart);
       const result = await lenient.client.startTrainJob(startRequest({ runtime }));
       expect(result.weakened).toBe(weakened('a podFailurePolicy Ignore rule'));
     });
 
     it("answers with the seed's text when it finds both an Ignore rule and backoffLimitPerIndex", async () => {
-      const runtime = await runtimes.cluster('waived-both', ({ job }) => {
+      const runtime = await suite.runtimes.cluster('waived-both', ({ job }) => {
         job.podFailurePolicy = { rules: [ignoreRule, ignoreRule] };
         job.completionMode = 'Indexed';
         job.backoffLimitPerIndex = 2;
@@ -437,7 +353,7 @@ describe('step 3: the runtime rules (seed 001, "The rules"; ErrUnsupported namin
     });
 
     it('waives only those two: the other rules still refuse, and the waived reasons are not listed', async () => {
-      const runtime = await runtimes.cluster('waived-not-all', ({ job }) => {
+      const runtime = await suite.runtimes.cluster('waived-not-all', ({ job }) => {
         job.podFailurePolicy = { rules: [ignoreRule] };
         job.backoffLimit = 3;
       });
@@ -456,17 +372,17 @@ describe('step 4: ProcsPerNode (seed 000, JobSpec table)', () => {
   });
 
   it('seed 000, JobSpec table, ProcsPerNode: a torch runtime takes it as spec.trainer.numProcPerNode', async () => {
-    const result = await h.client.startTrainJob(
+    const result = await suite.h.client.startTrainJob(
       startRequest({ runtime: { kind: 'ClusterTrainingRuntime', name: 'dispatch-torch' }, spec: { procsPerNode: 8 } }),
     );
-    const job = (await trainerObjects(kubeConfig(), ns.name, Trainer.trainJobPlural).get(result.name)) as TrainJob;
+    const job = (await trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainJobPlural).get(result.name)) as TrainJob;
     expect(job.spec.trainer?.numProcPerNode).toBe(8);
   });
 });
 
 describe('step 5: a runtime copy already there (seed 000, step 5)', () => {
-  const copies = () => trainerObjects(kubeConfig(), ns.name, Trainer.trainingRuntimePlural);
-  const jobs = () => trainerObjects(kubeConfig(), ns.name, Trainer.trainJobPlural);
+  const copies = () => trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainingRuntimePlural);
+  const jobs = () => trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainJobPlural);
 
   /** A TrainingRuntime of the job's name, as an earlier call might have left it. */
   async function existingCopy(name: string, spec: Json, ownerReferences?: Json[]): Promise<TrainerRuntime> {
@@ -484,14 +400,14 @@ describe('step 5: a runtime copy already there (seed 000, step 5)', () => {
     // A real owner: the garbage collector would delete a copy whose owner does not exist.
     const owner = await kubeConfig()
       .makeApiClient(CoreV1Api)
-      .createNamespacedConfigMap({ namespace: ns.name, body: { metadata: { name: uniqueName('owner') } } });
+      .createNamespacedConfigMap({ namespace: suite.ns.name, body: { metadata: { name: uniqueName('owner') } } });
     const ownerRef = { apiVersion: 'v1', kind: 'ConfigMap', name: owner.metadata!.name!, uid: owner.metadata!.uid! };
     const before = await existingCopy(name, (await sampleRuntime('dispatch-kind')).spec!, [ownerRef]);
 
-    await expectRefusal((await h.client.submit(request)).result(), {
+    await expectRefusal((await suite.h.client.submit(request)).result(), {
       type: 'ErrRejected',
       step: 5,
-      reasons: [`runtime copy ${ns.name}/${name} already exists and is owned by ConfigMap/${ownerRef.name}`],
+      reasons: [`runtime copy ${suite.ns.name}/${name} already exists and is owned by ConfigMap/${ownerRef.name}`],
     });
     const after = await copies().get(name);
     expect(after.metadata).toMatchObject({ uid: before.metadata?.uid, resourceVersion: before.metadata?.resourceVersion });
@@ -503,10 +419,10 @@ describe('step 5: a runtime copy already there (seed 000, step 5)', () => {
     const name = nameOf(request);
     const before = await existingCopy(name, (await sampleRuntime('dispatch-torch')).spec!);
 
-    await expectRefusal((await h.client.submit(request)).result(), {
+    await expectRefusal((await suite.h.client.submit(request)).result(), {
       type: 'ErrRejected',
       step: 5,
-      reasons: [`runtime copy ${ns.name}/${name} already exists and its spec differs from the source runtime's`],
+      reasons: [`runtime copy ${suite.ns.name}/${name} already exists and its spec differs from the source runtime's`],
     });
     expect((await copies().get(name)).metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
     expect(await jobs().find(name)).toBeUndefined();
@@ -516,7 +432,7 @@ describe('step 5: a runtime copy already there (seed 000, step 5)', () => {
     const request = startRequest();
     const name = nameOf(request);
     const before = await existingCopy(name, (await sampleRuntime('dispatch-kind')).spec!);
-    const result = await h.client.startTrainJob(request);
+    const result = await suite.h.client.startTrainJob(request);
     const copy = await copies().get(name);
     expect(copy.metadata?.uid).toBe(before.metadata?.uid);
     expect(copy.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: Trainer.trainJobKind, uid: result.uid })]);
@@ -524,8 +440,8 @@ describe('step 5: a runtime copy already there (seed 000, step 5)', () => {
 });
 
 describe('step 6: a TrainJob of the name already there (CONTRACT §7)', () => {
-  const copies = () => trainerObjects(kubeConfig(), ns.name, Trainer.trainingRuntimePlural);
-  const jobs = () => trainerObjects(kubeConfig(), ns.name, Trainer.trainJobPlural);
+  const copies = () => trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainingRuntimePlural);
+  const jobs = () => trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainJobPlural);
 
   /** A TrainJob of the job's name made by another attempt (its token), running on `runtimeRef`. */
   async function otherAttemptsTrainJob(name: string, runtimeRef: Json): Promise<void> {
@@ -540,9 +456,9 @@ describe('step 6: a TrainJob of the name already there (CONTRACT §7)', () => {
   const expectedRefusal = (name: string): ExpectedRefusal => ({
     type: 'ErrRejected',
     step: 6,
-    reasons: [`TrainJob ${ns.name}/${name} already exists with attempt token ${tokenOf(name, 2)}; this attempt's is ${tokenOf(name, 1)}`],
+    reasons: [`TrainJob ${suite.ns.name}/${name} already exists with attempt token ${tokenOf(name, 2)}; this attempt's is ${tokenOf(name, 1)}`],
     // The name of the TrainJob in the way, without a UID: it is not this attempt's.
-    ref: { namespace: ns.name, name, uid: '' },
+    ref: { namespace: suite.ns.name, name, uid: '' },
   });
 
   it("a TrainJob with another attempt's token is ErrRejected; the copy is kept, because that TrainJob runs on it", async () => {
@@ -550,7 +466,7 @@ describe('step 6: a TrainJob of the name already there (CONTRACT §7)', () => {
     const name = nameOf(request);
     await otherAttemptsTrainJob(name, { kind: Trainer.trainingRuntimeKind, name });
 
-    await expectRefusal((await h.client.submit(request)).result(), expectedRefusal(name));
+    await expectRefusal((await suite.h.client.submit(request)).result(), expectedRefusal(name));
     const copy = await copies().get(name);
     expect(copy.metadata?.annotations?.[Annotations.attemptToken]).toBe(tokenOf(name, 1));
     expect((await jobs().get(name)).metadata?.annotations?.[Annotations.attemptToken]).toBe(tokenOf(name, 2));
@@ -561,7 +477,7 @@ describe('step 6: a TrainJob of the name already there (CONTRACT §7)', () => {
     const name = nameOf(request);
     await otherAttemptsTrainJob(name, { kind: Trainer.clusterTrainingRuntimeKind, name: 'dispatch-kind' });
 
-    await expectRefusal((await h.client.submit(request)).result(), expectedRefusal(name));
+    await expectRefusal((await suite.h.client.submit(request)).result(), expectedRefusal(name));
     expect(await copies().find(name)).toBeUndefined();
     expect((await jobs().get(name)).metadata?.annotations?.[Annotations.attemptToken]).toBe(tokenOf(name, 2));
   });
