@@ -4,7 +4,7 @@
 // watcher that stops it when that pid is gone, so even a test runner killed with SIGKILL leaves
 // nothing behind.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export interface SpawnOptions {
@@ -46,7 +46,18 @@ export const LIFELINE_SCRIPT = [
   'exec "$@"',
 ].join('\n');
 
-/** Starts a server in its own process group, its output appended to its log file. */
+/** Servers this process started that have not exited: what a signal handler must kill. */
+const running = new Set<ServerProcess>();
+
+/**
+ * Kills every server this process started and that still runs, synchronously: for exit and
+ * signal handlers, where nothing asynchronous runs any more. The orderly path is stopServer.
+ */
+export function killStartedServers(signal: NodeJS.Signals = 'SIGKILL'): void {
+  for (const server of running) signalGroup(server.pid, signal);
+}
+
+/** Starts a server in its own process group, its output going to its log file. */
 export function spawnServer(options: SpawnOptions): ServerProcess {
   const { command, args } =
     options.lifeline === undefined
@@ -72,14 +83,38 @@ export function spawnServer(options: SpawnOptions): ServerProcess {
     exited.catch(() => undefined);
     if (child.pid === undefined) throw new Error(`${options.name}: cannot start ${options.command}`);
     if (options.detach) child.unref();
-    return { name: options.name, pid: child.pid, logFile: options.logFile, exited, hasExited: () => exitedWith !== undefined };
+    const server = { name: options.name, pid: child.pid, logFile: options.logFile, exited, hasExited: () => exitedWith !== undefined };
+    running.add(server);
+    void exited.finally(() => running.delete(server)).catch(() => undefined);
+    return server;
   } finally {
     closeSync(log);
   }
 }
 
-/** Whether a process with this pid exists (zombies included: a detached server is reaped by init). */
+/** /proc/<pid>/stat's state and process group, or undefined without /proc (not Linux) or process. */
+function procStat(pid: number | string): { state: string; pgrp: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses; it ends at the last ")".
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return state && pgrp ? { state, pgrp: Number(pgrp) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const hasProc = existsSync('/proc/self/stat');
+
+/**
+ * Whether a process with this pid runs. A zombie does not: a detached server that exits is
+ * reparented to pid 1, which may reap it late.
+ */
 export function isAlive(pid: number): boolean {
+  if (hasProc) {
+    const stat = procStat(pid);
+    return stat !== undefined && stat.state !== 'Z';
+  }
   try {
     process.kill(pid, 0);
     return true;
@@ -118,8 +153,15 @@ export async function stopServer(target: ServerProcess | number, graceMs = 10_00
   while (groupAlive(pid) && Date.now() < groupDeadline) await sleep(20);
 }
 
-/** Whether any process of the group led by `pid` is left (a zombie not yet reaped counts). */
+/** Whether any process of the group led by `pid` still runs (zombies do not count). */
 export function groupAlive(pid: number): boolean {
+  if (hasProc) {
+    return readdirSync('/proc').some((entry) => {
+      if (!/^\d+$/.test(entry)) return false;
+      const stat = procStat(entry);
+      return stat?.pgrp === pid && stat.state !== 'Z';
+    });
+  }
   try {
     process.kill(-pid, 0);
     return true;

@@ -8,7 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { serverBinaries, type ServerBinaries } from './binaries.js';
 import { adminAccess, startCluster, type ClusterInfo, type ClusterTimings, type LocalCluster } from './cluster.js';
 import { CRD_SETS, crdsRoot, logsDir } from './paths.js';
-import { portIsFree, freePorts, signalGroup, stopServer } from './process.js';
+import { freePorts, killStartedServers, portIsFree, stopServer } from './process.js';
 import { applySamples } from './samples.js';
 import { createLocalTemporal, startDevTemporal, TEMPORAL_NAMESPACE, type DevTemporal } from './temporal.js';
 
@@ -102,17 +102,14 @@ function pruneTestLogs(keep: number): void {
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
 /**
- * Kills every server of a stack synchronously, for signal and exit handlers, where nothing
- * asynchronous runs any more. The orderly path is `stop()`.
+ * Until the returned function is called, SIGINT, SIGTERM and exit kill every server this process
+ * started. Node would exit on the signal were nobody listening; without other listeners it still does.
  */
-function killOnExit(pids: () => number[]): () => void {
-  const kill = () => {
-    for (const pid of pids()) signalGroup(pid, 'SIGKILL');
-  };
+export function killServersOnExit(): () => void {
+  const kill = () => killStartedServers();
   const onSignal = (signal: NodeJS.Signals) => {
     kill();
-    // Without other listeners Node would have exited on this signal; keep that behaviour.
-    if (process.listenerCount(signal) === 1) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
+    if (process.listenerCount(signal) === 0) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
   };
   process.once('exit', kill);
   process.once('SIGINT', onSignal);
@@ -136,8 +133,7 @@ export async function startTestStack(options: { binaries?: ServerBinaries; names
   mkdirSync(logDir, { recursive: true });
   const stateDir = mkdtempSync(join(tmpdir(), 'dispatch-kubeflow-'));
   const lifeline = process.pid;
-  let clusterPids: number[] = [];
-  const unhook = killOnExit(() => clusterPids);
+  const unhook = killServersOnExit();
 
   const temporal = createLocalTemporal({ binary: binaries.temporal, logDir, lifeline }).then((env) => ({
     env,
@@ -150,9 +146,6 @@ export async function startTestStack(options: { binaries?: ServerBinaries; names
     namespace: options.namespace ?? DEFAULT_NAMESPACE,
     crdDirs: crdDirs(),
     lifeline,
-  }).then((c) => {
-    clusterPids = Object.values(c.info.pids);
-    return c;
   });
   let env: TestWorkflowEnvironment;
   let kube: LocalCluster;

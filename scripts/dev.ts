@@ -1,0 +1,77 @@
+// npm run dev:up | dev:down | dev:status: a local Temporal dev server (UI on) and a local cluster
+// (etcd, kube-apiserver, garbage collector, the real Trainer and Kueue CRDs, the sample runtimes),
+// running in the background. `. .dev/env` points a shell, the product or the temporal CLI at them.
+import { relative } from 'node:path';
+import { devDown, devHealth, devPaths, devUp, readDevState, type DevState } from '../src/harness/dev-stack.js';
+import { repoRoot } from '../src/harness/paths.js';
+
+const rel = (p: string) => relative(process.cwd(), p) || '.';
+
+function describe(state: DevState): string {
+  const { kube, temporal } = state.info;
+  const pids = Object.entries(state.servers)
+    .map(([name, s]) => `${name} ${s.pid}`)
+    .join(', ');
+  return [
+    `  Temporal     ${temporal.address} (namespace ${temporal.namespace})`,
+    `  Temporal UI  ${temporal.uiUrl ?? '(off)'}`,
+    `  API server   ${kube.server} (namespace ${kube.namespace})`,
+    `  kubeconfig   ${rel(kube.kubeconfig)} (admin); ${rel(kube.restrictedKubeconfig)} (restricted)`,
+    `  runtimes     ${state.info.samples.join(', ')}`,
+    `  logs         ${rel(state.info.logDir)}/`,
+    `  pids         ${pids}`,
+    `  env          . ${rel(devPaths.env)}`,
+  ].join('\n');
+}
+
+async function up(): Promise<number> {
+  const result = await devUp();
+  if (result.already) {
+    console.log(`dev stack already up and healthy (since ${result.state.startedAt}):\n${describe(result.state)}`);
+    return 0;
+  }
+  if (result.replaced.length > 0) console.log(`stopped an unhealthy earlier stack (${result.replaced.join(', ')})`);
+  const t = result.state.timings;
+  console.log(
+    `dev stack up in ${(t.total / 1000).toFixed(1)} s (etcd ${t.etcd} ms, kube-apiserver ${t.kubeApiserver} ms, ` +
+      `CRDs ${t.crds} ms, kube-controller-manager ${t.kubeControllerManager} ms, Temporal ${t.temporal} ms):\n${describe(result.state)}`,
+  );
+  return 0;
+}
+
+async function down(): Promise<number> {
+  const stopped = await devDown();
+  console.log(stopped.length > 0 ? `stopped ${stopped.join(', ')}` : 'dev stack was not running');
+  return 0;
+}
+
+async function status(): Promise<number> {
+  const state = readDevState();
+  if (!state) {
+    console.log('dev stack is not up (npm run dev:up starts it)');
+    return 3;
+  }
+  const health = await devHealth(state);
+  const line = (ok: boolean) => (ok ? 'running' : 'NOT RUNNING');
+  console.log(`dev stack ${health.healthy ? 'up and healthy' : 'NOT healthy'} (started ${state.startedAt}):\n${describe(state)}`);
+  for (const [name, ok] of Object.entries(health.processes)) console.log(`  ${name.padEnd(22)} ${line(ok)}`);
+  console.log(`  ${'kube-apiserver /readyz'.padEnd(22)} ${health.kubeApiserverReady ? 'ok' : 'FAILING'}`);
+  console.log(`  ${'Temporal'.padEnd(22)} ${health.temporalReady ? 'ok' : 'FAILING'}`);
+  if (!health.healthy) console.log(`logs: ${rel(state.info.logDir)}/; npm run dev:up restarts it`);
+  return health.healthy ? 0 : 1;
+}
+
+const commands: Record<string, () => Promise<number>> = { up, down, status };
+const command = commands[process.argv[2] ?? ''];
+if (!command) {
+  console.error('usage: tsx scripts/dev.ts up|down|status');
+  process.exit(2);
+}
+process.chdir(repoRoot);
+command().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`dev:${process.argv[2]} failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,150 @@
+// dev:up, dev:down and dev:status: the stack for a developer (and the embedded default), left
+// running in the background. What runs is recorded in .dev/dev-stack.json; .dev/env tells a
+// shell (or the product) how to reach it.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { serverBinaries } from './binaries.js';
+import { adminAccess } from './cluster.js';
+import { kubeRequest } from './kube-access.js';
+import { devDir, logsDir } from './paths.js';
+import { isAlive, stopServer } from './process.js';
+import { killServersOnExit, startDevStack, type StackInfo, type StackTimings } from './stack.js';
+import { temporalReady } from './temporal.js';
+
+export const devPaths = {
+  state: join(devDir, 'dev-stack.json'),
+  env: join(devDir, 'env'),
+  cluster: join(devDir, 'cluster'),
+  logs: join(logsDir, 'dev'),
+};
+
+interface RecordedServer {
+  pid: number;
+  /** The binary, to tell our server from an unrelated process that reused its pid. */
+  binary: string;
+}
+
+export interface DevState {
+  info: StackInfo;
+  servers: Record<string, RecordedServer>;
+  timings: StackTimings;
+  startedAt: string;
+}
+
+/** The cluster stops top-down, etcd last; Temporal stops alongside. */
+const CLUSTER_STOP_ORDER = ['kubeControllerManager', 'kubeApiserver', 'etcd'];
+
+export function readDevState(): DevState | undefined {
+  try {
+    return JSON.parse(readFileSync(devPaths.state, 'utf8')) as DevState;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `pid` is alive and runs `binary` (a recycled pid is not ours). */
+function isOurs(server: RecordedServer): boolean {
+  if (!isAlive(server.pid)) return false;
+  try {
+    return readFileSync(`/proc/${server.pid}/cmdline`, 'utf8').split('\0')[0] === server.binary;
+  } catch {
+    return false;
+  }
+}
+
+const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/** The shell-sourceable environment of a running stack. */
+export function envFile(info: StackInfo): string {
+  const vars: Record<string, string> = {
+    TEMPORAL_ADDRESS: info.temporal.address,
+    TEMPORAL_NAMESPACE: info.temporal.namespace,
+    TEMPORAL_UI_URL: info.temporal.uiUrl ?? '',
+    KUBECONFIG: info.kube.kubeconfig,
+    K8S_NAMESPACE: info.kube.namespace,
+    TEMPORAL_CLI: info.temporal.cli,
+  };
+  const lines = Object.entries(vars).map(([key, value]) => `export ${key}=${quote(value)}`);
+  return `# Written by \`npm run dev:up\`; source it: . .dev/env\n${lines.join('\n')}\n`;
+}
+
+export interface Health {
+  /** Per server: whether its process runs. */
+  processes: Record<string, boolean>;
+  kubeApiserverReady: boolean;
+  temporalReady: boolean;
+  healthy: boolean;
+}
+
+export async function devHealth(state: DevState): Promise<Health> {
+  const processes = Object.fromEntries(Object.entries(state.servers).map(([name, server]) => [name, isOurs(server)]));
+  const [api, temporal] = await Promise.all([
+    kubeRequest(adminAccess(state.info.kube), 'GET', '/readyz', undefined, { timeoutMs: 3_000 }).then(
+      (r) => r.status === 200,
+      () => false,
+    ),
+    temporalReady(state.info.temporal.address).then(
+      (ready) => ready === true,
+      () => false,
+    ),
+  ]);
+  const healthy = Object.values(processes).every(Boolean) && api && temporal;
+  return { processes, kubeApiserverReady: api, temporalReady: temporal, healthy };
+}
+
+/** Stops every recorded server that is still ours, in order, and forgets the stack. */
+export async function devDown(state: DevState | undefined = readDevState()): Promise<string[]> {
+  const stopped: string[] = [];
+  const stop = async (name: string) => {
+    const server = state?.servers[name];
+    if (server && isOurs(server)) {
+      await stopServer(server.pid);
+      stopped.push(name);
+    }
+  };
+  const others = Object.keys(state?.servers ?? {}).filter((n) => !CLUSTER_STOP_ORDER.includes(n));
+  await Promise.all([
+    (async () => {
+      for (const name of CLUSTER_STOP_ORDER) await stop(name);
+    })(),
+    ...others.map(stop),
+  ]);
+  rmSync(devPaths.state, { force: true });
+  rmSync(devPaths.env, { force: true });
+  return stopped;
+}
+
+export type DevUpResult = { already: true; state: DevState } | { already: false; state: DevState; replaced: string[] };
+
+/**
+ * Starts the stack unless a healthy one runs. A recorded stack that is not healthy is stopped
+ * first. The servers are detached: they keep running after this process exits.
+ */
+export async function devUp(options: { namespace?: string } = {}): Promise<DevUpResult> {
+  const previous = readDevState();
+  if (previous && (await devHealth(previous)).healthy) return { already: true, state: previous };
+  const replaced = previous ? await devDown(previous) : [];
+  const binaries = await serverBinaries();
+  // Until the stack is recorded, an interrupted start must not leave orphans behind.
+  const unhook = killServersOnExit();
+  try {
+    const stack = await startDevStack({ binaries, stateDir: devPaths.cluster, logDir: devPaths.logs, namespace: options.namespace });
+    const binaryOf: Record<string, string> = {
+      etcd: binaries.etcd,
+      kubeApiserver: binaries.kubeApiserver,
+      kubeControllerManager: binaries.kubeControllerManager,
+      temporal: binaries.temporal,
+    };
+    const servers = Object.fromEntries(
+      Object.entries(stack.pids).map(([name, pid]) => [name, { pid, binary: binaryOf[name] ?? '' }]),
+    );
+    const state: DevState = { info: stack.info, servers, timings: stack.timings, startedAt: new Date().toISOString() };
+    writeFileSync(devPaths.state, `${JSON.stringify(state, null, 2)}\n`);
+    writeFileSync(devPaths.env, envFile(stack.info));
+    return { already: false, state, replaced };
+  } finally {
+    unhook();
+  }
+}
+
+export const devIsRecorded = (): boolean => existsSync(devPaths.state);
