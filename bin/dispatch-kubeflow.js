@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs the compiled CLI when built (npm run build), else the TypeScript sources through tsx.
 import { existsSync } from 'node:fs';
+import { URL } from 'node:url';
 
 const compiled = new URL('../dist/client/cli.js', import.meta.url);
 if (existsSync(compiled)) {
