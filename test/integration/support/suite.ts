@@ -12,12 +12,22 @@ export interface DispatchSuite {
   runtimes: RuntimeFixtures;
 }
 
-/** Registers beforeAll/afterAll; the fields are set once beforeAll has run. */
-export function dispatchSuite(prefix: string, options: Omit<DispatchHarnessOptions, 'namespace'> = {}): DispatchSuite {
+export type SuiteOptions = Omit<DispatchHarnessOptions, 'namespace'>;
+
+/**
+ * Registers beforeAll/afterAll (in the enclosing describe, or for the file); the fields are set
+ * once beforeAll has run. Options that depend on the namespace (an identity's access, a grant made
+ * before the worker starts) are given as a function of its name.
+ */
+export function dispatchSuite(
+  prefix: string,
+  options: SuiteOptions | ((namespace: string) => SuiteOptions | Promise<SuiteOptions>) = {},
+): DispatchSuite {
   const suite = {} as DispatchSuite;
   beforeAll(async () => {
     suite.ns = await freshNamespace(prefix);
-    suite.h = await startDispatch({ ...options, namespace: suite.ns.name });
+    const resolved = typeof options === 'function' ? await options(suite.ns.name) : options;
+    suite.h = await startDispatch({ ...resolved, namespace: suite.ns.name });
     suite.runtimes = runtimeFixtures(suite.h.kube);
   });
   afterAll(async () => {

@@ -1,0 +1,166 @@
+// ProbeBackend on the real servers (CONTRACT §8; seed 000, "The preflight probe"): reach, write and
+// start proven in order, the probe Start stopped and gone; a restricted identity leaves the write
+// gate unproven, naming each missing permission, and Start then refuses with ErrReadOnly.
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { V1PolicyRule } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { Labels, LabelValues, Probe, Trainer } from '../../../src/model/constants.js';
+import type { TrainJob } from '../../../src/model/kube.js';
+import type { BackendGates } from '../../../src/model/results.js';
+import { probeWorkflowId } from '../../../src/worker/preflight.js';
+import { startRequest } from '../../support/requests.js';
+import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
+import { grantRestricted, kubeAccess, uniqueName } from '../support/kube.js';
+import { expectNothingCreated, expectRefusal, trainerObjectNames } from '../support/refusals.js';
+import { rule } from '../support/rule-reasons.js';
+import { keyOf, type Json } from '../support/runtimes.js';
+import { dispatchSuite } from '../support/suite.js';
+
+/** The probe's TrainJob (and copy) name: its fixed JobID, submission 1 (CONTRACT §3). */
+const PROBE_NAME = 'dj-0000000000dspatchpr0be0000-s1';
+
+interface ActivityCall {
+  type: string;
+  input: unknown;
+  result?: unknown;
+}
+
+/** The activities the latest ProbeBackend of the namespace ran, in order, with inputs and results. */
+async function probeActivities(h: DispatchHarness): Promise<ActivityCall[]> {
+  const history = await h.env.client.workflow.getHandle(probeWorkflowId(h.config.namespace)).fetchHistory();
+  const calls = new Map<string, ActivityCall>();
+  for (const event of history.events ?? []) {
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled) {
+      const payload = scheduled.input?.payloads?.[0];
+      calls.set(String(event.eventId), {
+        type: scheduled.activityType?.name ?? '',
+        input: payload ? defaultPayloadConverter.fromPayload(payload) : undefined,
+      });
+    }
+    const completed = event.activityTaskCompletedEventAttributes;
+    if (completed) {
+      const payload = completed.result?.payloads?.[0];
+      calls.get(String(completed.scheduledEventId))!.result = payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
+    }
+  }
+  return [...calls.values()];
+}
+
+const expectNothingLeft = (h: DispatchHarness) =>
+  // The copy goes with the TrainJob, through the garbage collector: give it a moment.
+  expect
+    .poll(() => trainerObjectNames(h.kube, h.config.namespace), { timeout: 15_000, interval: 250 })
+    .toEqual({ trainjobs: [], trainingruntimes: [] });
+
+describe('ProbeBackend as an identity that may do everything', () => {
+  const suite = dispatchSuite('probe', { gates: 'none' });
+
+  it('proves reach, write and start, and leaves no probe TrainJob or runtime copy behind', async () => {
+    const gates = await suite.h.worker.preflight();
+    expect(gates).toEqual({ reach: true, write: true, start: true, reasons: [], checkedAt: expect.any(String) });
+    expect(Number.isNaN(Date.parse(gates.checkedAt))).toBe(false);
+    expect(suite.h.worker.gates.latestGates()).toEqual(gates);
+    await expectNothingLeft(suite.h);
+  });
+
+  it("ran the probe as seed 000 describes it: a Start on probeRuntime, with the probe's spec and node selector, then stopped", async () => {
+    const calls = await probeActivities(suite.h);
+    expect(calls.map((c) => c.type)).toEqual([
+      'checkReach',
+      'checkWrite',
+      'readRuntime',
+      'createRuntimeCopy',
+      'createTrainJob',
+      'setOwner',
+      'readBack',
+      'stopTrainJob',
+    ]);
+    const read = calls.find((c) => c.type === 'readRuntime')!;
+    expect(read.input).toMatchObject({ runtime: { kind: 'ClusterTrainingRuntime', name: 'dispatch-probe' } });
+
+    const { trainJob } = calls.find((c) => c.type === 'createTrainJob')!.input as { trainJob: TrainJob };
+    expect(trainJob.metadata.name).toBe(PROBE_NAME);
+    expect(trainJob.spec.trainer).toMatchObject({ image: Probe.image, numNodes: 1 });
+    expect(trainJob.spec.trainer?.command?.slice(-1)).toEqual(['true']);
+    const patch = trainJob.spec.runtimePatches?.[0] as Json;
+    expect(patch.trainingRuntimeSpec.template.spec.replicatedJobs[0].template.spec.template.spec).toMatchObject({ nodeSelector: { [Labels.probeNodeSelector]: LabelValues.probeNodeSelector } });
+
+    const stop = calls.find((c) => c.type === 'stopTrainJob')!;
+    expect(stop.result).toEqual({ deleted: [`TrainJob ${suite.ns.name}/${PROBE_NAME}`] });
+  });
+
+  it('lets a Start through step 1 once it has proven the gates', async () => {
+    const result = await suite.h.client.startTrainJob(startRequest());
+    expect(result.uid).toBeTruthy();
+  });
+
+  it.each([
+    { what: 'does not exist', edit: undefined },
+    { what: 'breaks a rule', edit: 'backoffLimit 3' },
+  ])('leaves the start gate unproven when probeRuntime $what, and Start is then refused with ErrUnsupported naming it', async ({ edit }) => {
+    const probeRuntime = edit
+      ? await suite.runtimes.cluster('probe-backoff', ({ job }) => (job.backoffLimit = 3), 'dispatch-probe')
+      : ({ kind: 'ClusterTrainingRuntime', name: uniqueName('no-probe') } as const);
+    const reason = edit ? `start: ${rule.backoff(keyOf(probeRuntime), 3)}` : `start: runtime ${keyOf(probeRuntime)} does not exist`;
+    const g = await startDispatch({ namespace: suite.ns.name, gates: 'none', config: { probeRuntime: keyOf(probeRuntime) } });
+    try {
+      expect(await g.worker.preflight()).toMatchObject({ reach: true, write: true, start: false, reasons: [reason] });
+      await expectNothingCreated(g.kube, suite.ns.name, async () =>
+        expectRefusal((await g.client.submit(startRequest())).result(), { type: 'ErrUnsupported', step: 1, reasons: [reason] }),
+      );
+    } finally {
+      await g.close();
+    }
+  });
+});
+
+describe('ProbeBackend as the restricted identity (RBAC in force)', () => {
+  const runtimeReader: V1PolicyRule = { apiGroups: [Trainer.group], resources: [Trainer.trainingRuntimePlural], verbs: ['get'] };
+  const suite = dispatchSuite('probe-restricted', async (namespace) => {
+    await grantRestricted(namespace, 'runtime-reader', [runtimeReader]);
+    return { access: kubeAccess('restricted', namespace), gates: 'none' };
+  });
+  const notAllowed = (verb: string, resource: string) => `write: not allowed to ${verb} ${resource} in namespace ${suite.ns.name}`;
+
+  it('leaves the write gate unproven, naming each permission it lacks, and does not try the start gate', async () => {
+    const gates = await suite.h.worker.preflight();
+    expect(gates).toEqual<BackendGates>({
+      reach: true,
+      write: false,
+      start: false,
+      reasons: [
+        notAllowed('create', 'trainjobs'),
+        notAllowed('create', 'trainingruntimes'),
+        notAllowed('patch', 'trainjobs'),
+        notAllowed('patch', 'trainingruntimes'),
+        notAllowed('delete', 'trainjobs'),
+        notAllowed('delete', 'trainingruntimes'),
+      ],
+      checkedAt: expect.any(String),
+    });
+    expect((await probeActivities(suite.h)).map((c) => c.type)).toEqual(['checkReach', 'checkWrite']);
+  });
+
+  it('then refuses a Start with ErrReadOnly at step 1, naming every missing permission, and creates nothing', async () => {
+    const reasons = suite.h.worker.gates.latestGates()!.reasons;
+    await expectNothingCreated(suite.h.kube, suite.ns.name, async () =>
+      expectRefusal((await suite.h.client.submit(startRequest())).result(), { type: 'ErrReadOnly', step: 1, reasons }),
+    );
+  });
+
+  it('names only what is still missing after a partial grant, and proves every gate once Start has what it needs', async () => {
+    const writer = (resource: string): V1PolicyRule => ({ apiGroups: [Trainer.group], resources: [resource], verbs: ['create', 'patch', 'delete'] });
+    await grantRestricted(suite.ns.name, 'trainjob-writer', [writer(Trainer.trainJobPlural)]);
+    expect((await suite.h.worker.preflight()).reasons).toEqual([
+      notAllowed('create', 'trainingruntimes'),
+      notAllowed('patch', 'trainingruntimes'),
+      notAllowed('delete', 'trainingruntimes'),
+    ]);
+
+    await grantRestricted(suite.ns.name, 'runtime-writer', [writer(Trainer.trainingRuntimePlural)]);
+    expect(await suite.h.worker.preflight()).toMatchObject({ reach: true, write: true, start: true, reasons: [] });
+    await expectNothingLeft(suite.h);
+    expect((await suite.h.client.startTrainJob(startRequest())).uid).toBeTruthy();
+  });
+});
