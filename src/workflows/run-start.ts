@@ -65,9 +65,12 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     // Step 6: the TrainJob. A definite refusal was already cleaned up by the activity.
     progress.enter(6, `TrainJob ${namespace}/${name}`);
     const job = await acts.createTrainJob({ trainJob, copy }).catch((error: unknown) => {
-      const cause = classify(error, 6, 'ErrOutcomeUnknown', `creating TrainJob ${namespace}/${name}`, { namespace, name, uid: '' });
+      const cause = classify(error, 6, 'ErrOutcomeUnknown', `creating TrainJob ${namespace}/${name}`);
       created.compensable = false; // kept for a retried Start of this attempt, or already deleted
-      return Promise.reject(cause);
+      // Only an unanswered create may have made our TrainJob: name it (its UID is not known). A
+      // definite refusal names no ref: the TrainJob in the way, if any, is not this attempt's.
+      const ours = cause.type === 'ErrOutcomeUnknown' ? new DispatchError(cause.type, cause.reasons, 6, { namespace, name, uid: '' }) : cause;
+      return Promise.reject(ours);
     });
     const ref: ObjectRef = { namespace, name, uid: job.uid };
     created.ref = ref;
