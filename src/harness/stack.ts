@@ -8,7 +8,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { serverBinaries, type ServerBinaries } from './binaries.js';
 import { adminAccess, startCluster, type ClusterInfo, type ClusterTimings, type LocalCluster } from './cluster.js';
 import { CRD_SETS, crdsRoot, logsDir } from './paths.js';
-import { freePorts, killStartedServers, portIsFree, stopServer } from './process.js';
+import { freePorts, isAlive, killStartedServers, portIsFree, stopServer } from './process.js';
 import { applySamples } from './samples.js';
 import { createLocalTemporal, startDevTemporal, TEMPORAL_NAMESPACE, type DevTemporal } from './temporal.js';
 
@@ -99,14 +99,28 @@ function pruneTestLogs(keep: number): void {
   for (const old of runs.slice(0, Math.max(0, runs.length - keep))) rmSync(join(logsDir, old), { recursive: true, force: true });
 }
 
+/** A test run's data (etcd, certificates, kubeconfigs) is in <tmp>/dispatch-kubeflow-<pid>-<random>. */
+const STATE_DIR_PREFIX = 'dispatch-kubeflow-';
+
+/** Removes the data of test runs whose process is gone without cleaning up (killed with SIGKILL). */
+function pruneStaleStateDirs(): void {
+  for (const entry of readdirSync(tmpdir())) {
+    const pid = Number(/^dispatch-kubeflow-(\d+)-/.exec(entry)?.[1]);
+    if (pid && !isAlive(pid)) rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+  }
+}
+
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
 /**
  * Until the returned function is called, SIGINT, SIGTERM and exit kill every server this process
  * started. Node would exit on the signal were nobody listening; without other listeners it still does.
  */
-export function killServersOnExit(): () => void {
-  const kill = () => killStartedServers();
+export function killServersOnExit(cleanUp: () => void = () => undefined): () => void {
+  const kill = () => {
+    killStartedServers();
+    cleanUp();
+  };
   const onSignal = (signal: NodeJS.Signals) => {
     kill();
     if (process.listenerCount(signal) === 0) process.exit(128 + (signal === 'SIGINT' ? 2 : 15));
@@ -131,9 +145,11 @@ export async function startTestStack(options: { binaries?: ServerBinaries; names
   pruneTestLogs(5);
   const logDir = join(logsDir, `test-${stamp()}-${process.pid}`);
   mkdirSync(logDir, { recursive: true });
-  const stateDir = mkdtempSync(join(tmpdir(), 'dispatch-kubeflow-'));
+  pruneStaleStateDirs();
+  const stateDir = mkdtempSync(join(tmpdir(), `${STATE_DIR_PREFIX}${process.pid}-`));
   const lifeline = process.pid;
-  const unhook = killServersOnExit();
+  const removeState = () => rmSync(stateDir, { recursive: true, force: true });
+  const unhook = killServersOnExit(removeState);
 
   const temporal = createLocalTemporal({ binary: binaries.temporal, logDir, lifeline }).then((env) => ({
     env,
@@ -155,13 +171,13 @@ export async function startTestStack(options: { binaries?: ServerBinaries; names
     [{ env }, kube, tTemporal] = started;
   } catch (err) {
     unhook();
-    rmSync(stateDir, { recursive: true, force: true });
+    removeState();
     throw err;
   }
   const stop = async () => {
     await Promise.all([env.teardown(), kube.stop()]);
     unhook();
-    rmSync(stateDir, { recursive: true, force: true });
+    removeState();
   };
   return finishStack({ t0, kube, tTemporal, logDir, stop, temporal: { address: env.address, namespace: TEMPORAL_NAMESPACE, cli: binaries.temporal } });
 }
