@@ -1,15 +1,20 @@
 #!/usr/bin/env node
-// Runs the compiled CLI when built (npm run build), else the TypeScript sources through tsx.
+// In a checkout, runs the TypeScript sources through tsx, so a stale build never answers; in an
+// image or package without sources, runs the compiled CLI (npm run build).
 import { existsSync } from 'node:fs';
 import { URL } from 'node:url';
 
+const source = new URL('../src/client/cli.ts', import.meta.url);
 const compiled = new URL('../dist/client/cli.js', import.meta.url);
-if (existsSync(compiled)) {
-  const { main } = await import(compiled.href);
-  await main();
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  const { main } = await import(new URL('../src/client/cli.ts', import.meta.url).href);
-  await main();
+let entry = compiled;
+if (existsSync(source)) {
+  try {
+    const { register } = await import('tsx/esm/api');
+    register();
+    entry = source;
+  } catch {
+    // tsx is a dev dependency: without it, the build is all there is.
+  }
 }
+const { main } = await import(entry.href);
+await main();

@@ -1,31 +1,40 @@
 // Steps 2 and 5 of Start: read the source runtime; create (or, on a retried Start, reuse) its copy.
-import { failure } from '../model/errors.js';
+import { DispatchError, failure, toApplicationFailure } from '../model/errors.js';
 import type { TrainerRuntime } from '../model/kube.js';
 import { copyReuseReasons, isBeingDeleted } from '../core/copy-reuse.js';
 import { runtimeKey, type RuntimeName } from '../core/validated.js';
 import { callsFor, DELETION_POLL_MS, pause, type ActivityEnv } from './context.js';
 import { describeRefusal } from './kube-call.js';
-import { describeObject, TRAINING_RUNTIMES } from './objects.js';
+import { describeObject, TRAINING_RUNTIMES, type ObjectCalls } from './objects.js';
 
 export interface CreatedObject {
   name: string;
   uid: string;
 }
 
+/**
+ * Step 2, shared by the activity and the offline `render`: a missing runtime is ErrUnsupported, a
+ * forbidden read ErrReadOnly, any other refusal ErrRejected. Unanswered throws (retried by Temporal).
+ */
+export async function fetchRuntime(calls: ObjectCalls, namespace: string, runtime: RuntimeName): Promise<TrainerRuntime> {
+  const key = runtimeKey(runtime);
+  const answer = await calls.getRuntime(runtime, namespace);
+  if (answer.answered === 'ok') {
+    const { apiVersion, kind, metadata, spec } = answer.value as TrainerRuntime;
+    // Only what the later steps read: keeps the workflow history small.
+    return { apiVersion, kind, metadata: { name: metadata?.name, namespace: metadata?.namespace }, spec };
+  }
+  if (answer.status === 404) throw new DispatchError('ErrUnsupported', [`runtime ${key} does not exist`], 2);
+  if (answer.status === 403) throw new DispatchError('ErrReadOnly', [`runtime ${key}: reading it is forbidden (${describeRefusal(answer)})`], 2);
+  throw new DispatchError('ErrRejected', [`runtime ${key}: ${describeRefusal(answer)}`], 2);
+}
+
 export function runtimeActivities(env: ActivityEnv) {
   return {
-    /** Step 2. A missing runtime is ErrUnsupported; a forbidden read is ErrReadOnly. */
     async readRuntime(input: { namespace: string; runtime: RuntimeName }): Promise<TrainerRuntime> {
-      const key = runtimeKey(input.runtime);
-      const answer = await callsFor(env).getRuntime(input.runtime, input.namespace);
-      if (answer.answered === 'ok') {
-        const { apiVersion, kind, metadata, spec } = answer.value as TrainerRuntime;
-        // Only what the later steps read: keeps the workflow history small.
-        return { apiVersion, kind, metadata: { name: metadata?.name, namespace: metadata?.namespace }, spec };
-      }
-      if (answer.status === 404) throw failure('ErrUnsupported', [`runtime ${key} does not exist`], 2);
-      if (answer.status === 403) throw failure('ErrReadOnly', [`runtime ${key}: reading it is forbidden (${describeRefusal(answer)})`], 2);
-      throw failure('ErrRejected', [`runtime ${key}: ${describeRefusal(answer)}`], 2);
+      return fetchRuntime(callsFor(env), input.namespace, input.runtime).catch((error: unknown) =>
+        Promise.reject(error instanceof DispatchError ? toApplicationFailure(error) : error),
+      );
     },
 
     /**

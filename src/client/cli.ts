@@ -9,16 +9,6 @@ import { formatRefusal, formatRendered, renderOffline, runtimeFromManifest } fro
 type Output = 'yaml' | 'json';
 const outputOption = () => new Option('--output <format>', 'output format').choices(['yaml', 'json']).default('yaml');
 
-export class ExitError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly stdout = '',
-  ) {
-    super(message);
-  }
-}
-
 /** Runs an action, turning its failure into the exit code and output the contract of the CLI gives. */
 async function act(output: Output, action: () => Promise<string>): Promise<void> {
   try {
@@ -31,29 +21,23 @@ async function act(output: Output, action: () => Promise<string>): Promise<void>
       process.exitCode = 2;
       return;
     }
-    if (error instanceof ExitError) {
-      process.stdout.write(error.stdout);
-      process.stderr.write(`dispatch-kubeflow: ${error.message}\n`);
-      process.exitCode = error.code;
-      return;
-    }
     process.stderr.write(`dispatch-kubeflow: ${(error as Error).message.split('\n')[0]}\n`);
     process.exitCode = 1;
   }
 }
 
+/** Without --runtime: step 2 against the cluster, after the allow-list, as Start does it. */
 async function runtimeFromCluster(config: Config, request: unknown) {
   const { validate } = await import('../core/validate.js');
+  const { allowListRefusal } = await import('../core/refusals.js');
   const { createKubeClients, loadKubeConfig } = await import('../activities/kube-clients.js');
   const { ObjectCalls } = await import('../activities/objects.js');
-  const { runtimeKey } = await import('../core/validated.js');
+  const { fetchRuntime } = await import('../activities/runtime-activities.js');
   const valid = validate(request);
+  const notAllowed = allowListRefusal(valid.runtime, config);
+  if (notAllowed) throw notAllowed;
   const calls = new ObjectCalls(createKubeClients(loadKubeConfig(config.kubeconfig)), { requestTimeoutMs: 10_000 });
-  const answer = await calls.getRuntime(valid.runtime, config.namespace);
-  if (answer.answered === 'definite') {
-    throw new DispatchError('ErrUnsupported', [`runtime ${runtimeKey(valid.runtime)}: HTTP ${answer.status} ${answer.message}`], 2);
-  }
-  return { runtime: answer.value, name: valid.runtime };
+  return { runtime: await fetchRuntime(calls, config.namespace, valid.runtime), name: valid.runtime };
 }
 
 export function buildCli(): Command {
