@@ -28,6 +28,8 @@ export default defineConfig({
           hookTimeout: 300_000,
           // Two cores: the servers need one; run test files one or two at a time.
           maxWorkers: 2,
+          // Vitest runs projects with different maxWorkers in separate groups; this one after unit.
+          sequence: { groupOrder: 1 },
         },
       },
     ],
