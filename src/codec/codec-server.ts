@@ -1,0 +1,137 @@
+// The codec server for the Temporal UI and CLI (Temporal's Codec Server Protocol): POST /encode and
+// POST /decode take and return {"payloads": [{"metadata": {k: base64}, "data": base64}]}; each is
+// also served under a namespace segment (/<namespace>/decode) for the CLI's --codec-endpoint
+// templating. The UI calls it from the browser, so it answers CORS for the UI's origin only, with the
+// headers the UI sends (Content-Type, X-Namespace, and Authorization when it passes the user's
+// token) and credentials allowed (the UI's "include cross-origin credentials").
+//
+// It decrypts for anyone who can reach it: bind it where only the UI's users can, as the UI itself.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import { listen, type ListeningServer } from '../observability/listen.js';
+import { CodecError } from './encryption-codec.js';
+
+export const CORS_ALLOW_HEADERS = 'Content-Type, X-Namespace, Authorization';
+const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export interface CodecServerOptions {
+  /** Applied as the SDK applies a data converter's payloadCodecs: encode first to last, decode last to first. */
+  codecs: PayloadCodec[];
+  /** Browser origins allowed to call, e.g. http://localhost:8233 (the Temporal UI). */
+  origins: string[];
+  maxBodyBytes?: number;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+interface JsonPayload {
+  metadata?: Record<string, string> | null;
+  data?: string | null;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const fromJson = (json: JsonPayload, index: number): Payload => {
+  const where = `payloads[${index}]`;
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new HttpError(400, `${where}: must be an object`);
+  const metadata: Record<string, Uint8Array> = {};
+  for (const [key, value] of Object.entries(json.metadata ?? {})) {
+    if (typeof value !== 'string') throw new HttpError(400, `${where}.metadata.${key}: must be a base64 string`);
+    metadata[key] = Buffer.from(value, 'base64');
+  }
+  if (json.data !== undefined && json.data !== null && typeof json.data !== 'string') throw new HttpError(400, `${where}.data: must be a base64 string`);
+  return { metadata, data: Buffer.from(json.data ?? '', 'base64') };
+};
+
+const toJson = (payload: Payload): JsonPayload => ({
+  metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  data: Buffer.from(payload.data ?? []).toString('base64'),
+});
+
+async function readBody(request: IncomingMessage, limit: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new HttpError(413, `request body is over ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'request body is not JSON');
+  }
+}
+
+async function transform(action: 'encode' | 'decode', codecs: PayloadCodec[], body: unknown): Promise<{ payloads: JsonPayload[] }> {
+  const list = (body as { payloads?: unknown } | null)?.payloads;
+  if (!Array.isArray(list)) throw new HttpError(400, 'request body must be {"payloads": [...]}');
+  let payloads = list.map((p, i) => fromJson(p as JsonPayload, i));
+  const order = action === 'encode' ? codecs : [...codecs].reverse();
+  try {
+    for (const codec of order) payloads = await codec[action](payloads);
+  } catch (error) {
+    if (error instanceof CodecError) throw new HttpError(422, error.message);
+    throw error;
+  }
+  return { payloads: payloads.map(toJson) };
+}
+
+/** The request handler; `startCodecServer` binds it. */
+export function codecServerHandler(options: CodecServerOptions): RequestListener {
+  const allowed = new Set(options.origins.map((o) => o.replace(/\/+$/, '')));
+  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const log = options.log ?? (() => {});
+
+  const answer = (response: ServerResponse, status: number, body?: unknown) => {
+    if (body === undefined) response.writeHead(status).end();
+    else response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+  };
+
+  return (request, response) => {
+    const origin = request.headers.origin;
+    const path = new URL(request.url ?? '/', 'http://codec').pathname;
+    const action = /^(?:\/[^/]+)?\/(encode|decode)$/.exec(path)?.[1] as 'encode' | 'decode' | undefined;
+    const namespace = request.headers['x-namespace'];
+    const done = (status: number, body?: unknown, fields: Record<string, unknown> = {}) => {
+      answer(response, status, body);
+      log('codec server request', { method: request.method, path, namespace, origin, status, ...fields });
+    };
+
+    // A browser page of any other origin gets no CORS grant and no answer.
+    if (origin !== undefined) {
+      if (!allowed.has(origin)) return done(403, { error: `origin ${origin} is not allowed; start the codec server with --ui-origin ${origin}` });
+      response.setHeader('Access-Control-Allow-Origin', origin);
+      response.setHeader('Access-Control-Allow-Credentials', 'true');
+      response.setHeader('Vary', 'Origin');
+    }
+    if (!action) return done(404, { error: `${path}: not found; the codec server answers POST /encode and POST /decode` });
+    if (request.method === 'OPTIONS') {
+      response.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
+      response.setHeader('Access-Control-Allow-Headers', CORS_ALLOW_HEADERS);
+      response.setHeader('Access-Control-Max-Age', '600');
+      return done(204);
+    }
+    if (request.method !== 'POST') {
+      response.setHeader('Allow', 'POST, OPTIONS');
+      return done(405, { error: `${request.method} ${path}: only POST` });
+    }
+    readBody(request, limit)
+      .then((body) => transform(action, options.codecs, body))
+      .then(
+        (result) => done(200, result, { payloads: result.payloads.length }),
+        (error: unknown) =>
+          error instanceof HttpError ? done(error.status, { error: error.message }) : done(500, { error: `${action} failed: ${(error as Error).message}` }),
+      );
+  };
+}
+
+export function startCodecServer(address: string, options: CodecServerOptions): Promise<ListeningServer> {
+  return listen(address, codecServerHandler(options));
+}
