@@ -4,6 +4,7 @@
 // so that Temporal retries it with backoff until the activity's schedule-to-close bound (CallBound).
 import { ApplicationFailure } from '@temporalio/common';
 import { ApiException, Observable, type ConfigurationOptions } from '@kubernetes/client-node';
+import { logKubeCall } from '../observability/kube-log.js';
 
 /** The failure type of an unanswered call; retried by Temporal, never seen by a caller. */
 export const UNANSWERED = 'KubeUnanswered';
@@ -64,13 +65,20 @@ function statusOf(body: unknown): { reason: string; message: string } {
  * `KubeUnanswered` failure when the API did not answer, naming what was attempted.
  */
 export async function kubeCall<T>(what: string, ctx: CallContext, call: (options: ConfigurationOptions) => Promise<T>): Promise<KubeAnswer<T>> {
+  const startedAt = performance.now();
   try {
-    return { answered: 'ok', value: await call(requestOptions(ctx)) };
+    const value = await call(requestOptions(ctx));
+    logKubeCall(what, { outcome: 'ok' }, startedAt);
+    return { answered: 'ok', value };
   } catch (error) {
     if (error instanceof ApiException && !isUnansweredStatus(error.code)) {
-      return { answered: 'definite', status: error.code, ...statusOf(error.body) };
+      const answer = { answered: 'definite', status: error.code, ...statusOf(error.body) } as const;
+      logKubeCall(what, { outcome: 'definite', status: answer.status, reason: answer.reason }, startedAt);
+      return answer;
     }
-    throw unanswered(what, error);
+    const failure = unanswered(what, error);
+    logKubeCall(what, { outcome: 'unanswered', detail: failure.message }, startedAt);
+    throw failure;
   }
 }
 
