@@ -111,6 +111,8 @@ export async function devDown(state: DevState | undefined = readDevState()): Pro
   ]);
   rmSync(devPaths.state, { force: true });
   rmSync(devPaths.env, { force: true });
+  // The data is of no use once etcd is down (each dev:up starts afresh); the logs stay.
+  rmSync(devPaths.cluster, { recursive: true, force: true });
   return stopped;
 }
 
