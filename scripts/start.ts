@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
 import { loadConfig, parseConfig, readDocument } from '../src/config/load-config.js';
 import type { StartRequest } from '../src/model/request.js';
@@ -65,6 +65,8 @@ async function main(): Promise<void> {
   // A fresh JobID unless a request was given, so that `npm start` can run again and again.
   if (!values.request) request.job = randomJobId();
 
+  // The worker's own chatter (bundling, state changes) is not what this command is for.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
   const connection = await NativeConnection.connect({ address });
   const clientConnection = await Connection.connect({ address });
   const client = new Client({ connection: clientConnection, namespace });
