@@ -28,3 +28,24 @@ export async function pause(ms: number, details?: unknown): Promise<void> {
 
 /** How often a wait for an object being deleted checks again. */
 export const DELETION_POLL_MS = 500;
+
+/**
+ * Keeps an activity heartbeating while it runs, so that a worker lost mid-call (killed, its host
+ * gone) is noticed within the heartbeat timeout the workflow sets, and the call is retried on
+ * another worker within CallBound; without it, only the start-to-close timeout, itself CallBound,
+ * would notice, and the step would end unanswered with no retry left.
+ */
+export function keepingAlive<A extends unknown[], R>(activity: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args: A) => {
+    const ctx = Context.current();
+    const every = ctx.info.heartbeatTimeoutMs ? Math.max(100, Math.floor(ctx.info.heartbeatTimeoutMs / 3)) : 0;
+    if (!every) return activity(...args);
+    ctx.heartbeat();
+    const timer = setInterval(() => ctx.heartbeat(), every);
+    try {
+      return await activity(...args);
+    } finally {
+      clearInterval(timer);
+    }
+  };
+}

@@ -1,5 +1,6 @@
 // All activities, built once per worker with their dependencies (samples-typescript's
 // activities-dependency-injection). Workflows take the type only.
+import { keepingAlive } from './context.js';
 import type { KubeClients } from './kube-clients.js';
 import { gateActivities } from './gate-activities.js';
 import { runtimeActivities } from './runtime-activities.js';
@@ -16,13 +17,19 @@ export interface ActivityDeps {
   requestTimeoutMs?: number;
 }
 
+/** The same activities, each heartbeating while it runs (keepingAlive). */
+function keptAlive<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
+  return Object.fromEntries(Object.entries(activities).map(([name, fn]) => [name, keepingAlive(fn)])) as T;
+}
+
 export function createActivities(deps: ActivityDeps) {
   const env = { kube: deps.kube, requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
   return {
     ...settingsActivities(deps.settings),
-    ...gateActivities(env),
-    ...runtimeActivities(env),
-    ...trainJobActivities(env),
+    ...keptAlive(gateActivities(env)),
+    ...keptAlive(runtimeActivities(env)),
+    ...keptAlive(trainJobActivities(env)),
+    // The Workload wait heartbeats on its own, with the deadline a retry resumes.
     ...workloadActivities(env),
   };
 }

@@ -19,6 +19,13 @@ const retry: RetryPolicy = {
 /** How often the Workload wait must heartbeat; it checks every second. */
 const WORKLOAD_HEARTBEAT = '10s';
 
+/**
+ * How soon a worker lost in the middle of a Kubernetes call is noticed (the activities heartbeat
+ * while they run): a quarter of CallBound, between 1 s and 10 s, so that the retry on another
+ * worker still fits in CallBound.
+ */
+export const lostWorkerMs = (callMs: number) => Math.min(10_000, Math.max(1_000, Math.round(callMs / 4)));
+
 export function activitiesFor(config: Config) {
   const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
   const workloadMs = toMillis(parseGoDuration(config.timeouts.workload)!);
@@ -26,6 +33,7 @@ export function activitiesFor(config: Config) {
     summary,
     startToCloseTimeout: callMs,
     scheduleToCloseTimeout: callMs,
+    heartbeatTimeout: lostWorkerMs(callMs),
     retry,
   });
   const call = (summary: string) => proxyActivities<Activities>(kubeCall(summary));
