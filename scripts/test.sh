@@ -10,6 +10,7 @@ npx eslint .
 
 echo "== servers (built once from the Go module proxy, then cached)"
 bash scripts/build-servers.sh
+bash scripts/ensure-chromium.sh # the Temporal UI test drives Debian's chromium
 
 echo "== tests"
 npx vitest run --coverage "$@"

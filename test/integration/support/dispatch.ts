@@ -52,6 +52,8 @@ export interface DispatchHarnessOptions {
   /** Gates the worker reports before any preflight (default: all proven). */
   gates?: BackendGates | 'none';
   requestTimeoutMs?: number;
+  /** A Temporal server other than the run's shared one (host:port), e.g. one with its Web UI. */
+  temporalAddress?: string;
 }
 
 export async function startDispatch(options: DispatchHarnessOptions): Promise<DispatchHarness> {
@@ -63,7 +65,7 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
     kubeconfig,
     temporal: { taskQueue: uniqueTaskQueue('dispatch') },
   });
-  const env = await temporalEnv();
+  const env = await temporalEnv(options.temporalAddress);
   const worker = await createDispatchWorker({
     config,
     connection: env.nativeConnection,

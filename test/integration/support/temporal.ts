@@ -5,10 +5,15 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { stackInfo } from './context.js';
 import { uniqueName } from './kube.js';
 
-/** A test environment on the shared dev server. Call `teardown()` when done (it leaves the server up). */
-export async function temporalEnv(): Promise<TestWorkflowEnvironment> {
-  const { address, namespace } = stackInfo().temporal;
-  return TestWorkflowEnvironment.createFromExistingServer({ address, namespace });
+/**
+ * A test environment on the shared dev server (or the one at `address`). Call `teardown()` when
+ * done (it leaves the server up).
+ */
+export async function temporalEnv(address = stackInfo().temporal.address): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createFromExistingServer({
+    address,
+    namespace: stackInfo().temporal.namespace,
+  });
 }
 
 /** A task queue no other test of this run uses. */
