@@ -10,6 +10,10 @@ import { parseGoDuration, toMillis } from '../model/duration.js';
 import { log } from './log.js';
 import { preflightLoop, runPreflight } from './preflight.js';
 import { workflowCode } from './workflow-code.js';
+import type { DataConverter } from '@temporalio/common';
+import type { WorkerPlugin } from '@temporalio/worker';
+import { metricsWorkerOptions } from '../observability/interceptors.js';
+import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
 
 export const DEFAULT_PREFLIGHT_INTERVAL_MS = 5 * 60_000;
 
@@ -28,11 +32,18 @@ export interface DispatchWorkerOptions {
   workflowBundlePath?: string;
   /** A workflow bundle already built in this process (tests build one and share it). */
   workflowBundle?: { code: string };
+  /** The codec's data converter (codec/index.ts); the preflight's client must have the same. */
+  dataConverter?: DataConverter;
+  /** dispatch's Prometheus metrics (default: a registry of its own); observability/metrics-server.ts serves them. */
+  metrics?: DispatchMetrics;
+  /** Worker plugins, e.g. tracing's (observability/tracing.ts). */
+  plugins?: WorkerPlugin[];
 }
 
 export interface DispatchWorker {
   worker: Worker;
   gates: GateStore;
+  metrics: DispatchMetrics;
   /** Runs the worker and the preflight loop until shutdown. */
   run(): Promise<void>;
   /** Runs one preflight now and waits for its gates. */
@@ -51,17 +62,23 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     requestTimeoutMs: options.requestTimeoutMs ?? Math.min(10_000, callMs),
   });
   const taskQueue = config.temporal.taskQueue;
+  const metrics = options.metrics ?? createDispatchMetrics();
+  const code = options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode(options.workflowBundlePath);
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue,
     activities,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode(options.workflowBundlePath)),
+    ...code,
+    ...metricsWorkerOptions(metrics, 'workflowsPath' in code),
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
   });
   const stopPreflight = new AbortController();
   return {
     worker,
     gates,
+    metrics,
     preflight: () => runPreflight(options.client, taskQueue, gates),
     async run() {
       const running = worker.run();

@@ -3,6 +3,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createKubeClients, loadKubeConfig, type KubeClients } from '../../../src/activities/kube-clients.js';
@@ -12,6 +14,9 @@ import { kubeconfigYaml, type KubeAccess } from '../../../src/harness/kube-acces
 import type { Config, ConfigInput } from '../../../src/model/config.js';
 import type { BackendGates } from '../../../src/model/results.js';
 import { createDispatchWorker, type DispatchWorker } from '../../../src/worker/dispatch-worker.js';
+import { workflowInterceptorModules } from '../../../src/observability/interceptors.js';
+import type { DispatchMetrics } from '../../../src/observability/metrics.js';
+import type { DispatchTracing } from '../../../src/observability/tracing.js';
 import { kubeAccess } from './kube.js';
 import { temporalEnv, uniqueTaskQueue } from './temporal.js';
 
@@ -21,6 +26,7 @@ let bundle: Promise<{ code: string }> | undefined;
 export function workflowBundle(): Promise<{ code: string }> {
   bundle ??= bundleWorkflowCode({
     workflowsPath: new URL('../../../src/workflows/index.ts', import.meta.url).pathname,
+    workflowInterceptorModules: workflowInterceptorModules(),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
   });
   return bundle;
@@ -52,6 +58,14 @@ export interface DispatchHarnessOptions {
   /** Gates the worker reports before any preflight (default: all proven). */
   gates?: BackendGates | 'none';
   requestTimeoutMs?: number;
+  /** The codec's data converter, for the worker and the harness's client alike. */
+  dataConverter?: DataConverter;
+  /** The worker's metrics registry (default: its own, on `worker.metrics`). */
+  metrics?: DispatchMetrics;
+  /** Tracing's plugin, for the worker and the harness's client alike. */
+  tracing?: DispatchTracing;
+  /** A workflow bundle other than the shared one (e.g. built with tracing's plugin). */
+  workflowBundle?: { code: string };
   /** A Temporal server other than the run's shared one (host:port), e.g. one with its Web UI. */
   temporalAddress?: string;
 }
@@ -66,12 +80,25 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
     temporal: { taskQueue: uniqueTaskQueue('dispatch') },
   });
   const env = await temporalEnv(options.temporalAddress);
+  // With a codec or tracing, the harness's client (and the preflight's) has them too.
+  const client =
+    options.dataConverter || options.tracing
+      ? new Client({
+          connection: env.client.connection,
+          namespace: env.namespace ?? 'default',
+          ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+          ...(options.tracing ? { plugins: [options.tracing.plugin] } : {}),
+        })
+      : env.client;
   const worker = await createDispatchWorker({
     config,
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
-    client: env.client,
-    workflowBundle: await workflowBundle(),
+    client,
+    workflowBundle: options.workflowBundle ?? (await workflowBundle()),
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.tracing ? { plugins: [options.tracing.plugin] } : {}),
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
   });
   if (options.gates !== 'none') worker.gates.update(options.gates ?? PROVEN);
@@ -82,7 +109,7 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
     env,
     worker,
     kube: admin,
-    client: new DispatchKubeflowClient(env.client, { namespace: options.namespace, taskQueue: config.temporal.taskQueue }),
+    client: new DispatchKubeflowClient(client, { namespace: options.namespace, taskQueue: config.temporal.taskQueue }),
     async close() {
       worker.worker.shutdown();
       await running;

@@ -1,0 +1,80 @@
+// The worker's side of dispatch's metrics: an activity interceptor that times every activity attempt
+// by the step it implements, the sinks the workflow interceptor reports to, and where that
+// interceptor module is for the bundler.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '@temporalio/common';
+import {
+  Runtime,
+  type ActivityExecuteInput,
+  type ActivityInboundCallsInterceptor,
+  type ActivityInterceptorsFactory,
+  type InjectedSinks,
+  type Next,
+  type WorkerOptions,
+} from '@temporalio/worker';
+import type { DispatchMetrics } from './metrics.js';
+import { stepOfActivity } from './steps.js';
+import type { DispatchSinks } from './workflow/sinks.js';
+
+export function stepTimingInterceptor(metrics: DispatchMetrics): ActivityInterceptorsFactory {
+  return (ctx) => ({
+    inbound: {
+      async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+        const stop = metrics.stepDuration.startTimer({ step: stepOfActivity(ctx.info.activityType) });
+        try {
+          return await next(input);
+        } finally {
+          stop();
+        }
+      },
+    },
+  });
+}
+
+export function metricsSinks(metrics: DispatchMetrics, logger?: Logger): InjectedSinks<DispatchSinks> {
+  return {
+    dispatchMetrics: {
+      startClosed: {
+        fn(info, outcome, errorType) {
+          metrics.starts.inc({ outcome, error_type: errorType });
+          logger?.info('Start closed', { workflowId: info.workflowId, runId: info.runId, workflowType: info.workflowType, outcome, errorType });
+        },
+      },
+      compensationFinished: {
+        fn(info, result) {
+          metrics.compensations.inc({ result });
+          logger?.info('compensation finished', { workflowId: info.workflowId, runId: info.runId, result });
+        },
+      },
+    },
+  };
+}
+
+/**
+ * The workflow interceptor modules to bundle with the workflows (`interceptors.workflowModules`, or
+ * `workflowInterceptorModules` of bundleWorkflowCode for a prebuilt bundle). From src/ they are .ts
+ * (tsx, vitest), from dist/ .js.
+ */
+export function workflowInterceptorModules(): string[] {
+  for (const ext of ['.ts', '.js']) {
+    const path = fileURLToPath(new URL(`./workflow/interceptors${ext}`, import.meta.url));
+    if (existsSync(path)) return [path];
+  }
+  throw new Error('workflow interceptor module not found next to src/observability/interceptors');
+}
+
+/**
+ * What a worker needs for dispatch's metrics: the step timer, the sinks, and the workflow
+ * interceptor module when the worker bundles the workflows itself (a prebuilt bundle must have been
+ * built with workflowInterceptorModules()).
+ */
+export function metricsWorkerOptions(metrics: DispatchMetrics, bundlesFromSource: boolean): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+  return {
+    interceptors: {
+      activity: [stepTimingInterceptor(metrics)],
+      ...(bundlesFromSource ? { workflowModules: workflowInterceptorModules() } : {}),
+    },
+    sinks: metricsSinks(metrics, Runtime.instance().logger),
+  };
+}

@@ -1,0 +1,53 @@
+// dispatch's own Prometheus metrics (prom-client), beside the Temporal SDK's (which Core exports on
+// the worker's --metrics address). One registry per worker, so tests can run several in a process.
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { ERROR_TYPES } from '../model/errors.js';
+import { ACTIVITY_STEPS } from './steps.js';
+
+export const START_OUTCOMES = ['success', 'failure', 'cancelled'] as const;
+export type StartOutcome = (typeof START_OUTCOMES)[number];
+/** error_type of a Start that did not fail. */
+export const NO_ERROR = 'none';
+export const COMPENSATION_RESULTS = ['stopped', 'failed'] as const;
+export type CompensationResult = (typeof COMPENSATION_RESULTS)[number];
+
+/** Kubernetes calls take milliseconds to seconds; the Workload wait up to timeouts.workload. */
+export const STEP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+export interface DispatchMetrics {
+  registry: Registry;
+  starts: Counter<'outcome' | 'error_type'>;
+  stepDuration: Histogram<'step'>;
+  compensations: Counter<'result'>;
+}
+
+export function createDispatchMetrics(options: { registry?: Registry; processMetrics?: boolean } = {}): DispatchMetrics {
+  const registry = options.registry ?? new Registry();
+  if (options.processMetrics) collectDefaultMetrics({ register: registry });
+  const starts = new Counter({
+    name: 'dispatch_starts_total',
+    help: 'StartTrainJob workflows closed, by outcome and error type (ErrInvalid, ...; "none" unless the outcome is failure)',
+    labelNames: ['outcome', 'error_type'] as const,
+    registers: [registry],
+  });
+  const stepDuration = new Histogram({
+    name: 'dispatch_step_duration_seconds',
+    help: 'Time each activity attempt took, by the Start step it implements',
+    labelNames: ['step'] as const,
+    buckets: STEP_BUCKETS,
+    registers: [registry],
+  });
+  const compensations = new Counter({
+    name: 'dispatch_compensations_total',
+    help: 'Compensations of Starts (stopping what the Start created), by result: stopped, or failed (the Start is ErrOutcomeUnknown)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
+  // Every series a dashboard expects exists from the start at 0, so that rate() sees the first event.
+  starts.inc({ outcome: 'success', error_type: NO_ERROR }, 0);
+  starts.inc({ outcome: 'cancelled', error_type: NO_ERROR }, 0);
+  for (const type of ERROR_TYPES) starts.inc({ outcome: 'failure', error_type: type }, 0);
+  for (const result of COMPENSATION_RESULTS) compensations.inc({ result }, 0);
+  for (const step of Object.values(ACTIVITY_STEPS)) stepDuration.zero({ step });
+  return { registry, starts, stepDuration, compensations };
+}
