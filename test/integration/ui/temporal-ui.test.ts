@@ -147,7 +147,13 @@ describe('the Temporal UI shows a Start in flight (Kueue mode, held at step 9)',
     await expect(page.getByText(other.handle.workflowId, { exact: true }).count()).resolves.toBe(0);
     // The filter is shown as the operator would have built it with "Add Filter".
     await expect(page.getByText(start.request.job).count()).resolves.toBeGreaterThanOrEqual(2);
-    await page.screenshot({ path: screenshotPath('ui-workflows.png') });
+    // Down to the pager under the one row: below it the page is empty.
+    const table = (await page.locator('table').first().boundingBox())!;
+    const width = page.viewportSize()!.width;
+    await page.screenshot({
+      path: screenshotPath('ui-workflows.png'),
+      clip: { x: 0, y: 0, width, height: table.y + table.height + 70 },
+    });
   });
 
   it("the Start's page shows its static summary and its current details: step 9, wait for Workload, and the TrainJob it waits on", async () => {
