@@ -8,8 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trainJobName } from '../../../src/core/names.js';
 import { waitFor } from '../../../src/harness/process.js';
 import { TEMPORAL_NAMESPACE } from '../../../src/harness/temporal.js';
-import { Trainer } from '../../../src/model/constants.js';
-import { SearchAttributes } from '../../../src/model/constants.js';
+import { SearchAttributes, Trainer } from '../../../src/model/constants.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import type { Progress } from '../../../src/workflows/progress.js';
 import { stepLabel, STEPS } from '../../../src/workflows/steps.js';
@@ -90,7 +89,9 @@ describe('the Temporal UI shows a Start in flight (Kueue mode, held at step 9)',
 
   beforeAll(async () => {
     const t0 = Date.now();
-    [temporal, ns] = await Promise.all([startTemporalWithUi(), freshNamespace('ui')]);
+    // One at a time, so that whatever started is in a variable afterAll stops.
+    temporal = await startTemporalWithUi();
+    ns = await freshNamespace('ui');
     h = await startDispatch({ namespace: ns.name, config: KUEUE_CONFIG, temporalAddress: temporal.address });
     kueue = await FakeKueue.start({
       kubeConfig: kubeConfig('admin', ns.name),
@@ -98,7 +99,8 @@ describe('the Temporal UI shows a Start in flight (Kueue mode, held at step 9)',
       defaults: { never: true },
     });
     [start, other] = await Promise.all([held(h, startRequest()), held(h, startRequest())]);
-    [browser] = await Promise.all([openBrowser(), atStep9(start), atStep9(other)]);
+    browser = await openBrowser();
+    await Promise.all([atStep9(start), atStep9(other)]);
     page = browser.page;
     workflows = `${temporal.uiUrl}/namespaces/${TEMPORAL_NAMESPACE}/workflows`;
     console.log(
