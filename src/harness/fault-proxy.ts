@@ -4,6 +4,8 @@
 // matching requests get a fault instead:
 //
 //   drop-response  forward, let the server act, then close the client's socket without an answer
+//   hold-response  forward, let the server act, then keep the answer from the client until it gives
+//                  up: the request stays open, so a test can kill the client while it is in flight
 //   hang           forward nothing, answer nothing, until the client gives up
 //   reset          forward nothing, reset the connection (TCP RST)
 //   status-500     forward nothing, answer 500 with a Status body
@@ -14,7 +16,7 @@ import type { Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from './kube-access.js';
 
-export type FaultAction = 'drop-response' | 'hang' | 'reset' | 'status-500' | 'status-429';
+export type FaultAction = 'drop-response' | 'hold-response' | 'hang' | 'reset' | 'status-500' | 'status-429';
 
 export interface FaultRule {
   /** HTTP method, any case; every method when absent. */
@@ -47,7 +49,7 @@ export interface ProxiedRequest {
   fault?: FaultAction;
   /** Status the API server answered, when the request was forwarded and answered. */
   upstreamStatus?: number;
-  /** Status the client received; absent when it received none (drop-response, hang, reset). */
+  /** Status the client received; absent when it received none (drop-response, hold-response, hang, reset). */
   status?: number;
   /** Date.now() when the request arrived. */
   at: number;
@@ -183,16 +185,21 @@ export class FaultProxy {
         return;
       }
       default:
-        this.forward(req, res, entry, fault?.rule.action === 'drop-response');
+        this.forward(req, res, entry, fault?.rule.action === 'drop-response', fault?.rule.action === 'hold-response');
     }
   }
 
-  private forward(req: IncomingMessage, res: ServerResponse, entry: ProxiedRequest, dropResponse: boolean): void {
+  private forward(req: IncomingMessage, res: ServerResponse, entry: ProxiedRequest, dropResponse: boolean, holdResponse = false): void {
     const target = new URL(req.url ?? '/', this.upstream.server);
     let answered: IncomingMessage | undefined;
     const upstreamReq = httpsRequest(target, { method: req.method, headers: copyHeaders(req.headers), agent: this.agent }, (upstreamRes) => {
       answered = upstreamRes;
       entry.upstreamStatus = upstreamRes.statusCode;
+      if (holdResponse) {
+        // The server has acted; the client waits on an open socket until it gives up.
+        upstreamRes.resume();
+        return;
+      }
       if (dropResponse) {
         // The server has acted once it answers; the client must never hear it. A watch never
         // ends, so its socket is cut on the headers; anything else after the whole answer.
