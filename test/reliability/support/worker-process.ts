@@ -1,0 +1,54 @@
+// A dispatch-kubeflow worker as an OS process of its own, so that a test can kill -9 it at any
+// point of a Start and start another. It is the product's worker (createDispatchWorker) with its
+// inputs taken from the environment:
+//
+//   DISPATCH_RELIABILITY_CONFIG   the parsed configuration, as JSON (config.kubeconfig names the kubeconfig)
+//   DISPATCH_RELIABILITY_GATES    "proven" (default): gates set proven; "preflight": run ProbeBackend first
+//   DISPATCH_RELIABILITY_REQUEST_TIMEOUT_MS   the per-request bound of Kubernetes calls (optional)
+//   DISPATCH_WORKFLOW_BUNDLE      the prebuilt workflow bundle (no webpack at start)
+//   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE      the Temporal server, read as every Temporal tool reads them
+//
+// It prints one line on stdout once it polls, `{"ready":true,"pid":<pid>,"taskQueue":"..."}`, and
+// one when it stops cleanly (SIGTERM/SIGINT); everything else goes to stderr.
+import type { Config } from '../../../src/model/config.js';
+import { connectClient, connectWorker } from '../../../src/worker/connect.js';
+import { createDispatchWorker } from '../../../src/worker/dispatch-worker.js';
+
+export const READY = 'ready';
+
+/** The gates a test worker reports without a preflight: all proven. */
+const PROVEN = { reach: true, write: true, start: true, reasons: [], checkedAt: new Date(0).toISOString() };
+
+async function main(): Promise<void> {
+  const config = JSON.parse(process.env.DISPATCH_RELIABILITY_CONFIG ?? '') as Config;
+  const requestTimeoutMs = Number(process.env.DISPATCH_RELIABILITY_REQUEST_TIMEOUT_MS) || undefined;
+  const { connection, namespace } = await connectWorker();
+  const client = await connectClient();
+  const worker = await createDispatchWorker({
+    config,
+    connection,
+    namespace,
+    client,
+    ...(requestTimeoutMs ? { requestTimeoutMs } : {}),
+  });
+  const running = worker.worker.run();
+  if (process.env.DISPATCH_RELIABILITY_GATES === 'preflight') await worker.preflight();
+  else worker.gates.update(PROVEN);
+  const stop = () => worker.worker.shutdown();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  process.stdout.write(
+    `${JSON.stringify({ [READY]: true, pid: process.pid, taskQueue: config.temporal.taskQueue })}\n`,
+  );
+  await running;
+  await connection.close();
+  await client.connection.close();
+  process.stdout.write(`${JSON.stringify({ stopped: true })}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `worker-process: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exit(1);
+});
