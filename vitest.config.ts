@@ -32,6 +32,27 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
+      // `reliability` (npm run test:reliability, docs/reliability.md): the whole reliability suite,
+      // crashes, outages, load and bad input, which takes tens of minutes; defined only when asked
+      // for, so that npm test leaves it out. Its quick part (test/integration/reliability,
+      // test/unit/reliability) also runs in the two projects above.
+      ...(process.env.DISPATCH_KUBEFLOW_RELIABILITY
+        ? [
+            {
+              test: {
+                name: 'reliability',
+                include: ['test/reliability/**/*.test.ts', 'test/integration/reliability/**/*.test.ts', 'test/unit/reliability/**/*.test.ts'],
+                globalSetup: ['test/integration/global-setup.ts', 'test/reliability/support/leak-audit.setup.ts'],
+                testTimeout: 900_000,
+                hookTimeout: 600_000,
+                // One file at a time: kill -9, outages and load must not overlap, and the figures
+                // they report must not be another file's.
+                maxWorkers: 1,
+                sequence: { groupOrder: 2 },
+              },
+            },
+          ]
+        : []),
     ],
   },
 });
