@@ -41,8 +41,15 @@ export default defineConfig({
             {
               test: {
                 name: 'reliability',
-                include: ['test/reliability/**/*.test.ts', 'test/integration/reliability/**/*.test.ts', 'test/unit/reliability/**/*.test.ts'],
-                globalSetup: ['test/integration/global-setup.ts', 'test/reliability/support/leak-audit.setup.ts'],
+                include: [
+                  'test/reliability/**/*.test.ts',
+                  'test/integration/reliability/**/*.test.ts',
+                  'test/unit/reliability/**/*.test.ts',
+                ],
+                globalSetup: [
+                  'test/integration/global-setup.ts',
+                  'test/reliability/support/leak-audit.setup.ts',
+                ],
                 testTimeout: 900_000,
                 hookTimeout: 600_000,
                 // One file at a time: kill -9, outages and load must not overlap, and the figures
