@@ -1,0 +1,516 @@
+// `npm run histories:record -- --set <name>`: runs real Starts (and a ProbeBackend and a
+// TrainJobCapabilities) on a local stack it starts itself, and saves each workflow's history to
+// test/histories/<name>/<scenario>.json, in the JSON format `Worker.runReplayHistories` reads.
+// The replay test (test/unit/replay/) replays every set with the current workflow code, so a
+// workflow change that would break a running Start fails `npm test`. See docs/versioning.md.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
+import { createKubeClients, loadKubeConfig, type KubeClients } from '../src/activities/kube-clients.js';
+import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
+import { parseConfig } from '../src/config/load-config.js';
+import { trainJobName } from '../src/core/names.js';
+import { adminAccess } from '../src/harness/cluster.js';
+import { FaultProxy, type FaultRule } from '../src/harness/fault-proxy.js';
+import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../src/harness/kube-access.js';
+import { repoRoot } from '../src/harness/paths.js';
+import { startTestStack } from '../src/harness/stack.js';
+import type { ConfigInput } from '../src/model/config.js';
+import { Trainer } from '../src/model/constants.js';
+import { fromFailure } from '../src/model/errors.js';
+import type { StartRequest } from '../src/model/request.js';
+import type { BackendGates } from '../src/model/results.js';
+import { createDispatchWorker } from '../src/worker/dispatch-worker.js';
+import { probeWorkflowId } from '../src/worker/preflight.js';
+import { FakeKueue } from '../test/integration/support/fake-kueue.js';
+import { bendRankRestart } from '../test/integration/support/rule-reasons.js';
+import type { Json, RuntimeDraft } from '../test/integration/support/runtimes.js';
+import { minimalTrainJob, sampleRuntime } from '../test/integration/support/trainer.js';
+import { startRequest } from '../test/support/requests.js';
+import { HISTORIES_DIR, manifestOf, setNames, type Manifest } from '../test/unit/replay/corpus.js';
+import { historyToJson } from '../test/unit/replay/history-json.js';
+
+const HELP = `Usage: npm run histories:record -- --set <name> [--note <text>] [--replace]
+
+Starts a local stack, runs every scenario, and writes test/histories/<name>/*.json plus its
+manifest.json, then regenerates test/histories/README.md. An existing set is kept (its histories
+are what running Starts of that workflow version look like) unless --replace is given.
+`;
+
+/** Short timeouts so that every failure scenario ends in seconds. */
+const CALL = '3s';
+const NAMESPACE = 'dispatch';
+const KUEUE_NAMESPACE = 'dispatch-kueue';
+/** A copy of dispatch-kind with a podFailurePolicy Ignore rule, which only allowRankRestart accepts. */
+const WAIVED_RUNTIME = { kind: 'ClusterTrainingRuntime', name: 'dispatch-waived' } as const;
+const PROVEN: BackendGates = {
+  reach: true,
+  write: true,
+  start: true,
+  reasons: [],
+  checkedAt: '2026-01-01T00:00:00.000Z',
+};
+
+/** How the workflow ended; the scenario's expectation is checked before its history is kept. */
+type Outcome = { ok: true } | { type: string; step: number } | { cancelled: true };
+
+const describeOutcome = (o: Outcome) =>
+  'ok' in o ? 'completed' : 'cancelled' in o ? 'cancelled' : `${o.type} at step ${o.step}`;
+
+interface Workers {
+  direct: DispatchKubeflowClient;
+  proxied: DispatchKubeflowClient;
+  kueue: DispatchKubeflowClient;
+  lenient: DispatchKubeflowClient;
+  unproven: DispatchKubeflowClient;
+  proxy: FaultProxy;
+  fakeKueue: FakeKueue;
+  admin: KubeClients;
+}
+
+interface Scenario {
+  /** File name without .json: what happened, readable in a directory listing. */
+  file: string;
+  what: string;
+  expect: Outcome;
+  /** The runtime the request names (default: the sample dispatch-kind). */
+  runtime?: typeof WAIVED_RUNTIME;
+  /** Runs the workflow and returns its handle; the workflow has ended when it returns. */
+  run(w: Workers, request: StartRequest): Promise<WorkflowHandle>;
+}
+
+const trainJobsPath = (ns: string) =>
+  `/apis/${Trainer.group}/${Trainer.version}/namespaces/${ns}/${Trainer.trainJobPlural}`;
+const runtimesPath = (ns: string) =>
+  `/apis/${Trainer.group}/${Trainer.version}/namespaces/${ns}/${Trainer.trainingRuntimePlural}`;
+/** A fault on every matching request until cleared. */
+const always = (method: string, path: FaultRule['path'], action: FaultRule['action']): FaultRule => ({
+  method,
+  path,
+  times: Infinity,
+  action,
+});
+const nameOf = (r: StartRequest) => trainJobName(r.job, r.submission);
+
+/** Submits and waits for the end, whatever it is. */
+async function ended(client: DispatchKubeflowClient, request: StartRequest): Promise<WorkflowHandle> {
+  const handle = await client.submit(request);
+  await handle.result().catch(() => undefined);
+  return handle;
+}
+
+/** Runs a Start with faults on the proxy, cleared afterwards. */
+async function withFaults(w: Workers, request: StartRequest, rules: FaultRule[]): Promise<WorkflowHandle> {
+  for (const rule of rules) w.proxy.inject(rule);
+  try {
+    return await ended(w.proxied, request);
+  } finally {
+    w.proxy.clear();
+  }
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    file: 'start-plain-success',
+    what: 'plain mode, everything answers: steps 0-8, a suspended TrainJob',
+    expect: { ok: true },
+    run: (w, r) => ended(w.direct, r),
+  },
+  {
+    file: 'start-kueue-success',
+    what: 'Kueue mode: the Workload with the gate and the admission check appears (FakeKueue), step 9 passes',
+    expect: { ok: true },
+    run: (w, r) => ended(w.kueue, r),
+  },
+  {
+    file: 'start-waived-runtime-allowrankrestart',
+    what: 'allowRankRestart: true and a runtime with a podFailurePolicy Ignore rule: started, with `weakened`',
+    expect: { ok: true },
+    runtime: WAIVED_RUNTIME,
+    run: (w, r) => ended(w.lenient, r),
+  },
+  {
+    file: 'start-step6-create-unanswered-then-adopted',
+    what: "the TrainJob create lands but its answer is dropped; the retry's 409 carries our token and is adopted",
+    expect: { ok: true },
+    run: (w, r) =>
+      withFaults(w, r, [
+        { method: 'POST', path: trainJobsPath(NAMESPACE), times: 1, action: 'drop-response' },
+      ]),
+  },
+  {
+    file: 'start-refused-invalid-request',
+    what: 'a request with a reserved env key and an empty command, started by name: ErrInvalid (JobSpec.Validate, step 4), before step 1',
+    expect: { type: 'ErrInvalid', step: 4 },
+    async run(w, r) {
+      const bad = { ...r, spec: { ...r.spec, command: [], env: { DISPATCH_X: '1' } } };
+      const handle = await w.direct.client.workflow.start('StartTrainJob', {
+        taskQueue: w.direct.taskQueue,
+        workflowId: `start/${NAMESPACE}/${nameOf(r)}/a${r.attempt}`,
+        args: [bad],
+      });
+      await handle.result().catch(() => undefined);
+      return handle;
+    },
+  },
+  {
+    file: 'start-step1-refused-gates-unproven',
+    what: 'no preflight has proven the gates yet: ErrUnreachable at step 1, nothing created',
+    expect: { type: 'ErrUnreachable', step: 1 },
+    run: (w, r) => ended(w.unproven, r),
+  },
+  {
+    file: 'start-step5-unanswered',
+    what: 'the runtime copy create answers 500 until CallBound: ErrUnreachable, nothing to compensate',
+    expect: { type: 'ErrUnreachable', step: 5 },
+    run: (w, r) => withFaults(w, r, [always('POST', runtimesPath(NAMESPACE), 'status-500')]),
+  },
+  {
+    file: 'start-step6-unanswered-past-callbound',
+    what: 'every TrainJob create is reset until CallBound: ErrOutcomeUnknown with the ref, the copy kept',
+    expect: { type: 'ErrOutcomeUnknown', step: 6 },
+    run: (w, r) => withFaults(w, r, [always('POST', trainJobsPath(NAMESPACE), 'reset')]),
+  },
+  {
+    file: 'start-step6-refused-foreign-trainjob',
+    what: 'a TrainJob of the same name without our attempt token exists: definite ErrRejected, the copy deleted by the activity',
+    expect: { type: 'ErrRejected', step: 6 },
+    async run(w, r) {
+      const body = minimalTrainJob(nameOf(r));
+      await w.admin.custom.createNamespacedCustomObject({
+        ...trainerAt(NAMESPACE, Trainer.trainJobPlural),
+        body,
+      });
+      return ended(w.direct, r);
+    },
+  },
+  {
+    file: 'start-step7-refused-stopped',
+    what: 'setting the owner reference answers 500 until CallBound: ErrRejected, compensation stops the TrainJob and the copy',
+    expect: { type: 'ErrRejected', step: 7 },
+    run: (w, r) =>
+      withFaults(w, r, [always('PATCH', `${runtimesPath(NAMESPACE)}/${nameOf(r)}`, 'status-500')]),
+  },
+  {
+    file: 'start-step8-unanswered-stopped',
+    what: 'the read-back hangs until CallBound: ErrRejected, compensation stops the TrainJob',
+    expect: { type: 'ErrRejected', step: 8 },
+    run: (w, r) => withFaults(w, r, [always('GET', `${trainJobsPath(NAMESPACE)}/${nameOf(r)}`, 'hang')]),
+  },
+  {
+    file: 'start-step9-no-workload-stopped',
+    what: 'Kueue mode, no Workload within timeouts.workload: ErrRejected, compensation stops the TrainJob',
+    expect: { type: 'ErrRejected', step: 9 },
+    run(w, r) {
+      w.fakeKueue.behave(nameOf(r), { never: true });
+      return ended(w.kueue, r);
+    },
+  },
+  {
+    file: 'start-step7-refused-stop-failed-too',
+    what: 'step 7 fails and every DELETE answers 500 too: ErrOutcomeUnknown naming both, the TrainJob left',
+    expect: { type: 'ErrOutcomeUnknown', step: 7 },
+    run: (w, r) =>
+      withFaults(w, r, [
+        always('PATCH', `${runtimesPath(NAMESPACE)}/${nameOf(r)}`, 'status-500'),
+        always('DELETE', new RegExp(`/${nameOf(r)}$`), 'status-500'),
+      ]),
+  },
+  {
+    file: 'start-cancelled-at-step8-stopped',
+    what: 'cancelled while the read-back hangs: compensation stops the TrainJob, the workflow ends cancelled',
+    expect: { cancelled: true },
+    async run(w, r) {
+      w.proxy.inject(always('GET', `${trainJobsPath(NAMESPACE)}/${nameOf(r)}`, 'hang'));
+      try {
+        const handle = await w.proxied.submit(r);
+        await until('step 8', async () => (await handle.query<{ step: number }>('progress')).step === 8);
+        await handle.cancel();
+        await handle.result().catch(() => undefined);
+        return handle;
+      } finally {
+        w.proxy.clear();
+      }
+    },
+  },
+  {
+    file: 'probe-backend-all-gates-proven',
+    what: 'ProbeBackend: reach, write, and the probe Start on dispatch-probe, stopped',
+    expect: { ok: true },
+    async run(w) {
+      await w.direct.probe();
+      return w.direct.client.workflow.getHandle(probeWorkflowId(NAMESPACE));
+    },
+  },
+  {
+    file: 'capabilities-torch-runtime',
+    what: 'TrainJobCapabilities on dispatch-torch: ProcsPerNode answered yes',
+    expect: { ok: true },
+    async run(w) {
+      const spec = {
+        procsPerNode: 8,
+        extensions: { 'kubeflow/RuntimeRef': { kind: 'ClusterTrainingRuntime', name: 'dispatch-torch' } },
+      };
+      const handle = await w.direct.client.workflow.start('TrainJobCapabilities', {
+        taskQueue: w.direct.taskQueue,
+        workflowId: `capabilities/${NAMESPACE}/dispatch-torch`,
+        args: [{ spec }],
+      });
+      await handle.result().catch(() => undefined);
+      return handle;
+    },
+  },
+];
+
+const trainerAt = (namespace: string, plural: string) => ({
+  group: Trainer.group,
+  version: Trainer.version,
+  namespace,
+  plural,
+});
+
+async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** How the workflow behind `handle` ended. */
+async function outcomeOf(handle: WorkflowHandle): Promise<Outcome> {
+  try {
+    await handle.result();
+    return { ok: true };
+  } catch (error) {
+    const typed = fromFailure(error);
+    if (typed) return { type: typed.type, step: typed.step };
+    if (error instanceof WorkflowFailedError && /cancel/i.test(String(error.cause)))
+      return { cancelled: true };
+    throw error;
+  }
+}
+
+/** A fixed JobID per scenario, so that re-recording changes names and tokens as little as possible. */
+const jobIdOf = (index: number) => `01JD0Q3J0Y6Q7J7Z4W2X5V${String(index).padStart(4, '0')}`;
+
+function gitCommit(): string {
+  const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+  }).trim();
+  const dirty = execFileSync(
+    'git',
+    ['status', '--porcelain', '--', 'src/workflows', 'src/core', 'src/model'],
+    {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    },
+  ).trim();
+  return dirty ? `${commit} (with uncommitted changes to the workflow code)` : commit;
+}
+
+function writeKubeconfig(dir: string, name: string, access: KubeAccess): string {
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(file, kubeconfigYaml(access));
+  return file;
+}
+
+/** Regenerates README.md from every set's manifest. */
+function writeIndex(): void {
+  const sets = setNames().map(manifestOf);
+  const lines = [
+    '# Recorded workflow histories',
+    '',
+    'Generated by `npm run histories:record` (scripts/record-histories.ts); do not edit by hand.',
+    '`test/unit/replay/replay.test.ts` replays every one of them with the current workflow code on',
+    'every `npm test`. docs/versioning.md says when to record a new set and why old sets stay.',
+    '',
+  ];
+  for (const m of sets) {
+    lines.push(`## ${m.set}`, '', `${m.note}`, '', `Recorded ${m.recordedAt} with commit ${m.commit}.`, '');
+    lines.push('| file | workflow | outcome | events | what |', '|---|---|---|---|---|');
+    for (const h of m.histories)
+      lines.push(`| ${h.file} | ${h.workflowType} | ${h.outcome} | ${h.events} | ${h.what} |`);
+    lines.push('');
+  }
+  writeFileSync(join(HISTORIES_DIR, 'README.md'), lines.join('\n'));
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      set: { type: 'string' },
+      note: { type: 'string' },
+      replace: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help || !values.set) {
+    process.stdout.write(HELP);
+    process.exitCode = values.help ? 0 : 2;
+    return;
+  }
+  const setDir = join(HISTORIES_DIR, values.set);
+  if (existsSync(setDir) && !values.replace)
+    throw new Error(`${setDir} exists: old sets are kept; pass --replace to record it again`);
+
+  // Failures are the point of most scenarios: the worker's warnings about them are noise here.
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const t0 = Date.now();
+  const [stack, bundle] = await Promise.all([
+    startTestStack({ namespace: NAMESPACE }),
+    bundleWorkflowCode({
+      workflowsPath: join(repoRoot, 'src', 'workflows', 'index.ts'),
+      logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
+    }),
+  ]);
+  const scratch = mkdtempSync(join(tmpdir(), 'dk-histories-'));
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    console.log(`stack and workflow bundle ready in ${Date.now() - t0} ms`);
+    const admin = adminAccess(stack.info.kube);
+    const adminClients = createKubeClients(loadKubeConfig(writeKubeconfig(scratch, 'admin', admin)));
+    await kubeConfigFor(admin)
+      .makeApiClient(CoreV1Api)
+      .createNamespace({ body: { metadata: { name: KUEUE_NAMESPACE } } });
+    const spec = structuredClone((await sampleRuntime('dispatch-kind')).spec) as Json;
+    bendRankRestart({ job: spec.template.spec.replicatedJobs[0].template.spec } as RuntimeDraft);
+    await adminClients.custom.createClusterCustomObject({
+      group: Trainer.group,
+      version: Trainer.version,
+      plural: Trainer.clusterTrainingRuntimePlural,
+      body: {
+        apiVersion: Trainer.apiVersion,
+        kind: Trainer.clusterTrainingRuntimeKind,
+        metadata: { name: WAIVED_RUNTIME.name },
+        spec,
+      },
+    });
+
+    const proxy = await FaultProxy.start(admin);
+    stops.push(() => proxy.close());
+    const env = await TestWorkflowEnvironment.createFromExistingServer({
+      address: stack.info.temporal.address,
+      namespace: stack.info.temporal.namespace,
+    });
+    stops.push(() => env.teardown());
+
+    let queue = 0;
+    const worker = async (
+      access: KubeAccess,
+      config: Omit<ConfigInput, 'kubeconfig' | 'temporal'>,
+      gates: BackendGates | 'none' = PROVEN,
+    ): Promise<DispatchKubeflowClient> => {
+      const name = `histories-${queue++}`;
+      const parsed = parseConfig({
+        ...config,
+        kubeconfig: writeKubeconfig(scratch, name, access),
+        temporal: { taskQueue: name },
+      });
+      const w = await createDispatchWorker({
+        config: parsed,
+        connection: env.nativeConnection,
+        namespace: stack.info.temporal.namespace,
+        client: env.client,
+        workflowBundle: bundle,
+        requestTimeoutMs: 1_000,
+      });
+      if (gates !== 'none') w.gates.update(gates);
+      const running = w.worker.run();
+      stops.unshift(async () => {
+        w.worker.shutdown();
+        await running;
+      });
+      return new DispatchKubeflowClient(env.client, { namespace: parsed.namespace, taskQueue: name });
+    };
+    const timeouts = { call: CALL, workload: CALL };
+    const kueueConfig = {
+      mode: 'kueue',
+      kueue: { queue: 'user-queue', admissionCheck: 'dispatch' },
+      timeouts,
+    } as const;
+    const kueue = await worker(
+      { ...admin, namespace: KUEUE_NAMESPACE },
+      { namespace: KUEUE_NAMESPACE, ...kueueConfig },
+    );
+    const fakeKueue = await FakeKueue.start({
+      kubeConfig: kubeConfigFor({ ...admin, namespace: KUEUE_NAMESPACE }),
+      config: parseConfig({ namespace: KUEUE_NAMESPACE, ...kueueConfig }),
+    });
+    stops.unshift(() => fakeKueue.stop());
+    const workers: Workers = {
+      direct: await worker(admin, { namespace: NAMESPACE, timeouts }),
+      proxied: await worker(proxy.accessFor({ ...admin, namespace: NAMESPACE }), {
+        namespace: NAMESPACE,
+        timeouts,
+      }),
+      kueue,
+      lenient: await worker(admin, { namespace: NAMESPACE, timeouts, allowRankRestart: true }),
+      unproven: await worker(admin, { namespace: NAMESPACE, timeouts }, 'none'),
+      proxy,
+      fakeKueue,
+      admin: adminClients,
+    };
+
+    // Kept in memory until every scenario has ended as expected: a failed run writes nothing.
+    const files = new Map<string, string>();
+    const manifest: Manifest = {
+      set: values.set,
+      note: values.note ?? '',
+      commit: gitCommit(),
+      recordedAt: new Date().toISOString(),
+      histories: [],
+    };
+    for (const [index, scenario] of SCENARIOS.entries()) {
+      const started = Date.now();
+      const request = {
+        ...startRequest(scenario.runtime ? { runtime: scenario.runtime } : {}),
+        job: jobIdOf(index),
+      };
+      const handle = await scenario.run(workers, request);
+      const outcome = await outcomeOf(handle);
+      if (describeOutcome(outcome) !== describeOutcome(scenario.expect))
+        throw new Error(
+          `${scenario.file}: expected ${describeOutcome(scenario.expect)}, got ${describeOutcome(outcome)}`,
+        );
+      const history = await handle.fetchHistory();
+      const json = historyToJson(history);
+      files.set(`${scenario.file}.json`, `${json}\n`);
+      const description = await handle.describe();
+      manifest.histories.push({
+        file: `${scenario.file}.json`,
+        workflowType: description.type,
+        what: scenario.what,
+        outcome: describeOutcome(outcome),
+        events: history.events?.length ?? 0,
+      });
+      console.log(
+        `${scenario.file}: ${describeOutcome(outcome)}, ${history.events?.length} events, ${Date.now() - started} ms`,
+      );
+    }
+    if (fakeKueue.errors.length > 0)
+      throw new Error(`fake Kueue: ${fakeKueue.errors.map((e) => e.message).join('; ')}`);
+    files.set('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
+    rmSync(setDir, { recursive: true, force: true });
+    mkdirSync(setDir, { recursive: true });
+    for (const [file, text] of files) writeFileSync(join(setDir, file), text);
+    writeIndex();
+    console.log(`recorded ${SCENARIOS.length} histories in ${setDir} in ${Date.now() - t0} ms`);
+  } finally {
+    for (const stop of stops) await stop().catch((error: unknown) => console.error(error));
+    await stack.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
