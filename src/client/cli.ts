@@ -70,11 +70,25 @@ export function buildCli(): Command {
     .description('run the worker: the three workflows, their activities and the preflight')
     .requiredOption('--config <file>', 'configuration file')
     .option('--preflight-interval <duration>', 'how often the preflight runs (Go duration)', '5m')
-    .option('--metrics <address>', 'Prometheus metrics bind address', '0.0.0.0:9464')
-    .action(async (opts: { config: string; preflightInterval: string; metrics: string }) =>
+    .option('--metrics <address>', "the Temporal SDK's Prometheus metrics bind address", '0.0.0.0:9464')
+    .option('--dispatch-metrics <address>', "dispatch's Prometheus metrics (Starts, steps, compensations) bind address", '0.0.0.0:9465')
+    .action(async (opts: { config: string; preflightInterval: string; metrics: string; dispatchMetrics: string }) =>
       act('yaml', async () => {
         const { runWorkerCommand } = await import('./worker-command.js');
         await runWorkerCommand(await loadConfig(opts.config), opts);
+        return '';
+      }),
+    );
+
+  program
+    .command('codec-server')
+    .description('serve the payload codec to the Temporal UI and CLI (POST /encode, POST /decode), with the keys of DISPATCH_CODEC_KEYS')
+    .option('--listen <address>', 'bind address', '127.0.0.1:8888')
+    .option('--ui-origin <origin...>', 'browser origin of the Temporal UI allowed to call it', ['http://localhost:8233', 'http://127.0.0.1:8233'])
+    .action(async (opts: { listen: string; uiOrigin: string[] }) =>
+      act('yaml', async () => {
+        const { runCodecServer } = await import('../codec/command.js');
+        await runCodecServer(opts);
         return '';
       }),
     );

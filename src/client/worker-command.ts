@@ -1,23 +1,65 @@
 // `dispatch-kubeflow worker`: connects to Temporal with the standard settings, serves the
 // workflows, exports Prometheus metrics, and shuts down gracefully on SIGTERM/SIGINT (the SDK's
 // runtime handles both signals by draining in-flight tasks).
-import { Runtime } from '@temporalio/worker';
+//
+// Two metrics endpoints (docs/observability.md): the Temporal SDK's own (Core's exporter) on
+// --metrics, dispatch's (Starts, steps, compensations, process) on --dispatch-metrics. Logs are JSON
+// on stderr. The codec (DISPATCH_CODEC_KEYS) and tracing (DISPATCH_TRACING) come from the environment.
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
+import { codecFromEnv } from '../codec/index.js';
+import { createDispatchMetrics } from '../observability/metrics.js';
+import { serveMetrics } from '../observability/metrics-server.js';
+import { installRuntime } from '../observability/runtime.js';
+import { tracingFromEnv } from '../observability/tracing.js';
 import { connectClient, connectWorker } from '../worker/connect.js';
 import { createDispatchWorker } from '../worker/dispatch-worker.js';
 import { log } from '../worker/log.js';
 
-export async function runWorkerCommand(config: Config, opts: { preflightInterval: string; metrics: string }): Promise<void> {
+export interface WorkerCommandOptions {
+  preflightInterval: string;
+  metrics: string;
+  dispatchMetrics: string;
+}
+
+export async function runWorkerCommand(config: Config, opts: WorkerCommandOptions): Promise<void> {
   const interval = parseGoDuration(opts.preflightInterval);
   if (interval === undefined || interval <= 0n) throw new Error(`--preflight-interval ${opts.preflightInterval} is not a positive Go duration`);
-  Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress: opts.metrics } } } });
+  // A misconfigured codec or tracing stops the worker before it takes any task.
+  const codec = codecFromEnv();
+  const tracing = await tracingFromEnv();
+  installRuntime({ prometheusAddress: opts.metrics });
+  const metrics = createDispatchMetrics({ processMetrics: true });
+  const metricsServer = await serveMetrics(opts.dispatchMetrics, metrics.registry);
+  const plugins = tracing ? [tracing.plugin] : undefined;
   const { connection, namespace } = await connectWorker();
-  const client = await connectClient();
-  const worker = await createDispatchWorker({ config, connection, namespace, client, preflightIntervalMs: toMillis(interval) });
-  log('worker started', { taskQueue: config.temporal.taskQueue, namespace: config.namespace, mode: config.mode, metrics: opts.metrics });
-  await worker.run();
-  await client.connection.close();
-  await connection.close();
+  const client = await connectClient(plugins ? { plugins } : {});
+  const worker = await createDispatchWorker({
+    config,
+    connection,
+    namespace,
+    client,
+    preflightIntervalMs: toMillis(interval),
+    metrics,
+    ...(codec ? { dataConverter: { payloadCodecs: [codec] } } : {}),
+    ...(plugins ? { plugins } : {}),
+  });
+  log('worker started', {
+    taskQueue: config.temporal.taskQueue,
+    namespace: config.namespace,
+    mode: config.mode,
+    metrics: opts.metrics,
+    dispatchMetrics: `${metricsServer.url}/metrics`,
+    codec: codec ? `on, encrypting with key ${codec.currentKeyId}` : 'off',
+    tracing: tracing ? 'on' : 'off',
+  });
+  try {
+    await worker.run();
+  } finally {
+    await client.connection.close();
+    await connection.close();
+    await metricsServer.close();
+    await tracing?.shutdown();
+  }
   log('worker stopped');
 }

@@ -2,7 +2,8 @@
 // configuration profile (@temporalio/envconfig), as every Temporal tool reads them.
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection } from '@temporalio/worker';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ClientPlugin } from '@temporalio/client';
+import { dataConverterFromEnv } from '../codec/index.js';
 
 export interface TemporalTarget {
   address: string;
@@ -24,10 +25,17 @@ export async function connectWorker(): Promise<{ connection: NativeConnection; n
   return { connection, namespace: target.namespace };
 }
 
-export async function connectClient(): Promise<Client> {
+/** A client with the codec when DISPATCH_CODEC_KEYS configures one (the worker must have the same keys). */
+export async function connectClient(options: { plugins?: ClientPlugin[] } = {}): Promise<Client> {
   const target = temporalTarget();
+  const dataConverter = dataConverterFromEnv();
   // The client and the native connection take the same address and TLS settings.
   const { address, tls, apiKey, metadata } = target.options.connectionOptions;
   const connection = await Connection.connect({ address, tls, apiKey, metadata });
-  return new Client({ connection, namespace: target.namespace });
+  return new Client({
+    connection,
+    namespace: target.namespace,
+    ...(dataConverter ? { dataConverter } : {}),
+    ...(options.plugins ? { plugins: options.plugins } : {}),
+  });
 }
