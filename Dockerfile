@@ -1,0 +1,42 @@
+# syntax=docker/dockerfile:1
+# The dispatch-kubeflow worker image (docs/deploy.md):
+#   docker build -t dispatch-kubeflow:0.1.0 .
+#   docker run --rm dispatch-kubeflow:0.1.0 --help
+# It runs `dispatch-kubeflow worker` by default, as the unprivileged `node` user, with the workflow
+# bundle prebuilt at build time, so the worker never runs webpack and the root filesystem can be
+# read-only.
+
+# One Node for every stage: the version the project is developed and tested on (engines: >=20.19).
+ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+
+# Build: all dependencies, the TypeScript build (dist/), and the workflow bundle.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+COPY scripts/build-workflow-bundle.ts ./scripts/build-workflow-bundle.ts
+RUN npm run build && npm run build:bundle
+
+# Production dependencies only.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# Runtime: production dependencies, the compiled code and the bundle; nothing else.
+FROM ${NODE_IMAGE} AS runtime
+WORKDIR /app
+ENV NODE_ENV=production \
+    DISPATCH_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY bin ./bin
+# The base image's `node` user, by number, so that Kubernetes can verify runAsNonRoot.
+USER 1000:1000
+# Prometheus metrics (`--metrics`, default 0.0.0.0:9464).
+EXPOSE 9464
+ENTRYPOINT ["node", "bin/dispatch-kubeflow.js"]
+CMD ["worker", "--config", "/etc/dispatch-kubeflow/config.yaml"]
