@@ -1,0 +1,170 @@
+// The Dockerfile, checked without a Docker engine: pinned base image, what each stage copies exists
+// and is in the build context (.dockerignore), the runtime stage runs the CLI's `worker` as a
+// non-root user with the prebuilt workflow bundle, and it agrees with the Kubernetes Deployment and
+// docker-compose.yml (user, config path, metrics port).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { WORKFLOW_BUNDLE } from '../../../scripts/build-workflow-bundle.js';
+import { readCompose } from './compose.js';
+import { KUBERNETES_DIR, kustomize, one, REPO } from './manifests.js';
+
+interface Instruction {
+  keyword: string;
+  args: string;
+}
+
+/** The instructions, with continuation lines joined and comments and parser directives dropped. */
+function instructions(text: string): Instruction[] {
+  const lines = text.split('\n').filter((line) => !line.trimStart().startsWith('#'));
+  return lines
+    .join('\n')
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map((line) => {
+      const [keyword = '', ...rest] = line.split(/\s+/);
+      return { keyword: keyword.toUpperCase(), args: rest.join(' ') };
+    });
+}
+
+interface Stage {
+  from: string;
+  name?: string;
+  body: Instruction[];
+}
+
+function stages(all: Instruction[]): { args: Map<string, string>; stages: Stage[] } {
+  const args = new Map<string, string>();
+  const result: Stage[] = [];
+  for (const instruction of all) {
+    if (instruction.keyword === 'FROM') {
+      const [image = '', as, name] = instruction.args.split(/\s+/);
+      result.push({ from: image, ...(as?.toUpperCase() === 'AS' && name ? { name } : {}), body: [] });
+    } else if (result.length === 0 && instruction.keyword === 'ARG') {
+      const [key = '', value = ''] = instruction.args.split('=');
+      args.set(key, value);
+    } else result.at(-1)?.body.push(instruction);
+  }
+  return { args, stages: result };
+}
+
+/** Whether .dockerignore leaves `path` in the build context (its patterns in order; the last match wins). */
+function inContext(path: string, patterns: string[]): boolean {
+  let included = true;
+  for (const line of patterns) {
+    const negated = line.startsWith('!');
+    const pattern = (negated ? line.slice(1) : line).replace(/\/$/, '');
+    if (/[?[\]]|\*./.test(pattern) || (pattern.includes('*') && pattern !== '*'))
+      throw new Error(`.dockerignore pattern ${line}: not understood by this check`);
+    if (pattern === '*' || path === pattern || path.startsWith(`${pattern}/`)) included = negated;
+  }
+  return included;
+}
+
+const dockerfile = stages(instructions(readFileSync(join(REPO, 'Dockerfile'), 'utf8')));
+const ignore = readFileSync(join(REPO, '.dockerignore'), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l !== '' && !l.startsWith('#'));
+const runtime = dockerfile.stages.at(-1)!;
+const last = (keyword: string) => runtime.body.filter((i) => i.keyword === keyword).at(-1)?.args;
+const exec = (keyword: string) => JSON.parse(last(keyword) ?? 'null') as string[];
+const env = new Map(
+  runtime.body
+    .filter((i) => i.keyword === 'ENV')
+    .flatMap((i) => i.args.split(/\s+/))
+    .map((pair) => pair.split('=') as [string, string]),
+);
+const deployment = one<V1Deployment>(kustomize(KUBERNETES_DIR), 'Deployment');
+const pod = deployment.spec!.template.spec!;
+
+describe('Dockerfile', () => {
+  it('builds every stage from one pinned Node 20 image', () => {
+    const base = dockerfile.args.get('NODE_IMAGE');
+    expect(base).toMatch(/^node:20\.\d+\.\d+-bookworm-slim$/);
+    expect(dockerfile.stages.map((s) => s.from)).toEqual(['${NODE_IMAGE}', '${NODE_IMAGE}', '${NODE_IMAGE}']);
+    // The version the project is developed on satisfies package.json's engines.
+    const engines = (
+      JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { engines: { node: string } }
+    ).engines.node;
+    expect(engines).toBe('>=20.19');
+  });
+
+  it('builds with all dependencies, then the TypeScript and the workflow bundle through npm scripts that exist', () => {
+    const build = dockerfile.stages[0]!;
+    const run = build.body.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    expect(run).toEqual(['npm ci --no-audit --no-fund', 'npm run build && npm run build:bundle']);
+    const scripts = (
+      JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    expect(scripts.build).toBe('tsc -p tsconfig.build.json');
+    expect(scripts['build:bundle']).toBe('tsx scripts/build-workflow-bundle.ts');
+    const deps = dockerfile.stages[1]!.body.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    expect(deps).toEqual(['npm ci --omit=dev --no-audit --no-fund && npm cache clean --force']);
+  });
+
+  it('copies from the build context only what exists and .dockerignore lets in', () => {
+    const sources = dockerfile.stages.flatMap((stage) =>
+      stage.body
+        .filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from'))
+        .flatMap((i) => i.args.split(/\s+/).slice(0, -1)),
+    );
+    expect(sources.length).toBeGreaterThan(5);
+    for (const source of sources) {
+      expect(existsSync(join(REPO, source)), `${source} does not exist`).toBe(true);
+      expect(inContext(source, ignore), `${source} is excluded by .dockerignore`).toBe(true);
+    }
+    // What only the tests and the dev stack need stays out of the context.
+    for (const path of ['node_modules', 'dist', '.git', 'test', '.dev', 'docs'])
+      expect(inContext(path, ignore), path).toBe(false);
+  });
+
+  it('ships only production dependencies, the compiled code, the bin script and package.json', () => {
+    const copies = runtime.body.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+    expect(copies).toEqual([
+      '--from=deps /app/node_modules ./node_modules',
+      '--from=build /app/dist ./dist',
+      'package.json ./',
+      'bin ./bin',
+    ]);
+  });
+
+  it('runs the worker with the prebuilt workflow bundle, which is where build:bundle writes it', () => {
+    expect(env.get('DISPATCH_WORKFLOW_BUNDLE')).toBe(`/app/${WORKFLOW_BUNDLE}`);
+    expect(WORKFLOW_BUNDLE.startsWith('dist/')).toBe(true);
+    expect(env.get('NODE_ENV')).toBe('production');
+  });
+
+  it("starts the CLI through bin/dispatch-kubeflow.js, which runs the build's dist/client/cli.js", () => {
+    expect(exec('ENTRYPOINT')).toEqual(['node', 'bin/dispatch-kubeflow.js']);
+    expect(readFileSync(join(REPO, 'bin/dispatch-kubeflow.js'), 'utf8')).toContain(
+      "new URL('../dist/client/cli.js', import.meta.url)",
+    );
+    const build = JSON.parse(readFileSync(join(REPO, 'tsconfig.build.json'), 'utf8')) as {
+      compilerOptions: { rootDir: string; outDir: string };
+    };
+    expect(build.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
+    expect(existsSync(join(REPO, 'src/client/cli.ts'))).toBe(true);
+  });
+
+  it('runs `worker` by default, with the config path the Deployment and docker-compose.yml mount', () => {
+    expect(exec('CMD')).toEqual(['worker', '--config', '/etc/dispatch-kubeflow/config.yaml']);
+    expect(pod.containers[0]!.args).toContain('--config=/etc/dispatch-kubeflow/config.yaml');
+    expect(readCompose().services.worker!.command).toEqual(
+      expect.arrayContaining(['--config', '/etc/dispatch-kubeflow/config.yaml']),
+    );
+  });
+
+  it("runs as the base image's unprivileged node user, by number, the same the Deployment and compose use", () => {
+    expect(last('USER')).toBe('1000:1000');
+    expect(pod.securityContext).toMatchObject({ runAsUser: 1000, runAsGroup: 1000, runAsNonRoot: true });
+    expect(readCompose().services.worker!.user).toBe('${DISPATCH_UID:-1000}:${DISPATCH_GID:-1000}');
+  });
+
+  it('exposes the metrics port the worker serves', () => {
+    expect(last('EXPOSE')).toBe('9464');
+  });
+});

@@ -1,0 +1,187 @@
+// deploy/kubernetes: both kustomizations build, their objects agree with each other (names,
+// namespaces, labels and selectors, ports, the configuration), the worker runs locked down, and
+// the RBAC is exactly what the write gate checks (CONTRACT §8), plus list on Workloads in Kueue mode.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type {
+  V1ClusterRole,
+  V1ClusterRoleBinding,
+  V1ConfigMap,
+  V1Deployment,
+  V1PolicyRule,
+  V1Role,
+  V1RoleBinding,
+  V1Service,
+  V1ServiceAccount,
+} from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { writeGateChecks } from '../../../src/activities/gate-activities.js';
+import { Kueue, Trainer } from '../../../src/model/constants.js';
+import {
+  all,
+  CONFIG_KEY,
+  CONFIG_MAP,
+  configOf,
+  KUEUE,
+  kustomize,
+  one,
+  PLAIN,
+  REPO,
+  type Manifest,
+} from './manifests.js';
+
+const builds = { plain: kustomize(PLAIN), kueue: kustomize(KUEUE) };
+const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+
+const deploymentOf = (objects: Manifest[]) => one<V1Deployment>(objects, 'Deployment');
+const podOf = (objects: Manifest[]) => deploymentOf(objects).spec!.template.spec!;
+const workerOf = (objects: Manifest[]) => podOf(objects).containers[0]!;
+
+/** "<verb> <resource>" for every permission the Roles and ClusterRoles grant, with where it holds. */
+function grants(objects: Manifest[]): string[] {
+  const of = (rules: V1PolicyRule[] | undefined, where: string) =>
+    (rules ?? []).flatMap((rule) =>
+      (rule.apiGroups ?? []).flatMap((group) =>
+        (rule.resources ?? []).flatMap((resource) =>
+          rule.verbs.map((verb) => `${verb} ${resource}.${group} ${where}`),
+        ),
+      ),
+    );
+  return [
+    ...all<V1Role>(objects, 'Role').flatMap((r) => of(r.rules, `in ${r.metadata.namespace}`)),
+    ...all<V1ClusterRole>(objects, 'ClusterRole').flatMap((r) => of(r.rules, 'cluster-wide')),
+  ].sort();
+}
+
+describe.each(Object.entries(builds))('deploy/kubernetes, %s mode', (mode, objects) => {
+  const config = configOf(objects);
+
+  it('builds the objects of a least-privilege worker and nothing else', () => {
+    const kinds = objects.map((o) => o.kind).sort();
+    const roles = mode === 'kueue' ? ['Role', 'Role', 'RoleBinding', 'RoleBinding'] : ['Role', 'RoleBinding'];
+    expect(kinds).toEqual(
+      [
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'ConfigMap',
+        'Deployment',
+        'Service',
+        'ServiceAccount',
+        ...roles,
+      ].sort(),
+    );
+  });
+
+  it(`carries a configuration that passes the config schema, in ${mode} mode`, () => {
+    expect(config.mode).toBe(mode);
+    // In the cluster the worker uses its service account: an explicit kubeconfig would bypass it.
+    expect(config.kubeconfig).toBe('');
+  });
+
+  it("puts every namespaced object in the configuration's namespace, where Start creates its objects", () => {
+    for (const o of objects.filter((o) => !o.kind.startsWith('Cluster')))
+      expect(o.metadata.namespace, `${o.kind}/${o.metadata.name}`).toBe(config.namespace);
+  });
+
+  it("binds every role to the worker's ServiceAccount, and every binding to a role that exists", () => {
+    const account = one<V1ServiceAccount>(objects, 'ServiceAccount');
+    expect(podOf(objects).serviceAccountName).toBe(account.metadata.name);
+    const bindings = [
+      ...all<V1RoleBinding>(objects, 'RoleBinding'),
+      ...all<V1ClusterRoleBinding>(objects, 'ClusterRoleBinding'),
+    ];
+    for (const binding of bindings) {
+      expect(binding.subjects, binding.metadata.name).toEqual([
+        { kind: 'ServiceAccount', name: account.metadata.name, namespace: account.metadata.namespace },
+      ]);
+      const roleKind = binding.kind === 'RoleBinding' ? binding.roleRef.kind : 'ClusterRole';
+      expect(binding.roleRef.kind).toBe(roleKind);
+      expect(one(objects, roleKind, binding.roleRef.name).metadata.namespace).toBe(
+        roleKind === 'Role' ? binding.metadata.namespace : undefined,
+      );
+    }
+    const bound = bindings.map((b) => `${b.roleRef.kind}/${b.roleRef.name}`).sort();
+    expect(bound).toEqual(
+      [...all(objects, 'Role'), ...all(objects, 'ClusterRole')]
+        .map((r) => `${r.kind}/${r.metadata.name}`)
+        .sort(),
+    );
+  });
+
+  it('grants exactly what the write gate reviews (CONTRACT §8), plus list on Workloads in Kueue mode: no wildcard, no other verb', () => {
+    const reviewed = writeGateChecks(config.namespace).map(
+      (c) => `${c.verb} ${c.resource}.${Trainer.group} ${c.namespace ? `in ${c.namespace}` : 'cluster-wide'}`,
+    );
+    const kueue =
+      mode === 'kueue' ? [`list ${Kueue.workloadPlural}.${Kueue.group} in ${config.namespace}`] : [];
+    expect(grants(objects)).toEqual([...reviewed, ...kueue].sort());
+    for (const role of [...all<V1Role>(objects, 'Role'), ...all<V1ClusterRole>(objects, 'ClusterRole')]) {
+      for (const rule of role.rules ?? []) {
+        expect(rule.resourceNames, role.metadata.name).toBeUndefined();
+        expect(rule.nonResourceURLs, role.metadata.name).toBeUndefined();
+      }
+    }
+  });
+
+  it('selects its own Pods: the Deployment and the metrics Service select the template labels', () => {
+    const deployment = deploymentOf(objects);
+    const labels = deployment.spec!.template.metadata!.labels!;
+    expect(labels).toMatchObject(deployment.spec!.selector.matchLabels!);
+    expect(labels).toMatchObject(one<V1Service>(objects, 'Service').spec!.selector!);
+    expect(deployment.metadata.labels).toEqual(labels);
+  });
+
+  it('mounts the ConfigMap where --config reads it', () => {
+    const worker = workerOf(objects);
+    const volume = podOf(objects).volumes!.find((v) => v.configMap?.name === CONFIG_MAP)!;
+    const mount = worker.volumeMounts!.find((m) => m.name === volume.name)!;
+    expect(worker.args).toContain(`--config=${mount.mountPath}/${CONFIG_KEY}`);
+    expect(one<V1ConfigMap>(objects, 'ConfigMap', CONFIG_MAP).data).toHaveProperty([CONFIG_KEY]);
+  });
+
+  it('runs `worker` and exposes its Prometheus metrics on 9464, to the probes, the Service and the scrape annotations', () => {
+    const worker = workerOf(objects);
+    expect(worker.args?.[0]).toBe('worker');
+    expect(worker.args).toContain('--metrics=0.0.0.0:9464');
+    expect(worker.ports).toEqual([{ name: 'metrics', containerPort: 9464, protocol: 'TCP' }]);
+    expect(one<V1Service>(objects, 'Service').spec!.ports).toEqual([
+      { name: 'metrics', port: 9464, targetPort: 'metrics', protocol: 'TCP' },
+    ]);
+    for (const probe of [worker.startupProbe, worker.livenessProbe])
+      expect(probe?.httpGet).toEqual({ path: '/metrics', port: 'metrics' });
+    expect(deploymentOf(objects).spec!.template.metadata!.annotations).toEqual({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': '9464',
+      'prometheus.io/path': '/metrics',
+    });
+  });
+
+  it('runs as non-root on a read-only root filesystem, without privileges, within resource bounds', () => {
+    const pod = podOf(objects);
+    const worker = workerOf(objects);
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      runAsUser: 1000,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    expect(worker.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    // Node and the Temporal runtime may write temporary files: /tmp is the one writable place.
+    expect(worker.volumeMounts!.find((m) => m.mountPath === '/tmp')).toBeDefined();
+    expect(worker.resources?.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+    expect(worker.resources?.limits).toMatchObject({ memory: expect.any(String) });
+  });
+
+  it('takes the Temporal connection from TEMPORAL_* variables, credentials from an optional Secret', () => {
+    const worker = workerOf(objects);
+    expect(worker.env?.map((e) => e.name)).toEqual(['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE']);
+    expect(worker.envFrom).toEqual([{ secretRef: { name: 'dispatch-kubeflow-temporal', optional: true } }]);
+  });
+
+  it("runs the image of this version: the package's, pinned", () => {
+    expect(workerOf(objects).image).toBe(`dispatch-kubeflow:${version}`);
+  });
+});
