@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { historyFromJson, type History } from './history-json.js';
 
 export const HISTORIES_DIR = fileURLToPath(new URL('../../histories/', import.meta.url));
@@ -54,3 +55,23 @@ export function loadHistory(set: string, file: string): RecordedHistory {
 /** Every recorded history of every set. */
 export const allHistories = (): RecordedHistory[] =>
   setNames().flatMap((set) => historyFiles(set).map((file) => loadHistory(set, file)));
+
+type HistoryEvent = NonNullable<History['events']>[number];
+
+/** The ids of the patches a history's markers record (`patched()` / `deprecatePatch()`). */
+export function patchIds(history: History): string[] {
+  return (history.events ?? []).flatMap((event: HistoryEvent) => {
+    const marker = event.markerRecordedEventAttributes;
+    const payload =
+      marker?.markerName === 'core_patch' ? marker.details?.['patch-data']?.payloads?.[0] : undefined;
+    return payload ? [(defaultPayloadConverter.fromPayload(payload) as { id: string }).id] : [];
+  });
+}
+
+/** Search attribute upserts the workflow code made (core's TemporalChangeVersion upsert for a patch left out). */
+export function codeUpserts(history: History): number {
+  return (history.events ?? []).filter((event: HistoryEvent) => {
+    const fields = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+    return fields && Object.keys(fields).some((key) => key !== 'TemporalChangeVersion');
+  }).length;
+}
