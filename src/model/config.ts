@@ -44,7 +44,18 @@ export const ConfigSchema = z
     mode: z.enum(['plain', 'kueue']).default('plain'),
     kueue: KueueConfigSchema.default(KueueConfigSchema.parse({})),
     timeouts: z
-      .strictObject({ workload: positiveDuration('60s'), call: positiveDuration('30s') })
+      .strictObject({
+        workload: positiveDuration('60s'),
+        // Every Kubernetes call's activity is timed by CallBound in whole milliseconds, and Temporal
+        // reads 0 as "no timeout" and refuses the activity: a Start would retry that forever.
+        call: positiveDuration('30s').refine(
+          (s) => {
+            const nanos = parseGoDuration(s);
+            return nanos === undefined || nanos <= 0n || nanos >= 1_000_000n;
+          },
+          { error: 'must be at least 1ms (Kubernetes calls are timed in whole milliseconds)' },
+        ),
+      })
       .default({ workload: '60s', call: '30s' }),
     gpuResource: z.string().regex(QUALIFIED_NAME, { error: 'not a valid resource name' }).default('nvidia.com/gpu'),
     allowRankRestart: z.boolean().default(false),
