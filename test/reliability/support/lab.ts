@@ -2,7 +2,7 @@
 // proxy in front of the API server (the workers' only way to it), worker processes that can be
 // killed, a Temporal client, the leak ledger, and where logs and figures go. Registered with
 // beforeAll/afterAll; afterAll runs the namespace's leak audit before anything is removed.
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll } from 'vitest';
@@ -22,6 +22,7 @@ import {
   type TestNamespace,
 } from '../../integration/support/kube.js';
 import { temporalEnv } from '../../integration/support/temporal.js';
+import { recordFigure } from './figures.js';
 import { LeakLedger } from './leak-audit.js';
 import { bundleFile, startWorkerProcess, type WorkerProcess } from './worker-handle.js';
 
@@ -51,12 +52,9 @@ export interface Lab {
   figure(what: string, values: Record<string, unknown>): void;
 }
 
-/** Appends a figure to the run's figures file and prints it. */
-export function recordFigure(what: string, values: Record<string, unknown>): void {
-  const line = JSON.stringify({ what, ...values, at: new Date().toISOString() });
-  console.log(`[reliability] ${line}`);
-  appendFileSync(join(stackInfo().logDir, 'reliability-figures.jsonl'), `${line}\n`);
-}
+/** Records a figure of this run: printed, and kept in the run's log folder. */
+export const runFigure = (what: string, values: Record<string, unknown>) =>
+  recordFigure(what, values, stackInfo().logDir);
 
 export function reliabilityLab(prefix: string): Lab {
   const lab = {} as Lab;
@@ -99,7 +97,7 @@ export function reliabilityLab(prefix: string): Lab {
       workers.push(worker);
       return worker;
     };
-    lab.figure = (what, values) => recordFigure(what, { namespace: lab.ns.name, ...values });
+    lab.figure = (what, values) => runFigure(what, { namespace: lab.ns.name, ...values });
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.kill()));
