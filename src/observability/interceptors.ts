@@ -1,6 +1,7 @@
-// The worker's side of dispatch's metrics: an activity interceptor that times every activity attempt
-// by the step it implements, the sinks the workflow interceptor reports to, and where that
-// interceptor module is for the bundler.
+// The worker's side of dispatch's metrics and logs: an activity interceptor that times every
+// activity attempt by the step it implements and adds the step (and the run id, under the name
+// workflow logs give it) to the activity's log lines; the sinks the workflow interceptor reports
+// to; and where that interceptor module is for the bundler.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '@temporalio/common';
@@ -9,6 +10,8 @@ import {
   type ActivityExecuteInput,
   type ActivityInboundCallsInterceptor,
   type ActivityInterceptorsFactory,
+  type ActivityOutboundCallsInterceptor,
+  type GetLogAttributesInput,
   type InjectedSinks,
   type Next,
   type WorkerOptions,
@@ -17,19 +20,28 @@ import type { DispatchMetrics } from './metrics.js';
 import { stepOfActivity } from './steps.js';
 import type { DispatchSinks } from './workflow/sinks.js';
 
-export function stepTimingInterceptor(metrics: DispatchMetrics): ActivityInterceptorsFactory {
-  return (ctx) => ({
-    inbound: {
-      async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
-        const stop = metrics.stepDuration.startTimer({ step: stepOfActivity(ctx.info.activityType) });
-        try {
-          return await next(input);
-        } finally {
-          stop();
-        }
+export function stepInterceptor(metrics: DispatchMetrics): ActivityInterceptorsFactory {
+  return (ctx) => {
+    const step = stepOfActivity(ctx.info.activityType);
+    return {
+      inbound: {
+        async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+          const stop = metrics.stepDuration.startTimer({ step });
+          try {
+            return await next(input);
+          } finally {
+            stop();
+          }
+        },
       },
-    },
-  });
+      outbound: {
+        getLogAttributes(input: GetLogAttributesInput, next: Next<ActivityOutboundCallsInterceptor, 'getLogAttributes'>) {
+          const runId = ctx.info.workflowExecution?.runId;
+          return next({ ...input, ...(runId ? { runId } : {}), step });
+        },
+      },
+    };
+  };
 }
 
 export function metricsSinks(metrics: DispatchMetrics, logger?: Logger): InjectedSinks<DispatchSinks> {
@@ -72,7 +84,7 @@ export function workflowInterceptorModules(): string[] {
 export function metricsWorkerOptions(metrics: DispatchMetrics, bundlesFromSource: boolean): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   return {
     interceptors: {
-      activity: [stepTimingInterceptor(metrics)],
+      activity: [stepInterceptor(metrics)],
       ...(bundlesFromSource ? { workflowModules: workflowInterceptorModules() } : {}),
     },
     sinks: metricsSinks(metrics, Runtime.instance().logger),

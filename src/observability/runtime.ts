@@ -1,14 +1,15 @@
 // The worker process's Temporal Runtime: the JSON logger for the SDK, workflow and activity logs
 // (Core's own native logs forwarded to it too), and Core's Prometheus exporter for the SDK metrics.
+import type { Logger } from '@temporalio/common';
 import { makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { JsonLogger, logLevelFromEnv } from './json-logger.js';
 
-export function installRuntime(options: { prometheusAddress: string; env?: NodeJS.ProcessEnv }): Runtime {
+export function installRuntime(options: { prometheusAddress?: string; logger?: Logger; env?: NodeJS.ProcessEnv }): Runtime {
   return Runtime.install({
-    logger: new JsonLogger(logLevelFromEnv(options.env)),
+    logger: options.logger ?? new JsonLogger(logLevelFromEnv(options.env)),
     telemetryOptions: {
       logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} },
-      metrics: { prometheus: { bindAddress: options.prometheusAddress } },
+      ...(options.prometheusAddress ? { metrics: { prometheus: { bindAddress: options.prometheusAddress } } } : {}),
     },
   });
 }
