@@ -25,7 +25,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/model/**/*.ts', 'src/core/**/*.ts', 'src/workflows/**/*.ts'],
+    files: ['src/model/**/*.ts', 'src/core/**/*.ts', 'src/workflows/**/*.ts', 'src/observability/workflow/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
