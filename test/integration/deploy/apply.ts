@@ -1,0 +1,130 @@
+// deploy/kubernetes's objects on the test cluster: moved into a test's namespace (cluster-scoped
+// ones renamed after it, so that test runs and files never share one), created as the admin, and
+// the ServiceAccount's own credentials, as a Pod would have them.
+import {
+  AuthorizationV1Api,
+  CoreV1Api,
+  type V1ClusterRoleBinding,
+  type V1ObjectMeta,
+  type V1RoleBinding,
+} from '@kubernetes/client-node';
+import { expect } from 'vitest';
+import { kubeRequest, type KubeAccess } from '../../../src/harness/kube-access.js';
+import { kubeAccess, kubeConfig } from '../support/kube.js';
+import type { Manifest } from '../../unit/deploy/manifests.js';
+
+/** An object as sent to the API server: the manifest without its `source`. */
+export interface KubeBody {
+  apiVersion: string;
+  kind: string;
+  metadata: V1ObjectMeta & { name: string };
+  [field: string]: unknown;
+}
+
+const CLUSTER_SCOPED = new Set(['ClusterRole', 'ClusterRoleBinding']);
+
+/**
+ * The objects, moved into `namespace`: namespaced ones placed there, cluster-scoped ones named
+ * `<name>-<namespace>`, and every reference between them (roleRef, ServiceAccount subjects) kept.
+ */
+export function placeIn(objects: Manifest[], namespace: string): KubeBody[] {
+  const rename = (name: string) => `${name}-${namespace}`;
+  return objects.map(({ source: _source, ...object }) => {
+    const placed: KubeBody = structuredClone(object);
+    if (CLUSTER_SCOPED.has(placed.kind)) placed.metadata.name = rename(placed.metadata.name);
+    else placed.metadata.namespace = namespace;
+    if (placed.kind === 'RoleBinding' || placed.kind === 'ClusterRoleBinding') {
+      const binding = placed as unknown as V1RoleBinding | V1ClusterRoleBinding;
+      if (binding.roleRef.kind === 'ClusterRole') binding.roleRef.name = rename(binding.roleRef.name);
+      for (const subject of binding.subjects ?? [])
+        if (subject.kind === 'ServiceAccount') subject.namespace = namespace;
+    }
+    return placed;
+  });
+}
+
+/** The REST collection of an object's kind (every kind used here pluralises with an s). */
+function collection(object: KubeBody): string {
+  const base = object.apiVersion.includes('/') ? `/apis/${object.apiVersion}` : `/api/${object.apiVersion}`;
+  const plural = `${object.kind.toLowerCase()}s`;
+  return object.metadata.namespace
+    ? `${base}/namespaces/${object.metadata.namespace}/${plural}`
+    : `${base}/${plural}`;
+}
+
+async function send(method: string, path: string, object: KubeBody, expected: number): Promise<void> {
+  const answer = await kubeRequest(kubeAccess('admin'), method, path, object);
+  if (answer.status !== expected)
+    throw new Error(`${method} ${object.kind}/${object.metadata.name}: HTTP ${answer.status} ${answer.body}`);
+}
+
+/** Creates each object as the admin; with `dryRun`, the server validates (strictly) and stores nothing. */
+export async function createAll(objects: KubeBody[], options: { dryRun?: boolean } = {}): Promise<void> {
+  for (const object of objects) {
+    const query = `fieldValidation=Strict${options.dryRun ? '&dryRun=All' : ''}`;
+    await send('POST', `${collection(object)}?${query}`, object, 201);
+  }
+}
+
+/** Replaces an object as the admin (RBAC objects allow an unconditional update). */
+export async function replace(object: KubeBody): Promise<void> {
+  await send('PUT', `${collection(object)}/${object.metadata.name}?fieldValidation=Strict`, object, 200);
+}
+
+/** Deletes the cluster-scoped objects; the namespaced ones go with their namespace. */
+export async function deleteClusterScoped(objects: KubeBody[]): Promise<void> {
+  for (const object of objects.filter((o) => CLUSTER_SCOPED.has(o.kind))) {
+    await kubeRequest(kubeAccess('admin'), 'DELETE', `${collection(object)}/${object.metadata.name}`);
+  }
+}
+
+export interface ServiceAccountIdentity {
+  user: string;
+  groups: string[];
+  access: KubeAccess;
+}
+
+/** A token of the ServiceAccount from the TokenRequest API: the identity the worker's Pod has. */
+export async function serviceAccountIdentity(
+  namespace: string,
+  name: string,
+): Promise<ServiceAccountIdentity> {
+  const core = kubeConfig().makeApiClient(CoreV1Api);
+  const request = await core.createNamespacedServiceAccountToken({
+    namespace,
+    name,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const user = `system:serviceaccount:${namespace}:${name}`;
+  const admin = kubeAccess('admin');
+  return {
+    user,
+    groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
+    access: {
+      server: admin.server,
+      ...(admin.caPem ? { caPem: admin.caPem } : {}),
+      token: request.status!.token,
+      user,
+      namespace,
+    },
+  };
+}
+
+/**
+ * Waits until the authorizer answers `allowed` for the identity (a SubjectAccessReview, as the
+ * admin): RBAC changes reach the authorizer through its informers, a moment after they are stored.
+ */
+export async function untilAuthorized(
+  identity: ServiceAccountIdentity,
+  attributes: { verb: string; group: string; resource: string; namespace?: string },
+  allowed: boolean,
+): Promise<void> {
+  const authorization = kubeConfig().makeApiClient(AuthorizationV1Api);
+  const review = async () =>
+    (
+      await authorization.createSubjectAccessReview({
+        body: { spec: { user: identity.user, groups: identity.groups, resourceAttributes: attributes } },
+      })
+    ).status?.allowed ?? false;
+  await expect.poll(review, { timeout: 10_000, interval: 100 }).toBe(allowed);
+}
