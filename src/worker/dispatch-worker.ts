@@ -1,7 +1,7 @@
 // The dispatch-kubeflow worker: serves the three workflows and their activities on the configured
 // task queue, keeps the backend gates current with the preflight, and stops cleanly on SIGTERM/SIGINT.
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
 import { createKubeClients, loadKubeConfig } from '../activities/kube-clients.js';
 import { GateStore } from '../activities/settings-activities.js';
@@ -16,6 +16,20 @@ import { metricsWorkerOptions } from '../observability/interceptors.js';
 import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
 
 export const DEFAULT_PREFLIGHT_INTERVAL_MS = 5 * 60_000;
+
+/** Worker slots and caches: they change how much runs at once, never what a history holds. */
+export type WorkerTuning = Pick<
+  WorkerOptions,
+  | 'maxConcurrentActivityTaskExecutions'
+  | 'maxConcurrentActivityTaskPolls'
+  | 'maxConcurrentLocalActivityExecutions'
+  | 'maxConcurrentWorkflowTaskExecutions'
+  | 'maxConcurrentWorkflowTaskPolls'
+  | 'maxCachedWorkflows'
+>;
+
+/** The SDK's defaults, except where docs/performance.md measured better. */
+export const DEFAULT_WORKER_TUNING: WorkerTuning = {};
 
 export interface DispatchWorkerOptions {
   config: Config;
@@ -38,6 +52,8 @@ export interface DispatchWorkerOptions {
   metrics?: DispatchMetrics;
   /** Worker plugins, e.g. tracing's (observability/tracing.ts). */
   plugins?: WorkerPlugin[];
+  /** Overrides DEFAULT_WORKER_TUNING, field by field. */
+  tuning?: WorkerTuning;
 }
 
 export interface DispatchWorker {
@@ -69,6 +85,8 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     namespace: options.namespace,
     taskQueue,
     activities,
+    ...DEFAULT_WORKER_TUNING,
+    ...options.tuning,
     ...code,
     ...metricsWorkerOptions(metrics, 'workflowsPath' in code),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
