@@ -1,0 +1,40 @@
+// The floor a Start is measured against: the same activity functions the workflow calls, in the
+// same order, with the same pure core between them, called in one process with no Temporal. Each
+// runs in a MockActivityEnvironment, which gives it the activity Context (cancellation signal,
+// heartbeat) it reads, so the code measured is the product's own, unchanged.
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createActivities } from '../src/activities/index.js';
+import { createKubeClients, loadKubeConfig } from '../src/activities/kube-clients.js';
+import { GateStore } from '../src/activities/settings-activities.js';
+import { compareReadBack } from '../src/core/readback.js';
+import { planStart } from '../src/core/plan.js';
+import { validate } from '../src/core/validate.js';
+import type { Config } from '../src/model/config.js';
+import type { StartRequest } from '../src/model/request.js';
+
+/** Steps 2 to 8 of a plain-mode Start without Temporal; resolves with the TrainJob's UID. */
+export type DirectStart = (request: StartRequest) => Promise<string>;
+
+export function directStarter(config: Config, kubeconfigPath: string): DirectStart {
+  const acts = createActivities({
+    kube: createKubeClients(loadKubeConfig(kubeconfigPath)),
+    settings: new GateStore(config),
+  });
+  const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> =>
+    new MockActivityEnvironment().run(fn, ...args);
+  const { namespace } = config;
+  return async (request) => {
+    const valid = validate(request);
+    const runtime = await run(acts.readRuntime, { namespace, runtime: valid.runtime });
+    const { runtimeCopy, trainJob } = planStart(valid, runtime, config);
+    const name = trainJob.metadata.name!;
+    const copy = await run(acts.createRuntimeCopy, { copy: runtimeCopy });
+    const job = await run(acts.createTrainJob, { trainJob, copy });
+    await run(acts.setOwner, { namespace, copy, trainJob: { name, uid: job.uid } });
+    const read = await run(acts.readBack, { namespace, name });
+    const differences = compareReadBack(trainJob, read, config.mode);
+    if (differences.length > 0)
+      throw new Error(`direct Start ${namespace}/${name}: read-back differs: ${differences.join('; ')}`);
+    return job.uid;
+  };
+}

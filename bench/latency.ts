@@ -1,0 +1,91 @@
+// Latency: sequential plain-mode Starts, client call to result, beside the direct path (the same
+// activity functions without Temporal). The two alternate, one of each in turn, so that a change
+// in the machine's load during the run falls on both alike.
+import { startRequest } from '../test/support/requests.js';
+import { directStarter } from './direct.js';
+import type { BenchEnv } from './env.js';
+import { cpuBetween, cpuPerUnit, cpuSnapshot, describePerUnit, describeShare } from './proc.js';
+import type { BenchSettings } from './settings.js';
+import { fixed, mib, ms, spread, type Row, type Spread } from './stats.js';
+import { cpuSeconds } from './worker-handle.js';
+
+export interface LatencyResult {
+  start: Spread;
+  direct: Spread;
+  /** Start / direct at each percentile. */
+  ratio: { p50: number; p95: number; p99: number };
+  workerCpuMsPerStart: number;
+  workerPeakRss: number;
+  cpu: string;
+  /** CPU ms per Start and direct run together, by process (the bench process runs the direct path). */
+  cpuPerPair: ReturnType<typeof cpuPerUnit>;
+}
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  await work();
+  return performance.now() - t0;
+}
+
+export async function measureLatency(
+  env: BenchEnv,
+  settings: BenchSettings,
+): Promise<{ rows: Row[]; result: LatencyResult }> {
+  const namespace = await env.namespace('latency');
+  const config = env.config(namespace);
+  const worker = await env.worker('latency', config);
+  const client = env.client(config);
+  const direct = directStarter(config, env.kubeconfigFile(`latency-direct`, { ...env.admin, namespace }));
+
+  for (let i = 0; i < settings.warmup; i++) {
+    await direct(startRequest());
+    await client.startTrainJob(startRequest());
+  }
+  const startMs: number[] = [];
+  const directMs: number[] = [];
+  const u0 = await worker.resetPeak();
+  const c0 = cpuSnapshot(env.labels);
+  for (let i = 0; i < settings.latencyStarts; i++) {
+    directMs.push(await timed(() => direct(startRequest())));
+    startMs.push(await timed(() => client.startTrainJob(startRequest())));
+  }
+  const share = cpuBetween(c0, cpuSnapshot(env.labels));
+  const u1 = await worker.usage();
+  await worker.stop();
+
+  const start = spread(startMs);
+  const floor = spread(directMs);
+  const result: LatencyResult = {
+    start,
+    direct: floor,
+    ratio: { p50: start.p50 / floor.p50, p95: start.p95 / floor.p95, p99: start.p99 / floor.p99 },
+    workerCpuMsPerStart: (cpuSeconds(u0, u1) * 1000) / settings.latencyStarts,
+    workerPeakRss: u1.peakRss,
+    cpu: describeShare(share),
+    cpuPerPair: cpuPerUnit(share, settings.latencyStarts),
+  };
+  const triple = (s: Spread) => `p50 ${ms(s.p50)}, p95 ${ms(s.p95)}, p99 ${ms(s.p99)} (n=${s.n})`;
+  const rows: Row[] = [
+    { section: 'latency', metric: 'plain Start, client call to result', value: triple(start) },
+    { section: 'latency', metric: 'direct path (same activities, no Temporal)', value: triple(floor) },
+    {
+      section: 'latency',
+      metric: 'Start / direct',
+      value: `p50 ${fixed(result.ratio.p50, 2)}x, p95 ${fixed(result.ratio.p95, 2)}x, p99 ${fixed(result.ratio.p99, 2)}x`,
+      target: 'p50 <= 1.5x',
+      met: result.ratio.p50 <= 1.5,
+    },
+    {
+      section: 'latency',
+      metric: 'worker per Start (sequential)',
+      value: `${fixed(result.workerCpuMsPerStart)} ms CPU; peak RSS ${mib(result.workerPeakRss)}`,
+    },
+    { section: 'latency', metric: 'CPU during the run (cores)', value: result.cpu },
+    {
+      section: 'latency',
+      metric: 'server CPU per Start + direct run',
+      value: describePerUnit(result.cpuPerPair),
+    },
+  ];
+  return { rows, result };
+}

@@ -1,0 +1,78 @@
+// npm run bench: the cost of a Start on the real local stack, what Temporal adds on top, and how
+// it scales (docs/performance.md). Prints one table, and writes every figure as JSON.
+// Sizes come from BENCH_* variables (bench/settings.ts); benchmarks print, they assert nothing.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { DEFAULT_WORKER_TUNING } from '../src/worker/dispatch-worker.js';
+import { startBenchEnv } from './env.js';
+import { measureHistory } from './history.js';
+import { measureLatency } from './latency.js';
+import { benchSettings } from './settings.js';
+import { table, type Row } from './stats.js';
+import { measureThroughput } from './throughput.js';
+import { measureWaiting } from './waiting.js';
+
+const settings = benchSettings();
+const machine = {
+  cpus: `${availableParallelism()} x ${cpus()[0]?.model ?? 'unknown CPU'}`,
+  memory: `${(totalmem() / 2 ** 30).toFixed(1)} GiB`,
+  node: process.version,
+  loadBefore: loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' '),
+};
+const tuning = {
+  ...DEFAULT_WORKER_TUNING,
+  ...(settings.activitySlots ? { maxConcurrentActivityTaskExecutions: settings.activitySlots } : {}),
+};
+console.error(
+  `[bench] ${JSON.stringify({ settings: { ...settings, sections: [...settings.sections] }, machine, tuning })}`,
+);
+
+const env = await startBenchEnv({ tuning, worker: settings.worker });
+const rows: Row[] = [];
+const results: Record<string, unknown> = {};
+try {
+  const sections = [
+    ['latency', measureLatency],
+    ['throughput', measureThroughput],
+    ['history', measureHistory],
+    ['waiting', measureWaiting],
+  ] as const;
+  for (const [name, measure] of sections) {
+    if (!settings.sections.has(name)) continue;
+    console.error(`[bench] ${name} ...`);
+    const t0 = performance.now();
+    const { rows: more, result } = await measure(env, settings);
+    rows.push(...more);
+    results[name] = result;
+    console.error(`[bench] ${name} done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  }
+} finally {
+  await env.close();
+}
+
+const out = settings.out ?? join(env.dir, 'results.json');
+mkdirSync(dirname(out), { recursive: true });
+const loadAfter = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
+writeFileSync(
+  out,
+  JSON.stringify(
+    {
+      settings: { ...settings, sections: [...settings.sections] },
+      machine: { ...machine, loadAfter },
+      tuning,
+      results,
+    },
+    null,
+    2,
+  ),
+);
+console.log(table(rows));
+console.log(
+  `\nmachine: ${machine.cpus}, ${machine.memory}, Node ${machine.node}; load average before ${machine.loadBefore}, after ${loadAfter}`,
+);
+console.log(`worker tuning: ${JSON.stringify(tuning)}; figures as JSON in ${relative(process.cwd(), out)}`);

@@ -1,0 +1,73 @@
+// The bench's sizes, from the environment, so that a developer on a shared machine runs it small
+// and the full run (the issue's sizes, the defaults) is one command.
+
+export const SECTIONS = ['latency', 'throughput', 'history', 'waiting'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+export interface BenchSettings {
+  /** BENCH_SECTIONS: a comma-separated subset of SECTIONS (default all). */
+  sections: Set<Section>;
+  /** BENCH_LATENCY_STARTS: sequential Starts measured, and as many direct runs. */
+  latencyStarts: number;
+  /** BENCH_WARMUP: Starts (and direct runs) made before measuring, not counted. */
+  warmup: number;
+  /** BENCH_CALLERS: the concurrent callers of each throughput level. */
+  callers: number[];
+  /** BENCH_THROUGHPUT_SECONDS: how long each throughput level runs. */
+  throughputSeconds: number;
+  /** BENCH_REPLAY_HISTORIES: histories replayed. */
+  replayHistories: number;
+  /** BENCH_WAITS: concurrent Kueue-mode Starts waiting for their Workloads. */
+  waits: number;
+  /** BENCH_WAIT_WINDOW_SECONDS: how long the waits are watched once all of them wait. */
+  waitWindowSeconds: number;
+  /** BENCH_ACTIVITY_SLOTS: maxConcurrentActivityTaskExecutions for every bench worker (default: the product's). */
+  activitySlots?: number;
+  /** BENCH_WORKER: `compiled` (default; tsc output run by node, as in production) or `tsx` (sources, quicker to start, ~100 MB more RSS). */
+  worker: 'compiled' | 'tsx';
+  /** BENCH_OUT: where the figures go as JSON (default .dev/bench/<time>/results.json). */
+  out?: string;
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name}=${raw}: expected a whole number ≥ 0`);
+  return value;
+}
+
+function sectionsOf(raw: string | undefined): Set<Section> {
+  if (!raw) return new Set(SECTIONS);
+  const names = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const unknown = names.filter((n) => !(SECTIONS as readonly string[]).includes(n));
+  if (unknown.length > 0)
+    throw new Error(`BENCH_SECTIONS: unknown ${unknown.join(', ')}; known: ${SECTIONS.join(', ')}`);
+  return new Set(names as Section[]);
+}
+
+export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
+  const callers = (env.BENCH_CALLERS ?? '1,8,32,128').split(',').map((s) => Number(s.trim()));
+  if (callers.some((c) => !Number.isInteger(c) || c < 1))
+    throw new Error(`BENCH_CALLERS=${env.BENCH_CALLERS}: expected whole numbers ≥ 1`);
+  const slots = positiveInt(env, 'BENCH_ACTIVITY_SLOTS', 0);
+  const worker = env.BENCH_WORKER ?? 'compiled';
+  if (worker !== 'compiled' && worker !== 'tsx')
+    throw new Error(`BENCH_WORKER=${worker}: expected compiled or tsx`);
+  return {
+    sections: sectionsOf(env.BENCH_SECTIONS),
+    latencyStarts: positiveInt(env, 'BENCH_LATENCY_STARTS', 200),
+    warmup: positiveInt(env, 'BENCH_WARMUP', 10),
+    callers,
+    throughputSeconds: positiveInt(env, 'BENCH_THROUGHPUT_SECONDS', 20),
+    replayHistories: positiveInt(env, 'BENCH_REPLAY_HISTORIES', 1000),
+    waits: positiveInt(env, 'BENCH_WAITS', 1000),
+    waitWindowSeconds: positiveInt(env, 'BENCH_WAIT_WINDOW_SECONDS', 30),
+    ...(slots > 0 ? { activitySlots: slots } : {}),
+    worker,
+    ...(env.BENCH_OUT ? { out: env.BENCH_OUT } : {}),
+  };
+}

@@ -1,0 +1,173 @@
+// Waiting at scale: N Kueue-mode Starts all at step 9 at once, waiting for Workloads that no
+// Kueue makes yet. The worker's Kubernetes calls go through the fault proxy (no faults), which
+// counts them; once every Start is waiting (or no more start waiting), the worker's RSS and the
+// API request rate are watched for a window. Then a fake Kueue makes every Workload and the
+// Starts drain.
+import type { WorkflowHandle } from '@temporalio/client';
+import { FaultProxy, type ProxiedRequest } from '../src/harness/fault-proxy.js';
+import { kubeConfigFor } from '../src/harness/kube-access.js';
+import { FakeKueue } from '../test/integration/support/fake-kueue.js';
+import { startRequest } from '../test/support/requests.js';
+import type { BenchEnv } from './env.js';
+import { KUEUE } from './history.js';
+import { cpuBetween, cpuSnapshot, describeShare } from './proc.js';
+import type { BenchSettings } from './settings.js';
+import { fixed, mib, type Row } from './stats.js';
+import { cpuSeconds } from './worker-handle.js';
+
+/** No new waiter for this long means the rest will not start waiting (or have failed). */
+const STALL_MS = 45_000;
+/** Submissions in flight at once while ramping up. */
+const SUBMIT_CONCURRENCY = 32;
+
+export interface WaitingResult {
+  submitted: number;
+  /** Distinct Starts polling for their Workload during the window. */
+  waiting: number;
+  /** Starts already failed when the window began. */
+  failedBeforeWindow: number;
+  rampSeconds: number;
+  windowSeconds: number;
+  requests: number;
+  workloadLists: number;
+  requestsPerSecond: number;
+  requestsPerWaitPerSecond: number;
+  workerRss: number;
+  workerPeakRss: number;
+  workerCores: number;
+  cpu: string;
+  drain: { seconds: number; completed: number; failed: number };
+}
+
+const isWorkloadList = (r: ProxiedRequest) => r.method === 'GET' && r.path.endsWith('/workloads') && !r.watch;
+
+const count = async (env: BenchEnv, taskQueue: string, status: string) =>
+  (await env.temporal.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = '${status}'`)).count;
+
+async function untilTrue(timeoutMs: number, probe: () => Promise<boolean> | boolean): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (await probe()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  return false;
+}
+
+export async function measureWaiting(
+  env: BenchEnv,
+  settings: BenchSettings,
+): Promise<{ rows: Row[]; result: WaitingResult }> {
+  const n = settings.waits;
+  const namespace = await env.namespace('waiting');
+  // Long enough that no wait ends by itself during the ramp and the window.
+  const config = env.config(namespace, { ...KUEUE, timeouts: { workload: '1800s', call: '30s' } });
+  const proxy = await FaultProxy.start({ ...env.admin, namespace });
+  const worker = await env.worker('waiting', config, {
+    kubeconfigPath: env.kubeconfigFile('waiting-proxy', proxy.accessFor()),
+  });
+  const client = env.client(config);
+  const taskQueue = config.temporal.taskQueue;
+  let fake: FakeKueue | undefined;
+  try {
+    // Ramp: submit every Start, and watch the Workload lists until every Start polls.
+    const t0 = performance.now();
+    const handles: WorkflowHandle[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: SUBMIT_CONCURRENCY }, async () => {
+        while (next < n) {
+          next++;
+          handles.push(await client.submit(startRequest()));
+        }
+      }),
+    );
+    const waitersSince = (from: number) =>
+      new Set(proxy.requests.filter((r) => r.at >= from && isWorkloadList(r)).map((r) => r.query)).size;
+    let best = 0;
+    let bestAt = performance.now();
+    await untilTrue(Number.POSITIVE_INFINITY, () => {
+      const now = waitersSince(Date.now() - 3000);
+      if (now > best) [best, bestAt] = [now, performance.now()];
+      console.error(`[bench] waiting: ${now} of ${n} Starts polling for their Workload`);
+      return now >= n || performance.now() - bestAt > STALL_MS;
+    });
+    const rampSeconds = (performance.now() - t0) / 1000;
+    const failedBeforeWindow = await count(env, taskQueue, 'Failed');
+
+    // Window: every request the worker makes, the worker's RSS and CPU.
+    const from = proxy.requests.length;
+    const wallFrom = Date.now();
+    const u0 = await worker.resetPeak();
+    const c0 = cpuSnapshot(env.labels);
+    await new Promise((resolve) => setTimeout(resolve, settings.waitWindowSeconds * 1000));
+    const share = cpuBetween(c0, cpuSnapshot(env.labels));
+    const u1 = await worker.usage();
+    const windowSeconds = (Date.now() - wallFrom) / 1000;
+    const inWindow = proxy.requests.slice(from);
+    const lists = inWindow.filter(isWorkloadList);
+    const waiting = new Set(lists.map((r) => r.query)).size;
+
+    // Drain: Kueue makes every Workload; every Start should now finish.
+    const d0 = performance.now();
+    fake = await FakeKueue.start({ kubeConfig: kubeConfigFor({ ...env.admin, namespace }), config });
+    await untilTrue(600_000, async () => (await count(env, taskQueue, 'Running')) === 0);
+    const drain = {
+      seconds: (performance.now() - d0) / 1000,
+      completed: await count(env, taskQueue, 'Completed'),
+      failed: await count(env, taskQueue, 'Failed'),
+    };
+
+    const result: WaitingResult = {
+      submitted: handles.length,
+      waiting,
+      failedBeforeWindow,
+      rampSeconds,
+      windowSeconds,
+      requests: inWindow.length,
+      workloadLists: lists.length,
+      requestsPerSecond: inWindow.length / windowSeconds,
+      requestsPerWaitPerSecond: inWindow.length / windowSeconds / Math.max(1, waiting),
+      workerRss: u1.rss,
+      workerPeakRss: u1.peakRss,
+      workerCores: cpuSeconds(u0, u1) / windowSeconds,
+      cpu: describeShare(share),
+      drain,
+    };
+    const rows: Row[] = [
+      {
+        section: 'waiting',
+        metric: `${n} Kueue Starts submitted`,
+        value:
+          `${waiting} waiting at once after ${fixed(rampSeconds)} s` +
+          `${failedBeforeWindow ? `; ${failedBeforeWindow} had already FAILED` : ''}`,
+      },
+      {
+        section: 'waiting',
+        metric: 'worker RSS while they wait',
+        value: `${mib(result.workerRss)} (peak ${mib(result.workerPeakRss)}); worker ${fixed(result.workerCores, 2)} cores`,
+        target: '<= 400 MB with 1,000 waits',
+        met: result.workerPeakRss <= 400e6,
+      },
+      {
+        section: 'waiting',
+        metric: 'API requests while they wait',
+        value:
+          `${fixed(result.requestsPerSecond)}/s over ${fixed(windowSeconds)} s = ${fixed(result.requestsPerWaitPerSecond, 2)}/s per waiting Start ` +
+          `(${lists.length} of ${inWindow.length} are Workload lists)`,
+        target: 'about 1/s per waiting Start, no more',
+        met: result.requestsPerWaitPerSecond <= 1.1,
+      },
+      { section: 'waiting', metric: '  CPU while they wait (cores)', value: result.cpu },
+      {
+        section: 'waiting',
+        metric: 'drain once Kueue makes the Workloads',
+        value: `${fixed(drain.seconds)} s; ${drain.completed} completed, ${drain.failed} failed`,
+      },
+    ];
+    return { rows, result };
+  } finally {
+    await fake?.stop();
+    await worker.stop();
+    await proxy.close();
+  }
+}
