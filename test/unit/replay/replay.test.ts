@@ -22,7 +22,11 @@ import {
 } from './corpus.js';
 
 // The replay workers' start and stop are noise here; a failed replay is reported by the test.
-Runtime.install({ logger: new DefaultLogger('WARN') });
+try {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+} catch {
+  // A runtime installed earlier in this process keeps its own logger.
+}
 
 const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
 const bundle = (path: string) =>
