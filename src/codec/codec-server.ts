@@ -39,18 +39,23 @@ class HttpError extends Error {
 
 const fromJson = (json: JsonPayload, index: number): Payload => {
   const where = `payloads[${index}]`;
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new HttpError(400, `${where}: must be an object`);
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new HttpError(400, `${where}: must be an object`);
   const metadata: Record<string, Uint8Array> = {};
   for (const [key, value] of Object.entries(json.metadata ?? {})) {
-    if (typeof value !== 'string') throw new HttpError(400, `${where}.metadata.${key}: must be a base64 string`);
+    if (typeof value !== 'string')
+      throw new HttpError(400, `${where}.metadata.${key}: must be a base64 string`);
     metadata[key] = Buffer.from(value, 'base64');
   }
-  if (json.data !== undefined && json.data !== null && typeof json.data !== 'string') throw new HttpError(400, `${where}.data: must be a base64 string`);
+  if (json.data !== undefined && json.data !== null && typeof json.data !== 'string')
+    throw new HttpError(400, `${where}.data: must be a base64 string`);
   return { metadata, data: Buffer.from(json.data ?? '', 'base64') };
 };
 
 const toJson = (payload: Payload): JsonPayload => ({
-  metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(payload.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+  ),
   data: Buffer.from(payload.data ?? []).toString('base64'),
 });
 
@@ -69,7 +74,11 @@ async function readBody(request: IncomingMessage, limit: number): Promise<unknow
   }
 }
 
-async function transform(action: 'encode' | 'decode', codecs: PayloadCodec[], body: unknown): Promise<{ payloads: JsonPayload[] }> {
+async function transform(
+  action: 'encode' | 'decode',
+  codecs: PayloadCodec[],
+  body: unknown,
+): Promise<{ payloads: JsonPayload[] }> {
   const list = (body as { payloads?: unknown } | null)?.payloads;
   if (!Array.isArray(list)) throw new HttpError(400, 'request body must be {"payloads": [...]}');
   let payloads = list.map((p, i) => fromJson(p as JsonPayload, i));
@@ -106,12 +115,18 @@ export function codecServerHandler(options: CodecServerOptions): RequestListener
 
     // A browser page of any other origin gets no CORS grant and no answer.
     if (origin !== undefined) {
-      if (!allowed.has(origin)) return done(403, { error: `origin ${origin} is not allowed; start the codec server with --ui-origin ${origin}` });
+      if (!allowed.has(origin))
+        return done(403, {
+          error: `origin ${origin} is not allowed; start the codec server with --ui-origin ${origin}`,
+        });
       response.setHeader('Access-Control-Allow-Origin', origin);
       response.setHeader('Access-Control-Allow-Credentials', 'true');
       response.setHeader('Vary', 'Origin');
     }
-    if (!action) return done(404, { error: `${path}: not found; the codec server answers POST /encode and POST /decode` });
+    if (!action)
+      return done(404, {
+        error: `${path}: not found; the codec server answers POST /encode and POST /decode`,
+      });
     if (request.method === 'OPTIONS') {
       response.setHeader('Access-Control-Allow-Methods', 'POST, OPTIONS');
       response.setHeader('Access-Control-Allow-Headers', CORS_ALLOW_HEADERS);
@@ -127,7 +142,9 @@ export function codecServerHandler(options: CodecServerOptions): RequestListener
       .then(
         (result) => done(200, result, { payloads: result.payloads.length }),
         (error: unknown) =>
-          error instanceof HttpError ? done(error.status, { error: error.message }) : done(500, { error: `${action} failed: ${(error as Error).message}` }),
+          error instanceof HttpError
+            ? done(error.status, { error: error.message })
+            : done(500, { error: `${action} failed: ${(error as Error).message}` }),
       );
   };
 }

@@ -19,7 +19,8 @@ const TAG_BYTES = 16;
 const CIPHER = 'aes-256-gcm';
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
-const text = (bytes: Uint8Array | null | undefined) => (bytes ? Buffer.from(bytes).toString('utf8') : undefined);
+const text = (bytes: Uint8Array | null | undefined) =>
+  bytes ? Buffer.from(bytes).toString('utf8') : undefined;
 
 export class CodecError extends Error {
   override readonly name: string = 'CodecError';
@@ -32,11 +33,14 @@ export class UnknownKeyError extends CodecError {
     readonly keyId: string,
     known: Iterable<string>,
   ) {
-    super(`payload is encrypted with key ${keyId}, which is not among the known keys (${[...known].join(', ')}); add it to DISPATCH_CODEC_KEYS to decode it`);
+    super(
+      `payload is encrypted with key ${keyId}, which is not among the known keys (${[...known].join(', ')}); add it to DISPATCH_CODEC_KEYS to decode it`,
+    );
   }
 }
 
-export const isEncrypted = (payload: Payload) => text(payload.metadata?.[METADATA_ENCODING]) === ENCODING_ENCRYPTED;
+export const isEncrypted = (payload: Payload) =>
+  text(payload.metadata?.[METADATA_ENCODING]) === ENCODING_ENCRYPTED;
 
 export class EncryptionCodec implements PayloadCodec {
   constructor(private readonly keys: CodecKeys) {}
@@ -61,24 +65,35 @@ export class EncryptionCodec implements PayloadCodec {
     cipher.setAAD(utf8(keyId));
     const plain = PayloadMessage.encode(payload).finish();
     const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
-    return { metadata: { [METADATA_ENCODING]: utf8(ENCODING_ENCRYPTED), [METADATA_KEY_ID]: utf8(keyId) }, data };
+    return {
+      metadata: { [METADATA_ENCODING]: utf8(ENCODING_ENCRYPTED), [METADATA_KEY_ID]: utf8(keyId) },
+      data,
+    };
   }
 
   private open(payload: Payload): Payload {
     const keyId = text(payload.metadata?.[METADATA_KEY_ID]);
-    if (!keyId) throw new CodecError(`encrypted payload has no ${METADATA_KEY_ID} metadata: it cannot say which key opens it`);
+    if (!keyId)
+      throw new CodecError(
+        `encrypted payload has no ${METADATA_KEY_ID} metadata: it cannot say which key opens it`,
+      );
     const key = this.keys.keys.get(keyId);
     if (!key) throw new UnknownKeyError(keyId, this.keys.keys.keys());
     const data = Buffer.from(payload.data ?? []);
     if (data.length < IV_BYTES + TAG_BYTES) {
-      throw new CodecError(`payload encrypted with key ${keyId} is ${data.length} bytes, shorter than its IV and tag: it was altered`);
+      throw new CodecError(
+        `payload encrypted with key ${keyId} is ${data.length} bytes, shorter than its IV and tag: it was altered`,
+      );
     }
     const decipher = createDecipheriv(CIPHER, key, data.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
     decipher.setAAD(utf8(keyId));
     decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
     let plain: Buffer;
     try {
-      plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+      plain = Buffer.concat([
+        decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
     } catch {
       throw new CodecError(
         `payload encrypted with key ${keyId} failed authentication: it was altered, or the key listed as ${keyId} is not the one that sealed it`,

@@ -3,8 +3,21 @@ import type { DataConverter } from '@temporalio/common';
 import { EncryptionCodec } from './encryption-codec.js';
 import { codecKeysFromEnv } from './keys.js';
 
-export { EncryptionCodec, UnknownKeyError, CodecError, ENCODING_ENCRYPTED, METADATA_KEY_ID } from './encryption-codec.js';
-export { codecKeysFromEnv, parseCodecKeys, CodecKeyError, CODEC_KEYS_ENV, CODEC_KEY_ID_ENV, type CodecKeys } from './keys.js';
+export {
+  EncryptionCodec,
+  UnknownKeyError,
+  CodecError,
+  ENCODING_ENCRYPTED,
+  METADATA_KEY_ID,
+} from './encryption-codec.js';
+export {
+  codecKeysFromEnv,
+  parseCodecKeys,
+  CodecKeyError,
+  CODEC_KEYS_ENV,
+  CODEC_KEY_ID_ENV,
+  type CodecKeys,
+} from './keys.js';
 
 /** The encrypting codec the environment configures, or undefined when it is off. */
 export function codecFromEnv(env: NodeJS.ProcessEnv = process.env): EncryptionCodec | undefined {

@@ -37,21 +37,29 @@ export function parseCodecKeys(spec: string, currentKeyId?: string): CodecKeys {
     if (colon < 0) throw new CodecKeyError(`${where}: must be <key id>:<base64 key>`);
     const id = entry.slice(0, colon);
     const encoded = entry.slice(colon + 1);
-    if (!KEY_ID.test(id)) throw new CodecKeyError(`${where}: key id ${JSON.stringify(id)} must be 1 to 64 of A-Z a-z 0-9 . _ -`);
+    if (!KEY_ID.test(id))
+      throw new CodecKeyError(`${where}: key id ${JSON.stringify(id)} must be 1 to 64 of A-Z a-z 0-9 . _ -`);
     if (keys.has(id)) throw new CodecKeyError(`${where}: key id ${id} is listed twice`);
-    if (!BASE64.test(encoded)) throw new CodecKeyError(`${where} (key ${id}): the key is not standard base64`);
+    if (!BASE64.test(encoded))
+      throw new CodecKeyError(`${where} (key ${id}): the key is not standard base64`);
     const key = Buffer.from(encoded, 'base64');
     if (key.length !== KEY_BYTES) {
-      throw new CodecKeyError(`${where} (key ${id}): the key is ${key.length} bytes; AES-256-GCM needs ${KEY_BYTES}`);
+      throw new CodecKeyError(
+        `${where} (key ${id}): the key is ${key.length} bytes; AES-256-GCM needs ${KEY_BYTES}`,
+      );
     }
     keys.set(id, key);
   });
   const current = currentKeyId?.trim() || (keys.size === 1 ? [...keys.keys()][0]! : undefined);
   if (current === undefined) {
-    throw new CodecKeyError(`${CODEC_KEY_ID_ENV} must name the key new payloads are encrypted with (one of ${[...keys.keys()].join(', ')})`);
+    throw new CodecKeyError(
+      `${CODEC_KEY_ID_ENV} must name the key new payloads are encrypted with (one of ${[...keys.keys()].join(', ')})`,
+    );
   }
   if (!keys.has(current)) {
-    throw new CodecKeyError(`${CODEC_KEY_ID_ENV} ${current} is not among the keys of ${CODEC_KEYS_ENV} (${[...keys.keys()].join(', ')})`);
+    throw new CodecKeyError(
+      `${CODEC_KEY_ID_ENV} ${current} is not among the keys of ${CODEC_KEYS_ENV} (${[...keys.keys()].join(', ')})`,
+    );
   }
   return { currentKeyId: current, keys };
 }
@@ -61,7 +69,10 @@ export function codecKeysFromEnv(env: NodeJS.ProcessEnv = process.env): CodecKey
   const spec = env[CODEC_KEYS_ENV]?.trim();
   const current = env[CODEC_KEY_ID_ENV]?.trim();
   if (!spec) {
-    if (current) throw new CodecKeyError(`${CODEC_KEY_ID_ENV} is set but ${CODEC_KEYS_ENV} is not: no key to encrypt with`);
+    if (current)
+      throw new CodecKeyError(
+        `${CODEC_KEY_ID_ENV} is set but ${CODEC_KEYS_ENV} is not: no key to encrypt with`,
+      );
     return undefined;
   }
   return parseCodecKeys(spec, current);

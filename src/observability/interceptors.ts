@@ -25,7 +25,10 @@ export function stepInterceptor(metrics: DispatchMetrics): ActivityInterceptorsF
     const step = stepOfActivity(ctx.info.activityType);
     return {
       inbound: {
-        async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+        async execute(
+          input: ActivityExecuteInput,
+          next: Next<ActivityInboundCallsInterceptor, 'execute'>,
+        ): Promise<unknown> {
           const stop = metrics.stepDuration.startTimer({ step });
           try {
             return await next(input);
@@ -35,7 +38,10 @@ export function stepInterceptor(metrics: DispatchMetrics): ActivityInterceptorsF
         },
       },
       outbound: {
-        getLogAttributes(input: GetLogAttributesInput, next: Next<ActivityOutboundCallsInterceptor, 'getLogAttributes'>) {
+        getLogAttributes(
+          input: GetLogAttributesInput,
+          next: Next<ActivityOutboundCallsInterceptor, 'getLogAttributes'>,
+        ) {
           const runId = ctx.info.workflowExecution?.runId;
           return next({ ...input, ...(runId ? { runId } : {}), step });
         },
@@ -50,7 +56,13 @@ export function metricsSinks(metrics: DispatchMetrics, logger?: Logger): Injecte
       startClosed: {
         fn(info, outcome, errorType) {
           metrics.starts.inc({ outcome, error_type: errorType });
-          logger?.info('Start closed', { workflowId: info.workflowId, runId: info.runId, workflowType: info.workflowType, outcome, errorType });
+          logger?.info('Start closed', {
+            workflowId: info.workflowId,
+            runId: info.runId,
+            workflowType: info.workflowType,
+            outcome,
+            errorType,
+          });
         },
       },
       compensationFinished: {
@@ -81,7 +93,10 @@ export function workflowInterceptorModules(): string[] {
  * interceptor module when the worker bundles the workflows itself (a prebuilt bundle must have been
  * built with workflowInterceptorModules()).
  */
-export function metricsWorkerOptions(metrics: DispatchMetrics, bundlesFromSource: boolean): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+export function metricsWorkerOptions(
+  metrics: DispatchMetrics,
+  bundlesFromSource: boolean,
+): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   return {
     interceptors: {
       activity: [stepInterceptor(metrics)],

@@ -9,7 +9,8 @@ const LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 
 export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): LogLevel {
   const value = (env[LOG_LEVEL_ENV] ?? 'INFO').trim().toUpperCase();
-  if (!LEVELS.includes(value as LogLevel)) throw new Error(`${LOG_LEVEL_ENV} ${env[LOG_LEVEL_ENV]}: must be one of ${LEVELS.join(', ')}`);
+  if (!LEVELS.includes(value as LogLevel))
+    throw new Error(`${LOG_LEVEL_ENV} ${env[LOG_LEVEL_ENV]}: must be one of ${LEVELS.join(', ')}`);
   return value as LogLevel;
 }
 
@@ -47,7 +48,12 @@ export class JsonLogger implements Logger {
     const nanos = (meta as { [LogTimestamp]?: bigint } | undefined)?.[LogTimestamp];
     const time = new Date(nanos !== undefined ? Number(nanos / 1_000_000n) : Date.now()).toISOString();
     // The line's own time, level and message come first and are never overwritten by a field.
-    const { time: _time, level: _level, message: _message, ...fields } = (meta ?? {}) as Record<string, unknown>;
+    const {
+      time: _time,
+      level: _level,
+      message: _message,
+      ...fields
+    } = (meta ?? {}) as Record<string, unknown>;
     this.write(`${JSON.stringify({ time, level: level.toLowerCase(), message, ...fields }, replacer())}\n`);
   }
 

@@ -13,7 +13,8 @@ export interface ListeningServer {
 export function parseListenAddress(address: string): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(address.trim());
   const port = Number(match?.[3]);
-  if (!match || port > 65_535) throw new Error(`listen address ${address}: must be <host>:<port>, e.g. 127.0.0.1:9465 or [::]:9465`);
+  if (!match || port > 65_535)
+    throw new Error(`listen address ${address}: must be <host>:<port>, e.g. 127.0.0.1:9465 or [::]:9465`);
   return { host: match[1] ?? (match[2] || '0.0.0.0'), port };
 }
 

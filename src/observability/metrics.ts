@@ -21,7 +21,9 @@ export interface DispatchMetrics {
   compensations: Counter<'result'>;
 }
 
-export function createDispatchMetrics(options: { registry?: Registry; processMetrics?: boolean } = {}): DispatchMetrics {
+export function createDispatchMetrics(
+  options: { registry?: Registry; processMetrics?: boolean } = {},
+): DispatchMetrics {
   const registry = options.registry ?? new Registry();
   if (options.processMetrics) collectDefaultMetrics({ register: registry });
   const starts = new Counter({

@@ -4,12 +4,18 @@ import type { Logger } from '@temporalio/common';
 import { makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { JsonLogger, logLevelFromEnv } from './json-logger.js';
 
-export function installRuntime(options: { prometheusAddress?: string; logger?: Logger; env?: NodeJS.ProcessEnv }): Runtime {
+export function installRuntime(options: {
+  prometheusAddress?: string;
+  logger?: Logger;
+  env?: NodeJS.ProcessEnv;
+}): Runtime {
   return Runtime.install({
     logger: options.logger ?? new JsonLogger(logLevelFromEnv(options.env)),
     telemetryOptions: {
       logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} },
-      ...(options.prometheusAddress ? { metrics: { prometheus: { bindAddress: options.prometheusAddress } } } : {}),
+      ...(options.prometheusAddress
+        ? { metrics: { prometheus: { bindAddress: options.prometheusAddress } } }
+        : {}),
     },
   });
 }

@@ -18,4 +18,5 @@ export const ACTIVITY_STEPS = {
 } satisfies Record<keyof Activities, string>;
 
 /** The step label of an activity type; an activity added without a label is still measured, by its name. */
-export const stepOfActivity = (activityType: string): string => (ACTIVITY_STEPS as Record<string, string>)[activityType] ?? activityType;
+export const stepOfActivity = (activityType: string): string =>
+  (ACTIVITY_STEPS as Record<string, string>)[activityType] ?? activityType;

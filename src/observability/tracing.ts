@@ -17,26 +17,42 @@ export interface DispatchTracing {
 }
 
 /** Tracing to the given exporter, registered as the process's global tracer provider. */
-export async function createTracing(options: { exporter: SpanExporter; serviceName?: string; batch?: boolean }): Promise<DispatchTracing> {
-  const [{ OpenTelemetryPlugin }, { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor }, { Resource }, { AsyncLocalStorageContextManager }] =
-    await Promise.all([
-      import('@temporalio/interceptors-opentelemetry'),
-      import('@opentelemetry/sdk-trace-base'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/context-async-hooks'),
-    ]);
+export async function createTracing(options: {
+  exporter: SpanExporter;
+  serviceName?: string;
+  batch?: boolean;
+}): Promise<DispatchTracing> {
+  const [
+    { OpenTelemetryPlugin },
+    { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor },
+    { Resource },
+    { AsyncLocalStorageContextManager },
+  ] = await Promise.all([
+    import('@temporalio/interceptors-opentelemetry'),
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/context-async-hooks'),
+  ]);
   const resource = new Resource({ 'service.name': options.serviceName ?? DEFAULT_SERVICE_NAME });
-  const spanProcessor = options.batch ? new BatchSpanProcessor(options.exporter) : new SimpleSpanProcessor(options.exporter);
+  const spanProcessor = options.batch
+    ? new BatchSpanProcessor(options.exporter)
+    : new SimpleSpanProcessor(options.exporter);
   const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
   // The interceptors find the parent span through the active context, which needs a context
   // manager that follows async calls; register() also installs the W3C trace-context propagator.
   provider.register({ contextManager: new AsyncLocalStorageContextManager().enable() });
-  const plugin = new OpenTelemetryPlugin({ resource, spanProcessor, tracer: provider.getTracer(DEFAULT_SERVICE_NAME) });
+  const plugin = new OpenTelemetryPlugin({
+    resource,
+    spanProcessor,
+    tracer: provider.getTracer(DEFAULT_SERVICE_NAME),
+  });
   return { plugin, shutdown: () => provider.shutdown() };
 }
 
 /** The tracing DISPATCH_TRACING asks for, or undefined when it is off. */
-export async function tracingFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<DispatchTracing | undefined> {
+export async function tracingFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<DispatchTracing | undefined> {
   const mode = (env[TRACING_ENV] ?? '').trim().toLowerCase();
   if (mode === '' || mode === 'off') return undefined;
   const serviceName = env.OTEL_SERVICE_NAME || DEFAULT_SERVICE_NAME;

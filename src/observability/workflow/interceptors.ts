@@ -34,7 +34,10 @@ function closedBy(error: unknown): { outcome: string; errorType: string } | unde
 }
 
 class StartOutcome implements WorkflowInboundCallsInterceptor {
-  async execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+  async execute(
+    input: WorkflowExecuteInput,
+    next: Next<WorkflowInboundCallsInterceptor, 'execute'>,
+  ): Promise<unknown> {
     try {
       const result = await next(input);
       dispatchMetrics.startClosed('success', 'none');
@@ -49,7 +52,10 @@ class StartOutcome implements WorkflowInboundCallsInterceptor {
 
 /** In a Start every stopTrainJob is a compensation (the preflight probe's stop is its clean-up). */
 class CompensationOutcome implements WorkflowOutboundCallsInterceptor {
-  scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>): Promise<unknown> {
+  scheduleActivity(
+    input: ActivityInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>,
+  ): Promise<unknown> {
     const result = next(input);
     if (input.activityType === STOP_ACTIVITY) {
       result.then(
@@ -62,4 +68,6 @@ class CompensationOutcome implements WorkflowOutboundCallsInterceptor {
 }
 
 export const interceptors: WorkflowInterceptorsFactory = () =>
-  workflowInfo().workflowType === START_WORKFLOW ? { inbound: [new StartOutcome()], outbound: [new CompensationOutcome()] } : {};
+  workflowInfo().workflowType === START_WORKFLOW
+    ? { inbound: [new StartOutcome()], outbound: [new CompensationOutcome()] }
+    : {};

@@ -16,7 +16,12 @@ type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
 type RawPayload = { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null };
 
 const UI = 'http://localhost:8233';
-const codec = new EncryptionCodec(parseCodecKeys(`old:${randomBytes(32).toString('base64')},new:${randomBytes(32).toString('base64')}`, 'new'));
+const codec = new EncryptionCodec(
+  parseCodecKeys(
+    `old:${randomBytes(32).toString('base64')},new:${randomBytes(32).toString('base64')}`,
+    'new',
+  ),
+);
 const suite = dispatchSuite('codec', { dataConverter: { payloadCodecs: [codec] } });
 let server: ListeningServer;
 
@@ -40,11 +45,17 @@ function payloadsIn(value: unknown, path = 'history', found: { path: string; pay
 }
 
 const b64 = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString('base64');
-const asJson = (p: RawPayload) => ({ metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, b64(v)])), data: b64(p.data) });
+const asJson = (p: RawPayload) => ({
+  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, b64(v)])),
+  data: b64(p.data),
+});
 const encodingOf = (p: RawPayload) => Buffer.from(p.metadata?.encoding ?? []).toString();
 
 describe('private payloads (codec on)', () => {
-  const secrets = { DB_PASSWORD: `pw-${randomBytes(9).toString('hex')}`, API_TOKEN: `tok-${randomBytes(9).toString('hex')}` };
+  const secrets = {
+    DB_PASSWORD: `pw-${randomBytes(9).toString('hex')}`,
+    API_TOKEN: `tok-${randomBytes(9).toString('hex')}`,
+  };
   let history: History;
 
   it('a Start whose env holds secrets completes, through the typed client with the codec', async () => {
@@ -53,7 +64,9 @@ describe('private payloads (codec on)', () => {
     const result = await handle.result();
     expect(result.uid).toBeTruthy();
     // The raw history, through the test environment's client, which has no codec.
-    history = await suite.h.env.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory();
+    history = await suite.h.env.client.workflow
+      .getHandle(handle.workflowId, handle.firstExecutionRunId)
+      .fetchHistory();
   });
 
   it('no secret env value appears anywhere in the stored history bytes', () => {
@@ -68,7 +81,9 @@ describe('private payloads (codec on)', () => {
     // a patch's id.
     const clear = payloadsIn(history).filter(({ payload }) => encodingOf(payload) !== ENCODING_ENCRYPTED);
     for (const { path } of clear) {
-      expect(path).toMatch(/searchAttributes\.indexedFields|markerRecordedEventAttributes\.details\.(data|patch-data)\./);
+      expect(path).toMatch(
+        /searchAttributes\.indexedFields|markerRecordedEventAttributes\.details\.(data|patch-data)\./,
+      );
     }
     const input = payloadsIn(history.events?.[0]?.workflowExecutionStartedEventAttributes?.input);
     expect(input.map(({ payload }) => encodingOf(payload))).toEqual([ENCODING_ENCRYPTED]);
@@ -77,7 +92,11 @@ describe('private payloads (codec on)', () => {
   it('the codec server decodes the stored payloads for the UI: preflight, then POST /decode with its headers', async () => {
     const preflight = await fetch(`${server.url}/decode`, {
       method: 'OPTIONS',
-      headers: { Origin: UI, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-namespace' },
+      headers: {
+        Origin: UI,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type,x-namespace',
+      },
     });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(UI);
@@ -86,16 +105,24 @@ describe('private payloads (codec on)', () => {
     const sealed = payloadsIn(history).filter(({ payload }) => encodingOf(payload) === ENCODING_ENCRYPTED);
     const response = await fetch(`${server.url}/decode`, {
       method: 'POST',
-      headers: { Origin: UI, 'Content-Type': 'application/json', 'X-Namespace': suite.h.env.namespace ?? 'default' },
+      headers: {
+        Origin: UI,
+        'Content-Type': 'application/json',
+        'X-Namespace': suite.h.env.namespace ?? 'default',
+      },
       body: JSON.stringify({ payloads: sealed.map(({ payload }) => asJson(payload)) }),
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('access-control-allow-origin')).toBe(UI);
-    const { payloads } = (await response.json()) as { payloads: { metadata: Record<string, string>; data: string }[] };
+    const { payloads } = (await response.json()) as {
+      payloads: { metadata: Record<string, string>; data: string }[];
+    };
     expect(payloads).toHaveLength(sealed.length);
     const plaintext = payloads.map((p) => Buffer.from(p.data, 'base64').toString('utf8'));
     // The Start's input, as the UI shows it.
-    const input = sealed.findIndex(({ path }) => path.includes('workflowExecutionStartedEventAttributes.input'));
+    const input = sealed.findIndex(({ path }) =>
+      path.includes('workflowExecutionStartedEventAttributes.input'),
+    );
     expect(JSON.parse(plaintext[input]!).spec.env).toEqual({ ...secrets, LR: '0.1' });
     // The TrainJob the createTrainJob activity was given carries them in spec.trainer.env.
     const all = plaintext.join('\n');

@@ -163,18 +163,23 @@ async function gone(d: Deployed, name: string): Promise<void> {
     .toBe(false);
 }
 
+/** Runs the preflight, expects every gate proven, and waits for the probe's objects to be gone. */
+async function expectAllProven(d: Deployed): Promise<void> {
+  expect(await d.h.worker.preflight()).toEqual({
+    reach: true,
+    write: true,
+    start: true,
+    reasons: [],
+    checkedAt: expect.any(String),
+  });
+  await gone(d, PROBE_NAME);
+}
+
 describe('deploy/kubernetes (plain mode) as its ServiceAccount on the real API server', () => {
   const d = deploySuite('deploy-rbac', PLAIN);
 
   it('grants what the preflight needs: reach, write and start proven, the probe stopped', async () => {
-    expect(await d.h.worker.preflight()).toEqual({
-      reach: true,
-      write: true,
-      start: true,
-      reasons: [],
-      checkedAt: expect.any(String),
-    });
-    await gone(d, PROBE_NAME);
+    await expectAllProven(d);
     expect(await trainerObjectNames(d.h.kube, d.ns.name)).toEqual({ trainjobs: [], trainingruntimes: [] });
   });
 
@@ -283,13 +288,7 @@ describe('deploy/kubernetes (plain mode) as its ServiceAccount on the real API s
           );
         });
         // Back in place, every gate is proven again.
-        expect(await d.h.worker.preflight()).toMatchObject({
-          reach: true,
-          write: true,
-          start: true,
-          reasons: [],
-        });
-        await gone(d, PROBE_NAME);
+        await expectAllProven(d);
       });
     }
   });
@@ -303,17 +302,10 @@ describe('deploy/kubernetes/kueue as its ServiceAccount, with a stand-in for Kue
   afterAll(async () => kueue?.stop());
 
   it('grants what the preflight and Start need in Kueue mode', async () => {
-    expect(await d.h.worker.preflight()).toEqual({
-      reach: true,
-      write: true,
-      start: true,
-      reasons: [],
-      checkedAt: expect.any(String),
-    });
+    await expectAllProven(d);
     const request = startRequest();
     expect(await d.h.client.startTrainJob(request)).toMatchObject({ name: nameOf(request), mode: 'kueue' });
     expect(kueue?.errors).toEqual([]);
-    await gone(d, PROBE_NAME);
   });
 
   it("without list on Workloads (which the write gate does not review), the probe's step 9 fails: the start gate is unproven and Start refuses with ErrUnsupported", async () => {

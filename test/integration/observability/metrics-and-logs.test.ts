@@ -20,7 +20,11 @@ const lines: string[] = [];
 installRuntime({ logger: new JsonLogger('DEBUG', (line) => lines.push(line)) });
 
 const suite = dispatchSuite('observe', {
-  config: { mode: 'kueue', kueue: { queue: 'user-queue', admissionCheck: 'dispatch' }, timeouts: { workload: '2s', call: '5s' } },
+  config: {
+    mode: 'kueue',
+    kueue: { queue: 'user-queue', admissionCheck: 'dispatch' },
+    timeouts: { workload: '2s', call: '5s' },
+  },
 });
 let kueue: FakeKueue;
 let metrics: ListeningServer;
@@ -39,8 +43,14 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   for (const line of text.split('\n')) {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([k, v]) => found[k] === v) && Object.keys(found).length === Object.keys(labels).length) return Number(match[3]);
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    );
+    if (
+      Object.entries(labels).every(([k, v]) => found[k] === v) &&
+      Object.keys(found).length === Object.keys(labels).length
+    )
+      return Number(match[3]);
   }
   return undefined;
 }
@@ -58,7 +68,8 @@ const logged = () => {
   return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 };
 
-const refusal = (error: unknown) => (error instanceof DispatchError ? { type: error.type, step: error.step } : error);
+const refusal = (error: unknown) =>
+  error instanceof DispatchError ? { type: error.type, step: error.step } : error;
 
 describe('metrics and logs after a success, a refusal and a compensation', () => {
   const workflowIds: string[] = [];
@@ -70,17 +81,25 @@ describe('metrics and logs after a success, a refusal and a compensation', () =>
     await handle.result();
 
     const missing = startRequest({ runtime: { kind: 'ClusterTrainingRuntime', name: 'no-such-runtime' } });
-    await expect(suite.h.client.startTrainJob(missing).catch(refusal)).resolves.toEqual({ type: 'ErrUnsupported', step: 2 });
+    await expect(suite.h.client.startTrainJob(missing).catch(refusal)).resolves.toEqual({
+      type: 'ErrUnsupported',
+      step: 2,
+    });
 
     const compensated = startRequest();
     kueue.behave(trainJobName(compensated.job, compensated.submission), { never: true });
-    await expect(suite.h.client.startTrainJob(compensated).catch(refusal)).resolves.toEqual({ type: 'ErrRejected', step: 9 });
+    await expect(suite.h.client.startTrainJob(compensated).catch(refusal)).resolves.toEqual({
+      type: 'ErrRejected',
+      step: 9,
+    });
   });
 
   it('dispatch_starts_total counts each Start by outcome and error type', async () => {
     const text = await scrape();
     expect(sample(text, 'dispatch_starts_total', { outcome: 'success', error_type: 'none' })).toBe(1);
-    expect(sample(text, 'dispatch_starts_total', { outcome: 'failure', error_type: 'ErrUnsupported' })).toBe(1);
+    expect(sample(text, 'dispatch_starts_total', { outcome: 'failure', error_type: 'ErrUnsupported' })).toBe(
+      1,
+    );
     expect(sample(text, 'dispatch_starts_total', { outcome: 'failure', error_type: 'ErrRejected' })).toBe(1);
     expect(sample(text, 'dispatch_starts_total', { outcome: 'failure', error_type: 'ErrInvalid' })).toBe(0);
     expect(sample(text, 'dispatch_starts_total', { outcome: 'cancelled', error_type: 'none' })).toBe(0);
@@ -97,22 +116,45 @@ describe('metrics and logs after a success, a refusal and a compensation', () =>
     const count = (step: string) => sample(text, 'dispatch_step_duration_seconds_count', { step });
     expect(count('settings')).toBe(3);
     expect(count('2 read runtime')).toBe(3);
-    for (const step of ['5 create runtime copy', '6 create TrainJob', '7 set owner', '8 read-back', '9 wait for Workload']) expect(count(step)).toBe(2);
+    for (const step of [
+      '5 create runtime copy',
+      '6 create TrainJob',
+      '7 set owner',
+      '8 read-back',
+      '9 wait for Workload',
+    ])
+      expect(count(step)).toBe(2);
     expect(count('stop TrainJob')).toBe(1);
     expect(count('preflight reach')).toBe(0);
     // The Workload wait that gave up took timeouts.workload (2 s); the one that succeeded far less.
-    expect(sample(text, 'dispatch_step_duration_seconds_bucket', { step: '9 wait for Workload', le: '1' })).toBe(1);
-    expect(sample(text, 'dispatch_step_duration_seconds_sum', { step: '9 wait for Workload' })).toBeGreaterThan(2);
+    expect(
+      sample(text, 'dispatch_step_duration_seconds_bucket', { step: '9 wait for Workload', le: '1' }),
+    ).toBe(1);
+    expect(
+      sample(text, 'dispatch_step_duration_seconds_sum', { step: '9 wait for Workload' }),
+    ).toBeGreaterThan(2);
   });
 
   it('every log line is JSON; every activity line carries the workflow id, run id and activity type', () => {
     const entries = logged();
-    for (const entry of entries) expect(entry).toEqual(expect.objectContaining({ time: expect.any(String), level: expect.any(String), message: expect.any(String) }));
+    for (const entry of entries)
+      expect(entry).toEqual(
+        expect.objectContaining({
+          time: expect.any(String),
+          level: expect.any(String),
+          message: expect.any(String),
+        }),
+      );
     const activity = entries.filter((e) => e.sdkComponent === 'activity');
     expect(activity.length).toBeGreaterThan(10);
     for (const entry of activity) {
       expect(entry).toEqual(
-        expect.objectContaining({ workflowId: expect.any(String), runId: expect.any(String), activityType: expect.any(String), step: expect.any(String) }),
+        expect.objectContaining({
+          workflowId: expect.any(String),
+          runId: expect.any(String),
+          activityType: expect.any(String),
+          step: expect.any(String),
+        }),
       );
     }
   });
@@ -121,7 +163,13 @@ describe('metrics and logs after a success, a refusal and a compensation', () =>
     const calls = logged().filter((e) => typeof e.method === 'string' && 'outcome' in e);
     const ok = calls.find((e) => e.workflowId === workflowIds[0] && e.activityType === 'createTrainJob');
     expect(ok).toEqual(
-      expect.objectContaining({ level: 'debug', message: 'Kubernetes call answered', method: 'create', object: expect.stringMatching(/^TrainJob observe-/), outcome: 'ok' }),
+      expect.objectContaining({
+        level: 'debug',
+        message: 'Kubernetes call answered',
+        method: 'create',
+        object: expect.stringMatching(/^TrainJob observe-/),
+        outcome: 'ok',
+      }),
     );
     expect(calls).toContainEqual(
       expect.objectContaining({

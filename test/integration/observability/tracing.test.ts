@@ -42,14 +42,23 @@ it('a Start is one trace: client start, workflow run, and each activity', async 
   const start = named('StartWorkflow:StartTrainJob');
   expect(start?.attributes.temporalWorkflowId).toBe(handle.workflowId);
   const traceId = start!.spanContext().traceId;
-  for (const name of ['RunWorkflow:StartTrainJob', 'StartActivity:createTrainJob', 'RunActivity:createTrainJob', 'RunActivity:readBack']) {
+  for (const name of [
+    'RunWorkflow:StartTrainJob',
+    'StartActivity:createTrainJob',
+    'RunActivity:createTrainJob',
+    'RunActivity:readBack',
+  ]) {
     expect(named(name)?.spanContext().traceId, name).toBe(traceId);
   }
-  expect(spans.find((span) => span.name === 'RunActivity:createTrainJob')?.resource.attributes['service.name']).toBe('dispatch-kubeflow');
+  expect(
+    spans.find((span) => span.name === 'RunActivity:createTrainJob')?.resource.attributes['service.name'],
+  ).toBe('dispatch-kubeflow');
 });
 
 it('DISPATCH_TRACING: unset or off is no tracing; anything but console, otlp or off is refused', async () => {
   expect(await tracingFromEnv({})).toBeUndefined();
   expect(await tracingFromEnv({ DISPATCH_TRACING: 'off' })).toBeUndefined();
-  await expect(tracingFromEnv({ DISPATCH_TRACING: 'jaeger' })).rejects.toThrow('DISPATCH_TRACING jaeger: must be console, otlp or off');
+  await expect(tracingFromEnv({ DISPATCH_TRACING: 'jaeger' })).rejects.toThrow(
+    'DISPATCH_TRACING jaeger: must be console, otlp or off',
+  );
 });

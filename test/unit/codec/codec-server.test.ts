@@ -25,13 +25,21 @@ const asJson = (p: { metadata?: Record<string, Uint8Array> | null; data?: Uint8A
 });
 const uiHeaders = { 'Content-Type': 'application/json', 'X-Namespace': 'default', Origin: UI };
 const post = (path: string, body: unknown, headers: Record<string, string> = uiHeaders) =>
-  fetch(`${server.url}${path}`, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 describe('codec server (Temporal Codec Server Protocol)', () => {
   it('answers the UI preflight: its origin, POST, Content-Type and X-Namespace, credentials', async () => {
     const response = await fetch(`${server.url}/decode`, {
       method: 'OPTIONS',
-      headers: { Origin: UI, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-namespace' },
+      headers: {
+        Origin: UI,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type,x-namespace',
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(UI);
@@ -41,7 +49,10 @@ describe('codec server (Temporal Codec Server Protocol)', () => {
   });
 
   it('refuses another origin, with no CORS grant', async () => {
-    const response = await fetch(`${server.url}/decode`, { method: 'OPTIONS', headers: { Origin: 'http://evil.example' } });
+    const response = await fetch(`${server.url}/decode`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'http://evil.example' },
+    });
     expect(response.status).toBe(403);
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -60,8 +71,12 @@ describe('codec server (Temporal Codec Server Protocol)', () => {
 
   it('POST /encode seals what /decode opens (the UI encoding a signal or start input)', async () => {
     const original = asJson(defaultPayloadConverter.toPayload('hello'));
-    const encoded = (await (await post('/encode', { payloads: [original] })).json()) as { payloads: ReturnType<typeof asJson>[] };
-    expect(Buffer.from(encoded.payloads[0]!.metadata.encoding!, 'base64').toString()).toBe('binary/encrypted');
+    const encoded = (await (await post('/encode', { payloads: [original] })).json()) as {
+      payloads: ReturnType<typeof asJson>[];
+    };
+    expect(Buffer.from(encoded.payloads[0]!.metadata.encoding!, 'base64').toString()).toBe(
+      'binary/encrypted',
+    );
     const decoded = (await (await post('/decode', encoded)).json()) as { payloads: unknown[] };
     expect(decoded.payloads).toEqual([original]);
   });
@@ -79,7 +94,11 @@ describe('codec server (Temporal Codec Server Protocol)', () => {
     ['POST', '/decode', '{"payloads": 3}', 400, /must be \{"payloads"/],
     ['POST', '/decode', '{"payloads": [{"data": 7}]}', 400, /payloads\[0\]\.data: must be a base64 string/],
   ])('%s %s %s: %i', async (method, path, body, status, message) => {
-    const response = await fetch(`${server.url}${path}`, { method, headers: uiHeaders, ...(body !== undefined ? { body } : {}) });
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: uiHeaders,
+      ...(body !== undefined ? { body } : {}),
+    });
     expect(response.status).toBe(status);
     expect(((await response.json()) as { error: string }).error).toMatch(message);
   });
@@ -89,6 +108,8 @@ describe('codec server (Temporal Codec Server Protocol)', () => {
     const [sealed] = await other.encode([defaultPayloadConverter.toPayload(1)]);
     const response = await post('/decode', { payloads: [asJson(sealed!)] });
     expect(response.status).toBe(422);
-    expect(((await response.json()) as { error: string }).error).toMatch(/encrypted with key k9, which is not among the known keys \(k1\)/);
+    expect(((await response.json()) as { error: string }).error).toMatch(
+      /encrypted with key k9, which is not among the known keys \(k1\)/,
+    );
   });
 });

@@ -4,7 +4,13 @@ import type { Payload } from '@temporalio/common';
 import { defaultPayloadConverter } from '@temporalio/common';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CodecError, EncryptionCodec, ENCODING_ENCRYPTED, METADATA_KEY_ID, UnknownKeyError } from '../../../src/codec/encryption-codec.js';
+import {
+  CodecError,
+  EncryptionCodec,
+  ENCODING_ENCRYPTED,
+  METADATA_KEY_ID,
+  UnknownKeyError,
+} from '../../../src/codec/encryption-codec.js';
 import { parseCodecKeys } from '../../../src/codec/keys.js';
 
 const key = () => randomBytes(32).toString('base64');
@@ -15,11 +21,15 @@ const codec = (spec: string, current?: string) => new EncryptionCodec(parseCodec
 const utf8 = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString('utf8');
 /** A payload as plain data, so that protobuf message instances and object literals compare equal. */
 const plain = (p: Payload) => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('hex')])),
+  metadata: Object.fromEntries(
+    Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('hex')]),
+  ),
   data: Buffer.from(p.data ?? []).toString('hex'),
 });
 
-const secretRequest = defaultPayloadConverter.toPayload({ spec: { env: { API_TOKEN: 'hunter2-very-secret' } } });
+const secretRequest = defaultPayloadConverter.toPayload({
+  spec: { env: { API_TOKEN: 'hunter2-very-secret' } },
+});
 
 describe('EncryptionCodec', () => {
   it('round trip: decode(encode(p)) is p, and the sealed payload holds no plaintext', async () => {
@@ -31,7 +41,9 @@ describe('EncryptionCodec', () => {
     expect(Object.keys(sealed!.metadata!).sort()).toEqual([METADATA_KEY_ID, 'encoding'].sort());
     const [opened] = await c.decode([sealed!]);
     expect(plain(opened!)).toEqual(plain(secretRequest));
-    expect(defaultPayloadConverter.fromPayload(opened!)).toEqual({ spec: { env: { API_TOKEN: 'hunter2-very-secret' } } });
+    expect(defaultPayloadConverter.fromPayload(opened!)).toEqual({
+      spec: { env: { API_TOKEN: 'hunter2-very-secret' } },
+    });
   });
 
   it('a fresh IV each time: the same payload never seals to the same bytes', async () => {
@@ -76,14 +88,19 @@ describe('EncryptionCodec', () => {
   it('tamper detection: a changed key id (relabelling to another known key) fails authentication', async () => {
     const both = codec(`k1:${k1},k2:${k1}`, 'k1'); // same key bytes: only the associated data differs
     const [sealed] = await both.encode([secretRequest]);
-    const relabelled = { ...sealed!, metadata: { ...sealed!.metadata, [METADATA_KEY_ID]: Buffer.from('k2') } };
+    const relabelled = {
+      ...sealed!,
+      metadata: { ...sealed!.metadata, [METADATA_KEY_ID]: Buffer.from('k2') },
+    };
     await expect(both.decode([relabelled])).rejects.toThrow(/key k2 failed authentication/);
   });
 
   it('tamper detection: a truncated payload and one without a key id are refused', async () => {
     const c = codec(`k1:${k1}`);
     const [sealed] = await c.encode([secretRequest]);
-    await expect(c.decode([{ ...sealed!, data: sealed!.data!.subarray(0, 20) }])).rejects.toThrow(/shorter than its IV and tag: it was altered/);
+    await expect(c.decode([{ ...sealed!, data: sealed!.data!.subarray(0, 20) }])).rejects.toThrow(
+      /shorter than its IV and tag: it was altered/,
+    );
     const { [METADATA_KEY_ID]: _, ...noId } = sealed!.metadata!;
     await expect(c.decode([{ ...sealed!, metadata: noId }])).rejects.toThrow(CodecError);
   });
@@ -91,7 +108,9 @@ describe('EncryptionCodec', () => {
   it('property: any payload round-trips; flipping any bit of the sealed data is detected', async () => {
     const c = codec(`k1:${k1},k2:${k2}`, 'k2');
     const payloads = fc.record({
-      metadata: fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.uint8Array({ maxLength: 24 }), { maxKeys: 4 }),
+      metadata: fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.uint8Array({ maxLength: 24 }), {
+        maxKeys: 4,
+      }),
       data: fc.uint8Array({ maxLength: 512 }),
     });
     await fc.assert(
