@@ -233,10 +233,64 @@ export const mutated = (valid: fc.Arbitrary<Json>) =>
     .tuple(valid, fc.array(mutationArb, { minLength: 1, maxLength: 3 }))
     .map(([value, mutations]) => mutations.reduce(mutate, value));
 
-/** Mostly mutations of valid requests, some valid, some arbitrary JSON. */
+type Spec = { [key: string]: Json };
+
+/**
+ * Edits that keep a request valid but push its values to where the API server, not validation,
+ * has the last word: the largest counts, the longest time limit, hostile strings in the image,
+ * env, command and workDir. Such requests get past step 4 and are written.
+ */
+const valueEdits: fc.Arbitrary<(request: { [key: string]: Json }) => void>[] = [
+  fc
+    .constantFrom(1, 2 ** 31 - 1, 2 ** 31, 2 ** 53 - 1, 1_000_000)
+    .map((n) => (r) => ((r.spec as Spec).nodes = n)),
+  fc.constantFrom(0, 1, 2 ** 31, 2 ** 53 - 1, 1e15).map((n) => (r) => ((r.spec as Spec).gpusPerNode = n)),
+  fc
+    .constantFrom('2562047h47m16.854775807s', '1ns', '0s', '999999h', '1.000000001s')
+    .map((t) => (r) => ((r.spec as Spec).timeLimit = t)),
+  fc
+    .constantFrom(
+      ...HOSTILE_STRINGS.filter((h) => h !== '' && !h.includes('\u0000')),
+      'UPPER/Case:Tag',
+      'x'.repeat(5_000),
+    )
+    .map((ref) => (r) => (((r.spec as Spec).extensions as Spec)['dispatch/Image'] = { ref })),
+  fc
+    .tuple(fc.constantFrom(...HOSTILE_STRINGS.filter((h) => !h.includes('\u0000'))), fc.nat())
+    .map(([value, i]) => (r) => {
+      const env = ((r.spec as Spec).env ?? {}) as Spec;
+      const keys = Object.keys(env);
+      if (keys.length > 0) env[keys[i % keys.length]!] = value;
+    }),
+  fc
+    .tuple(fc.constantFrom(...HOSTILE_STRINGS.filter((h) => !h.includes('\u0000'))), fc.nat())
+    .map(([value, i]) => (r) => {
+      const command = (r.spec as Spec).command as Json[];
+      command[i % command.length] = value;
+    }),
+  fc
+    .constantFrom(...HOSTILE_STRINGS.filter((h) => !h.includes('\u0000')))
+    .map((w) => (r) => ((r.spec as Spec).workDir = w)),
+  fc.constantFrom(999_999, 1).map((n) => (r) => (r.submission = n)),
+  fc.constantFrom(18_000_000, 0).map((n) => (r) => (r.generation = n)),
+  fc.constantFrom(0, 2 ** 31, 2 ** 53 - 1).map((n) => (r) => (r.attempt = n)),
+];
+
+/** Valid requests pushed to their values' limits (valueEdits), without ProcsPerNode so that the sample runtime takes them. */
+export const limitRequestArb: fc.Arbitrary<Json> = fc
+  .tuple(validRequestArb, fc.array(fc.oneof(...valueEdits), { minLength: 1, maxLength: 3 }))
+  .map(([request, edits]) => {
+    const r = viaJson(request) as { [key: string]: Json };
+    delete (r.spec as Spec).procsPerNode;
+    for (const edit of edits) edit(r);
+    return viaJson(r);
+  });
+
+/** Mutations of valid requests, valid ones, valid ones at their limits, and arbitrary JSON. */
 export const anyRequestArb: fc.Arbitrary<Json> = fc.oneof(
-  { weight: 6, arbitrary: mutated(validRequestArb) },
+  { weight: 5, arbitrary: mutated(validRequestArb) },
   { weight: 2, arbitrary: validRequestArb },
+  { weight: 2, arbitrary: limitRequestArb },
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 4 }).map(viaJson) },
   {
     weight: 1,
