@@ -101,6 +101,8 @@ export class ProgressReporter {
       ...(trainJob ? [`TrainJob: ${trainJob}${uid ? ` (uid ${uid})` : ''}`] : []),
       ...(outcome ? [`Outcome: ${outcome}`] : []),
     ];
-    setCurrentDetails(lines.join('\n\n'));
+    // One Markdown paragraph with hard breaks: the UI sizes its details frame without paragraph
+    // margins, so separate paragraphs would cut the last line off.
+    setCurrentDetails(lines.join('  \n'));
   }
 }
