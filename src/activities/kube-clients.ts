@@ -1,6 +1,7 @@
 // The Kubernetes clients the activities share, built once per worker from the configuration:
 // an explicit kubeconfig path, else KUBECONFIG / ~/.kube/config, else the in-cluster service account.
 import { AuthorizationV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { reuseConnections } from './kube-agents.js';
 
 export interface KubeClients {
   custom: CustomObjectsApi;
@@ -18,6 +19,7 @@ export function loadKubeConfig(kubeconfigPath: string): KubeConfig {
 }
 
 export function createKubeClients(kc: KubeConfig): KubeClients {
+  reuseConnections(kc);
   return {
     custom: kc.makeApiClient(CustomObjectsApi),
     authorization: kc.makeApiClient(AuthorizationV1Api),
