@@ -31,8 +31,10 @@ export async function preflightLoop(
 ): Promise<void> {
   while (!signal.aborted) {
     try {
-      const result = await runPreflight(client, taskQueue, gates);
-      log('preflight finished', { reach: result.reach, write: result.write, start: result.start, reasons: result.reasons });
+      // A probe in flight when the worker stops would never finish (no worker runs it), so
+      // shutdown must not wait for it.
+      const result = await Promise.race([runPreflight(client, taskQueue, gates), aborted(signal)]);
+      if (result) log('preflight finished', { reach: result.reach, write: result.write, start: result.start, reasons: result.reasons });
     } catch (error) {
       log('preflight failed', { error: (error as Error).message });
     }
@@ -41,4 +43,12 @@ export async function preflightLoop(
       signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
     });
   }
+}
+
+/** Resolves (with nothing) once the signal aborts. */
+function aborted(signal: AbortSignal): Promise<undefined> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(undefined);
+    else signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
 }
