@@ -56,7 +56,12 @@ export interface Lab {
 export const runFigure = (what: string, values: Record<string, unknown>) =>
   recordFigure(what, values, stackInfo().logDir);
 
-export function reliabilityLab(prefix: string): Lab {
+export interface LabOptions {
+  /** A Temporal server other than the run's shared one (host:port), read once the file's earlier beforeAll hooks have run. */
+  temporalAddress?: () => string;
+}
+
+export function reliabilityLab(prefix: string, options: LabOptions = {}): Lab {
   const lab = {} as Lab;
   const workers: WorkerProcess[] = [];
   let auditPassed = false;
@@ -65,7 +70,8 @@ export function reliabilityLab(prefix: string): Lab {
     lab.proxy = await startFaultProxy();
     lab.kube = createKubeClients(loadKubeConfig(writeKubeconfig(kubeAccess('admin', lab.ns.name))));
     lab.ledger = new LeakLedger(lab.kube, lab.ns.name);
-    lab.env = await temporalEnv();
+    const temporalAddress = options.temporalAddress?.() ?? stackInfo().temporal.address;
+    lab.env = await temporalEnv(temporalAddress);
     lab.logDir = join(stackInfo().logDir, 'reliability', lab.ns.name);
     mkdirSync(lab.logDir, { recursive: true });
     lab.base = `/apis/${Trainer.group}/${Trainer.version}/namespaces/${lab.ns.name}`;
@@ -88,7 +94,7 @@ export function reliabilityLab(prefix: string): Lab {
     lab.worker = async (config, name, options = {}) => {
       const worker = await startWorkerProcess({
         config,
-        temporalAddress: stackInfo().temporal.address,
+        temporalAddress,
         bundlePath,
         logDir: lab.logDir,
         name,
