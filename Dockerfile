@@ -4,7 +4,8 @@
 #   docker run --rm dispatch-kubeflow:0.1.0 --help
 # It runs `dispatch-kubeflow worker` by default, as the unprivileged `node` user, with the workflow
 # bundle prebuilt at build time, so the worker never runs webpack and the root filesystem can be
-# read-only.
+# read-only. With DISPATCH_TRACING on, point DISPATCH_WORKFLOW_BUNDLE at
+# /app/dist/workflow-bundle-tracing.js, which carries OpenTelemetry's workflow interceptors too.
 
 # One Node for every stage: the version the project is developed and tested on (engines: >=20.19).
 ARG NODE_IMAGE=node:20.20.2-bookworm-slim
@@ -36,7 +37,7 @@ COPY package.json ./
 COPY bin ./bin
 # The base image's `node` user, by number, so that Kubernetes can verify runAsNonRoot.
 USER 1000:1000
-# Prometheus metrics (`--metrics`, default 0.0.0.0:9464).
-EXPOSE 9464
+# Prometheus metrics: the Temporal SDK's (`--metrics`) and dispatch's (`--dispatch-metrics`).
+EXPOSE 9464 9465
 ENTRYPOINT ["node", "bin/dispatch-kubeflow.js"]
-CMD ["worker", "--config", "/etc/dispatch-kubeflow/config.yaml"]
+CMD ["worker", "--config=/etc/dispatch-kubeflow/config.yaml"]

@@ -1,7 +1,7 @@
 // docker-compose.yml, checked without a Docker engine: valid against the Compose Specification's
 // JSON Schema, every image pinned, every path it mounts or builds from present, every variable
 // defaulted or documented, and the pieces agreeing with each other and with the product (the
-// search attributes Start sets, the configuration the worker reads, its metrics port).
+// search attributes Start sets, the configuration the worker reads, its metrics ports).
 //
 // compose-spec.json is the Compose Specification's schema (compose-spec/compose-spec,
 // schema/compose-spec.json, Apache-2.0) as the npm package dclint@3.1.0 ships it
@@ -203,7 +203,7 @@ describe('docker-compose.yml', () => {
 
   it("mounts the worker's configuration where --config reads it, and it passes the config schema", async () => {
     const mounts = bindMounts(worker);
-    const configMount = mounts.find((m) => (worker.command as string[]).includes(m.target))!;
+    const configMount = mounts.find((m) => (worker.command as string[]).includes(`--config=${m.target}`))!;
     expect(configMount).toMatchObject({ readOnly: true });
     expect(statSync(resolve(REPO, configMount.source)).isFile()).toBe(true);
     const config = parseConfig(await readDocument(resolve(REPO, configMount.source)), configMount.source);
@@ -213,13 +213,12 @@ describe('docker-compose.yml', () => {
     expect(kubeconfig).toMatchObject({ readOnly: true });
   });
 
-  it('runs the worker locked down, with its metrics on 9464 and a health check on them', () => {
+  it("runs the worker locked down, with both metrics endpoints published and a health check on dispatch's", () => {
     expect(worker.command).toEqual([
       'worker',
-      '--config',
-      '/etc/dispatch-kubeflow/config.yaml',
-      '--metrics',
-      '0.0.0.0:9464',
+      '--config=/etc/dispatch-kubeflow/config.yaml',
+      '--metrics=0.0.0.0:9464',
+      '--dispatch-metrics=0.0.0.0:9465',
     ]);
     expect(worker.user).toBe('1000:1000');
     expect(worker).toMatchObject({
@@ -228,8 +227,8 @@ describe('docker-compose.yml', () => {
       cap_drop: ['ALL'],
       security_opt: ['no-new-privileges:true'],
     });
-    expect(worker.ports).toEqual(['9464:9464']);
-    expect(JSON.stringify(worker.healthcheck?.test)).toContain('http://127.0.0.1:9464/metrics');
+    expect(worker.ports).toEqual(['9465:9465', '9464:9464']);
+    expect(JSON.stringify(worker.healthcheck?.test)).toContain('http://127.0.0.1:9465/metrics');
   });
 
   it('interpolates as Compose does: defaults, set values, and $$ as a literal $', () => {

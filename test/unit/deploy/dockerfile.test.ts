@@ -6,7 +6,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { WORKFLOW_BUNDLE } from '../../../scripts/build-workflow-bundle.js';
+import {
+  interceptorModules,
+  TRACING_WORKFLOW_BUNDLE,
+  WORKFLOW_BUNDLE,
+} from '../../../scripts/build-workflow-bundle.js';
 import { readCompose } from './compose.js';
 import { KUBERNETES_DIR, kustomize, one, REPO } from './manifests.js';
 
@@ -134,8 +138,21 @@ describe('Dockerfile', () => {
 
   it('runs the worker with the prebuilt workflow bundle, which is where build:bundle writes it', () => {
     expect(env.get('DISPATCH_WORKFLOW_BUNDLE')).toBe(`/app/${WORKFLOW_BUNDLE}`);
-    expect(WORKFLOW_BUNDLE.startsWith('dist/')).toBe(true);
+    // Both bundles are in dist/, which the runtime stage copies whole.
+    for (const bundle of [WORKFLOW_BUNDLE, TRACING_WORKFLOW_BUNDLE])
+      expect(bundle.startsWith('dist/')).toBe(true);
     expect(env.get('NODE_ENV')).toBe('production');
+  });
+
+  it("bundles dispatch's metrics interceptor into both bundles, and OpenTelemetry's into the tracing one", async () => {
+    const plain = await interceptorModules(false);
+    const tracing = await interceptorModules(true);
+    expect(plain).toEqual([expect.stringMatching(/src\/observability\/workflow\/interceptors\.ts$/)]);
+    expect(tracing).toEqual([
+      ...plain,
+      expect.stringMatching(/interceptors-opentelemetry\/lib\/workflow-interceptors\.js$/),
+    ]);
+    for (const module of tracing) expect(existsSync(module), module).toBe(true);
   });
 
   it("starts the CLI through bin/dispatch-kubeflow.js, which runs the build's dist/client/cli.js", () => {
@@ -151,11 +168,10 @@ describe('Dockerfile', () => {
   });
 
   it('runs `worker` by default, with the config path the Deployment and docker-compose.yml mount', () => {
-    expect(exec('CMD')).toEqual(['worker', '--config', '/etc/dispatch-kubeflow/config.yaml']);
-    expect(pod.containers[0]!.args).toContain('--config=/etc/dispatch-kubeflow/config.yaml');
-    expect(readCompose().services.worker!.command).toEqual(
-      expect.arrayContaining(['--config', '/etc/dispatch-kubeflow/config.yaml']),
-    );
+    const config = '--config=/etc/dispatch-kubeflow/config.yaml';
+    expect(exec('CMD')).toEqual(['worker', config]);
+    expect(pod.containers[0]!.args).toContain(config);
+    expect(readCompose().services.worker!.command).toContain(config);
   });
 
   it("runs as the base image's unprivileged node user, by number, the same the Deployment and compose use", () => {
@@ -164,7 +180,7 @@ describe('Dockerfile', () => {
     expect(readCompose().services.worker!.user).toBe('${DISPATCH_UID:-1000}:${DISPATCH_GID:-1000}');
   });
 
-  it('exposes the metrics port the worker serves', () => {
-    expect(last('EXPOSE')).toBe('9464');
+  it("exposes the worker's two metrics ports: the Temporal SDK's and dispatch's", () => {
+    expect(last('EXPOSE')).toBe('9464 9465');
   });
 });

@@ -139,19 +139,24 @@ describe.each(Object.entries(builds))('deploy/kubernetes, %s mode', (mode, objec
     expect(one<V1ConfigMap>(objects, 'ConfigMap', CONFIG_MAP).data).toHaveProperty([CONFIG_KEY]);
   });
 
-  it('runs `worker` and exposes its Prometheus metrics on 9464, to the probes, the Service and the scrape annotations', () => {
+  it("runs `worker` with dispatch's metrics on 9465 (probes, scrape annotations) and the Temporal SDK's on 9464, both in the Service", () => {
     const worker = workerOf(objects);
     expect(worker.args?.[0]).toBe('worker');
     expect(worker.args).toContain('--metrics=0.0.0.0:9464');
-    expect(worker.ports).toEqual([{ name: 'metrics', containerPort: 9464, protocol: 'TCP' }]);
+    expect(worker.args).toContain('--dispatch-metrics=0.0.0.0:9465');
+    expect(worker.ports).toEqual([
+      { name: 'metrics', containerPort: 9465, protocol: 'TCP' },
+      { name: 'sdk-metrics', containerPort: 9464, protocol: 'TCP' },
+    ]);
     expect(one<V1Service>(objects, 'Service').spec!.ports).toEqual([
-      { name: 'metrics', port: 9464, targetPort: 'metrics', protocol: 'TCP' },
+      { name: 'metrics', port: 9465, targetPort: 'metrics', protocol: 'TCP' },
+      { name: 'sdk-metrics', port: 9464, targetPort: 'sdk-metrics', protocol: 'TCP' },
     ]);
     for (const probe of [worker.startupProbe, worker.livenessProbe])
       expect(probe?.httpGet).toEqual({ path: '/metrics', port: 'metrics' });
     expect(deploymentOf(objects).spec!.template.metadata!.annotations).toEqual({
       'prometheus.io/scrape': 'true',
-      'prometheus.io/port': '9464',
+      'prometheus.io/port': '9465',
       'prometheus.io/path': '/metrics',
     });
   });
