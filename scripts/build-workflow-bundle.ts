@@ -21,7 +21,9 @@ export async function interceptorModules(tracing: boolean): Promise<string[]> {
   // Loaded here, not at the top, so that importing the constants above loads no worker code.
   const { workflowInterceptorModules } = await import('../src/observability/interceptors.js');
   // The module OpenTelemetryPlugin itself adds to a worker's workflow modules.
-  const openTelemetry = createRequire(import.meta.url).resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');
+  const openTelemetry = createRequire(import.meta.url).resolve(
+    '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors',
+  );
   return [...workflowInterceptorModules(), ...(tracing ? [openTelemetry] : [])];
 }
 
