@@ -54,6 +54,21 @@ export interface LocalCluster {
   timings: ClusterTimings;
   /** Stops the controller manager, the API server, then etcd; leaves no process behind. */
   stop(): Promise<void>;
+  /** Takes the API server down and brings it back, for outage tests. */
+  apiServer: ApiServerControl;
+}
+
+/**
+ * An API server outage on demand: etcd and the controller manager keep running, so the data and
+ * the garbage collector survive it. `info.pids.kubeApiserver` names the first process only.
+ */
+export interface ApiServerControl {
+  /** Whether the API server process runs (it may not answer yet). */
+  readonly running: boolean;
+  /** Stops it (SIGTERM, SIGKILL after `graceMs`); its port then refuses connections. */
+  stop(graceMs?: number): Promise<void>;
+  /** Starts it again on the same port, etcd, certificates and flags; resolves once /readyz answers. */
+  start(): Promise<void>;
 }
 
 export const adminAccess = (info: ClusterInfo): KubeAccess => ({
@@ -114,15 +129,24 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
   started.push(etcd.process);
   const tEtcd = Date.now() - t0;
 
-  const api = await startKubeApiserver(options.binaries.kubeApiserver, {
-    ...launch,
-    etcdUrl: etcd.url,
-    port: apiPort,
-    certDir: dirs.pki,
-    credentials,
-  });
+  const apiOptions = { ...launch, etcdUrl: etcd.url, port: apiPort, certDir: dirs.pki, credentials };
+  const api = await startKubeApiserver(options.binaries.kubeApiserver, apiOptions);
   started.push(api.process);
   const tApi = Date.now() - t0;
+  // The restarted process takes the first one's place in `started`, so that stop() stops it in turn.
+  let apiProcess = api.process;
+  const apiServer: ApiServerControl = {
+    get running() {
+      return !apiProcess.hasExited();
+    },
+    stop: (graceMs) => stopServer(apiProcess, graceMs),
+    async start() {
+      if (!apiProcess.hasExited()) return;
+      const again = await startKubeApiserver(options.binaries.kubeApiserver, apiOptions);
+      started[started.indexOf(apiProcess)] = again.process;
+      apiProcess = again.process;
+    },
+  };
 
   const info: Omit<ClusterInfo, 'pids'> = {
     server: api.server,
@@ -157,6 +181,7 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
   return {
     info: { ...info, pids: { etcd: etcd.process.pid, kubeApiserver: api.process.pid, kubeControllerManager: kcm.pid } },
     timings: { etcd: tEtcd, kubeApiserver: tApi, crds: tCrds, kubeControllerManager: tKcm },
+    apiServer,
   };
 }
 

@@ -13,7 +13,6 @@ import { trainJobName } from '../../../src/core/names.js';
 import { startRequest } from '../../support/requests.js';
 import { FakeKueue, type KueueBehaviour } from '../../integration/support/fake-kueue.js';
 import type { FaultRule, ProxiedRequest } from '../../integration/support/fault-proxy.js';
-import { kubeConfig } from '../../integration/support/kube.js';
 import { eventually, type Lab, type LabConfig } from './lab.js';
 import { expectJobObjects, failureOf, outcomeOf } from './outcome.js';
 
@@ -186,7 +185,7 @@ export interface CrashFigures {
 export async function runCrashPoint(lab: Lab, point: CrashPoint): Promise<CrashFigures> {
   const config = lab.config(point.config);
   const kueue = point.kueue
-    ? await FakeKueue.start({ kubeConfig: kubeConfig(), config, defaults: point.kueue })
+    ? await FakeKueue.start({ kubeConfig: lab.kubeConfig, config, defaults: point.kueue })
     : undefined;
   try {
     const request = startRequest();

@@ -1,26 +1,25 @@
-// The frame of a reliability test file on the run's shared servers: a fresh namespace, a fault
-// proxy in front of the API server (the workers' only way to it), worker processes that can be
-// killed, a Temporal client, the leak ledger, and where logs and figures go. Registered with
-// beforeAll/afterAll; afterAll runs the namespace's leak audit before anything is removed.
+// The frame of a reliability test file, on the run's shared servers or a cluster or Temporal server
+// of the file's own: a fresh namespace, a fault proxy in front of the API server (the workers' only
+// way to it), worker processes that can be killed, a Temporal client, the leak ledger, and where
+// logs and figures go. Registered with beforeAll/afterAll; afterAll runs the namespace's leak audit
+// before anything is removed.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll } from 'vitest';
-import { createKubeClients, loadKubeConfig, type KubeClients } from '../../../src/activities/kube-clients.js';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { createKubeClients, type KubeClients } from '../../../src/activities/kube-clients.js';
 import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import { Labels, Trainer } from '../../../src/model/constants.js';
 import type { Config, ConfigInput } from '../../../src/model/config.js';
 import type { KubeObject } from '../../../src/model/kube.js';
+import { adminAccess, type ClusterInfo } from '../../../src/harness/cluster.js';
+import { kubeConfigFor } from '../../../src/harness/kube-access.js';
 import { stackInfo } from '../../integration/support/context.js';
 import { writeKubeconfig } from '../../integration/support/dispatch.js';
-import { startFaultProxy, type FaultProxy } from '../../integration/support/fault-proxy.js';
-import {
-  freshNamespace,
-  kubeAccess,
-  uniqueName,
-  type TestNamespace,
-} from '../../integration/support/kube.js';
+import { FaultProxy } from '../../integration/support/fault-proxy.js';
+import { uniqueName, type TestNamespace } from '../../integration/support/kube.js';
 import { temporalEnv } from '../../integration/support/temporal.js';
 import { recordFigure } from './figures.js';
 import { LeakLedger } from './leak-audit.js';
@@ -33,6 +32,8 @@ export interface Lab {
   proxy: FaultProxy;
   /** Admin clients straight to the API server, for assertions. */
   kube: KubeClients;
+  /** The admin's KubeConfig, straight to the API server (for a fake Kueue, watches). */
+  kubeConfig: KubeConfig;
   ledger: LeakLedger;
   env: TestWorkflowEnvironment;
   /** Where the workers' logs (and the bundle) go: <run logs>/reliability/<namespace>. */
@@ -59,6 +60,23 @@ export const runFigure = (what: string, values: Record<string, unknown>) =>
 export interface LabOptions {
   /** A Temporal server other than the run's shared one (host:port), read once the file's earlier beforeAll hooks have run. */
   temporalAddress?: () => string;
+  /** A cluster other than the run's shared one, read likewise. */
+  cluster?: () => ClusterInfo;
+}
+
+/** A fresh namespace `<prefix>-<random>` on the cluster `kc` reaches. */
+async function createNamespace(kc: KubeConfig, prefix: string): Promise<TestNamespace> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const name = uniqueName(prefix);
+  await core.createNamespace({ body: { metadata: { name, labels: { 'dispatch-kubeflow/test': 'true' } } } });
+  return {
+    name,
+    dispose: () =>
+      core.deleteNamespace({ name }).then(
+        () => undefined,
+        () => undefined,
+      ),
+  };
 }
 
 export function reliabilityLab(prefix: string, options: LabOptions = {}): Lab {
@@ -66,9 +84,11 @@ export function reliabilityLab(prefix: string, options: LabOptions = {}): Lab {
   const workers: WorkerProcess[] = [];
   let auditPassed = false;
   beforeAll(async () => {
-    lab.ns = await freshNamespace(prefix);
-    lab.proxy = await startFaultProxy();
-    lab.kube = createKubeClients(loadKubeConfig(writeKubeconfig(kubeAccess('admin', lab.ns.name))));
+    const admin = adminAccess(options.cluster?.() ?? stackInfo().kube);
+    lab.ns = await createNamespace(kubeConfigFor(admin), prefix);
+    lab.proxy = await FaultProxy.start(admin);
+    lab.kubeConfig = kubeConfigFor({ ...admin, namespace: lab.ns.name });
+    lab.kube = createKubeClients(lab.kubeConfig);
     lab.ledger = new LeakLedger(lab.kube, lab.ns.name);
     const temporalAddress = options.temporalAddress?.() ?? stackInfo().temporal.address;
     lab.env = await temporalEnv(temporalAddress);
