@@ -96,7 +96,12 @@ function pruneTestLogs(keep: number): void {
   } catch {
     return;
   }
-  for (const old of runs.slice(0, Math.max(0, runs.length - keep))) rmSync(join(logsDir, old), { recursive: true, force: true });
+  // A run's folder ends in its pid: never remove the logs of a run that is still going.
+  const finished = runs.filter((d) => {
+    const pid = Number(/-(\d+)$/.exec(d)?.[1] ?? 0);
+    return !(pid > 0 && isAlive(pid));
+  });
+  for (const old of finished.slice(0, Math.max(0, finished.length - keep))) rmSync(join(logsDir, old), { recursive: true, force: true });
 }
 
 /** A test run's data (etcd, certificates, kubeconfigs) is in <tmp>/dispatch-kubeflow-<pid>-<random>. */
