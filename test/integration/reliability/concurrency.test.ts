@@ -9,7 +9,7 @@ import { reliabilityLab } from '../../reliability/support/lab.js';
 describe('concurrency: 50 Starts at once', () => {
   const lab = reliabilityLab('load-quick');
   it('40 distinct + 10 duplicates of one, 4 failing at read-back: 36 TrainJobs, one copy each, nothing else', async () => {
-    const figures = await runConcurrency(lab, { distinct: 40, duplicates: 10, failing: 4, call: '10s' });
+    const figures = await runConcurrency(lab, { distinct: 40, duplicates: 10, failing: 4, call: '20s' });
     lab.figure('concurrency', { ...figures });
     expect(figures).toMatchObject({ starts: 50, trainJobs: 36, copies: 36, started: 46, failed: 4 });
   }, 300_000);
