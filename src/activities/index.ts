@@ -7,6 +7,7 @@ import { runtimeActivities } from './runtime-activities.js';
 import { settingsActivities, type SettingsSource } from './settings-activities.js';
 import { trainJobActivities } from './trainjob-activities.js';
 import { workloadActivities } from './workload-activities.js';
+import { WorkloadChecks } from './workload-checks.js';
 
 /** One HTTP request's bound: short enough that several retries fit in the default CallBound of 30 s. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
@@ -30,7 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...keptAlive(runtimeActivities(env)),
     ...keptAlive(trainJobActivities(env)),
     // The Workload wait heartbeats on its own, with the deadline a retry resumes.
-    ...workloadActivities(env),
+    ...workloadActivities(new WorkloadChecks(env.kube, env.requestTimeoutMs)),
   };
 }
 

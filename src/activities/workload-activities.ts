@@ -6,10 +6,9 @@ import type { Config } from '../model/config.js';
 import { toMillis, parseGoDuration } from '../model/duration.js';
 import { failure, type ObjectRef } from '../model/errors.js';
 import type { Workload } from '../model/kube.js';
-import { checkWorkload, workloadLabelSelector } from '../core/workload.js';
-import { callsFor, type ActivityEnv } from './context.js';
+import { checkWorkload } from '../core/workload.js';
 import { describeRefusal } from './kube-call.js';
-import { workloads } from './objects.js';
+import type { WorkloadChecks } from './workload-checks.js';
 
 export const WORKLOAD_POLL_MS = 1_000;
 
@@ -20,32 +19,33 @@ interface WaitProgress {
   reasons: string[];
 }
 
-export function workloadActivities(env: ActivityEnv) {
+/** `checks` is the worker's one WorkloadChecks, which batches the checks of every waiting Start. */
+export function workloadActivities(checks: WorkloadChecks) {
   return {
     async waitForWorkload(input: { config: Config; ref: ObjectRef }): Promise<{ workload: string; checks: number }> {
       const ctx = Context.current();
       const { config, ref } = input;
       const previous = ctx.info.heartbeatDetails as WaitProgress | undefined;
       const deadline = previous?.deadline ?? Date.now() + toMillis(parseGoDuration(config.timeouts.workload)!);
-      const calls = callsFor(env);
-      const kind = workloads(config.kueue.workloadVersion);
-      let checks = previous?.checks ?? 0;
+      let made = previous?.checks ?? 0;
       let reasons: string[];
       for (;;) {
-        checks += 1;
-        const answer = await calls.list(kind, ref.namespace, workloadLabelSelector(ref.uid)).catch((error: Error) => error);
+        made += 1;
+        const answer = await checks
+          .check(ref.namespace, config.kueue.workloadVersion, ref.uid, ctx.cancellationSignal)
+          .catch((error: Error) => error);
         if (answer instanceof Error) reasons = [answer.message];
         else if (answer.answered === 'definite') reasons = [`listing Workloads: ${describeRefusal(answer)}`];
         else {
-          const workload = answer.value.items?.[0] as Workload | undefined;
+          const workload: Workload | undefined = answer.value;
           reasons = checkWorkload(workload, ref.uid, config);
-          if (reasons.length === 0) return { workload: workload?.metadata?.name ?? '', checks };
+          if (reasons.length === 0) return { workload: workload?.metadata?.name ?? '', checks: made };
         }
         // The last check falls at the deadline itself, so a Workload that appears in the final
         // second of timeouts.workload is still seen.
         const left = deadline - Date.now();
         if (left <= 0) break;
-        ctx.heartbeat({ deadline, checks, reasons } satisfies WaitProgress);
+        ctx.heartbeat({ deadline, checks: made, reasons } satisfies WaitProgress);
         await ctx.sleep(Math.min(WORKLOAD_POLL_MS, left));
       }
       throw failure(
