@@ -15,6 +15,7 @@ import { devDir, repoRoot } from '../src/harness/paths.js';
 import { startTestStack, type Stack } from '../src/harness/stack.js';
 import type { Config, ConfigInput } from '../src/model/config.js';
 import type { WorkerTuning } from '../src/worker/dispatch-worker.js';
+import { interceptorModules } from '../scripts/build-workflow-bundle.js';
 import { spawnWorker, type BenchWorker, type WorkerProgram } from './worker-handle.js';
 
 export interface BenchEnv {
@@ -71,15 +72,22 @@ async function compileWorker(dir: string): Promise<WorkerProgram> {
 export async function startBenchEnv(options: {
   tuning?: WorkerTuning;
   worker: 'compiled' | 'tsx';
+  /** Bundler preloadModules, to measure them (BENCH_PRELOAD). */
+  preload?: string[];
 }): Promise<BenchEnv> {
   const dir = join(devDir, 'bench', new Date().toISOString().replace(/[:.]/g, '-'));
   mkdirSync(dir, { recursive: true });
   const [stack, bundle, program] = await Promise.all([
     startTestStack(),
-    bundleWorkflowCode({
-      workflowsPath: join(repoRoot, 'src', 'workflows', 'index.ts'),
-      logger: quietLogger as never,
-    }),
+    // As production bundles it (scripts/build-workflow-bundle.ts): with the metrics interceptor.
+    interceptorModules(false).then((workflowInterceptorModules) =>
+      bundleWorkflowCode({
+        workflowsPath: join(repoRoot, 'src', 'workflows', 'index.ts'),
+        workflowInterceptorModules,
+        ...(options.preload?.length ? { preloadModules: options.preload } : {}),
+        logger: quietLogger as never,
+      }),
+    ),
     options.worker === 'tsx' ? ('tsx' as const) : compileWorker(dir),
   ]);
   const bundlePath = join(dir, 'workflow-bundle.js');

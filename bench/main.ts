@@ -22,15 +22,12 @@ const machine = {
     .map((l) => l.toFixed(2))
     .join(' '),
 };
-const tuning = {
-  ...DEFAULT_WORKER_TUNING,
-  ...(settings.activitySlots ? { maxConcurrentActivityTaskExecutions: settings.activitySlots } : {}),
-};
+const tuning = { ...DEFAULT_WORKER_TUNING, ...settings.tuning };
 console.error(
   `[bench] ${JSON.stringify({ settings: { ...settings, sections: [...settings.sections] }, machine, tuning })}`,
 );
 
-const env = await startBenchEnv({ tuning, worker: settings.worker });
+const env = await startBenchEnv({ tuning, worker: settings.worker, preload: settings.preload });
 const rows: Row[] = [];
 const results: Record<string, unknown> = {};
 try {

@@ -1,5 +1,6 @@
 // The bench's sizes, from the environment, so that a developer on a shared machine runs it small
 // and the full run (the issue's sizes, the defaults) is one command.
+import type { WorkerTuning } from '../src/worker/dispatch-worker.js';
 
 export const SECTIONS = ['latency', 'throughput', 'history', 'waiting'] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -21,10 +22,15 @@ export interface BenchSettings {
   waits: number;
   /** BENCH_WAIT_WINDOW_SECONDS: how long the waits are watched once all of them wait. */
   waitWindowSeconds: number;
-  /** BENCH_ACTIVITY_SLOTS: maxConcurrentActivityTaskExecutions for every bench worker (default: the product's). */
-  activitySlots?: number;
+  /**
+   * BENCH_TUNING: worker options over the product's DEFAULT_WORKER_TUNING, as JSON, e.g.
+   * '{"maxConcurrentActivityTaskExecutions":100}' to measure the SDK's default slots.
+   */
+  tuning: WorkerTuning;
   /** BENCH_WORKER: `compiled` (default; tsc output run by node, as in production) or `tsx` (sources, quicker to start, ~100 MB more RSS). */
   worker: 'compiled' | 'tsx';
+  /** BENCH_PRELOAD: modules the workflow bundle preloads into the shared V8 context, comma-separated (an experiment). */
+  preload: string[];
   /** BENCH_OUT: where the figures go as JSON (default .dev/bench/<time>/results.json). */
   out?: string;
 }
@@ -49,11 +55,31 @@ function sectionsOf(raw: string | undefined): Set<Section> {
   return new Set(names as Section[]);
 }
 
+const TUNING_KEYS = [
+  'maxConcurrentActivityTaskExecutions',
+  'maxConcurrentActivityTaskPolls',
+  'maxConcurrentLocalActivityExecutions',
+  'maxConcurrentWorkflowTaskExecutions',
+  'maxConcurrentWorkflowTaskPolls',
+  'maxCachedWorkflows',
+] as const satisfies readonly (keyof WorkerTuning)[];
+
+function tuningOf(raw: string | undefined): WorkerTuning {
+  if (!raw) return {};
+  const value = JSON.parse(raw) as Record<string, unknown>;
+  const unknown = Object.keys(value).filter((k) => !(TUNING_KEYS as readonly string[]).includes(k));
+  if (unknown.length > 0)
+    throw new Error(`BENCH_TUNING: unknown ${unknown.join(', ')}; known: ${TUNING_KEYS.join(', ')}`);
+  for (const [key, v] of Object.entries(value))
+    if (!Number.isInteger(v) || (v as number) < 0)
+      throw new Error(`BENCH_TUNING: ${key} must be a whole number ≥ 0`);
+  return value as WorkerTuning;
+}
+
 export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
   const callers = (env.BENCH_CALLERS ?? '1,8,32,128').split(',').map((s) => Number(s.trim()));
   if (callers.some((c) => !Number.isInteger(c) || c < 1))
     throw new Error(`BENCH_CALLERS=${env.BENCH_CALLERS}: expected whole numbers ≥ 1`);
-  const slots = positiveInt(env, 'BENCH_ACTIVITY_SLOTS', 0);
   const worker = env.BENCH_WORKER ?? 'compiled';
   if (worker !== 'compiled' && worker !== 'tsx')
     throw new Error(`BENCH_WORKER=${worker}: expected compiled or tsx`);
@@ -66,7 +92,11 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     replayHistories: positiveInt(env, 'BENCH_REPLAY_HISTORIES', 1000),
     waits: positiveInt(env, 'BENCH_WAITS', 1000),
     waitWindowSeconds: positiveInt(env, 'BENCH_WAIT_WINDOW_SECONDS', 30),
-    ...(slots > 0 ? { activitySlots: slots } : {}),
+    tuning: tuningOf(env.BENCH_TUNING),
+    preload: (env.BENCH_PRELOAD ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     worker,
     ...(env.BENCH_OUT ? { out: env.BENCH_OUT } : {}),
   };

@@ -32,14 +32,28 @@ export interface WaitingResult {
   workloadLists: number;
   requestsPerSecond: number;
   requestsPerWaitPerSecond: number;
+  /** The worker's RSS before its first Start, and while the Starts wait. */
+  workerIdleRss: number;
   workerRss: number;
   workerPeakRss: number;
+  workerHeapUsed: number;
   workerCores: number;
   cpu: string;
   drain: { seconds: number; completed: number; failed: number };
 }
 
 const isWorkloadList = (r: ProxiedRequest) => r.method === 'GET' && r.path.endsWith('/workloads') && !r.watch;
+
+/** The TrainJob UIDs a Workload list asks about: `<key>=<uid>`, or `<key> in (<uid>,...)` when batched. */
+function uidsAskedBy(r: ProxiedRequest): string[] {
+  const selector = new URLSearchParams(r.query).get('labelSelector') ?? '';
+  const set = /\bin \(([^)]*)\)/.exec(selector);
+  return set ? set[1]!.split(',') : [selector.slice(selector.indexOf('=') + 1)];
+}
+
+/** How many distinct Starts these requests checked for. */
+const startsChecked = (requests: ProxiedRequest[]) =>
+  new Set(requests.filter(isWorkloadList).flatMap(uidsAskedBy)).size;
 
 const count = async (env: BenchEnv, taskQueue: string, status: string) =>
   (await env.temporal.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = '${status}'`)).count;
@@ -65,6 +79,7 @@ export async function measureWaiting(
   const worker = await env.worker('waiting', config, {
     kubeconfigPath: env.kubeconfigFile('waiting-proxy', proxy.accessFor()),
   });
+  const idle = await worker.usage();
   const client = env.client(config);
   const taskQueue = config.temporal.taskQueue;
   let fake: FakeKueue | undefined;
@@ -81,8 +96,7 @@ export async function measureWaiting(
         }
       }),
     );
-    const waitersSince = (from: number) =>
-      new Set(proxy.requests.filter((r) => r.at >= from && isWorkloadList(r)).map((r) => r.query)).size;
+    const waitersSince = (from: number) => startsChecked(proxy.requests.filter((r) => r.at >= from));
     let best = 0;
     let bestAt = performance.now();
     await untilTrue(Number.POSITIVE_INFINITY, () => {
@@ -105,7 +119,7 @@ export async function measureWaiting(
     const windowSeconds = (Date.now() - wallFrom) / 1000;
     const inWindow = proxy.requests.slice(from);
     const lists = inWindow.filter(isWorkloadList);
-    const waiting = new Set(lists.map((r) => r.query)).size;
+    const waiting = startsChecked(lists);
 
     // Drain: Kueue makes every Workload; every Start should now finish.
     const d0 = performance.now();
@@ -127,8 +141,10 @@ export async function measureWaiting(
       workloadLists: lists.length,
       requestsPerSecond: inWindow.length / windowSeconds,
       requestsPerWaitPerSecond: inWindow.length / windowSeconds / Math.max(1, waiting),
+      workerIdleRss: idle.rss,
       workerRss: u1.rss,
       workerPeakRss: u1.peakRss,
+      workerHeapUsed: u1.heapUsed,
       workerCores: cpuSeconds(u0, u1) / windowSeconds,
       cpu: describeShare(share),
       drain,
@@ -144,7 +160,9 @@ export async function measureWaiting(
       {
         section: 'waiting',
         metric: 'worker RSS while they wait',
-        value: `${mib(result.workerRss)} (peak ${mib(result.workerPeakRss)}); worker ${fixed(result.workerCores, 2)} cores`,
+        value:
+          `${mib(result.workerRss)} (peak ${mib(result.workerPeakRss)}; idle before the first Start ${mib(result.workerIdleRss)}; ` +
+          `main-thread heap ${mib(result.workerHeapUsed)}); worker ${fixed(result.workerCores, 2)} cores`,
         target: '<= 400 MB with 1,000 waits',
         met: result.workerPeakRss <= 400e6,
       },
