@@ -20,10 +20,33 @@ export function callsFor(env: ActivityEnv): ObjectCalls {
   return new ObjectCalls(env.kube, callContext(env));
 }
 
+/**
+ * Context.sleep, without its leak: each Context.sleep hangs a reaction (and its timer) on the
+ * activity's `cancelled` promise, which settles only on cancellation, so a wait that sleeps every
+ * second for timeouts.workload kept every sleep it made (docs/performance.md). Here the listener is
+ * removed when the sleep ends. Throws what Context.sleep throws (CancelledFailure) on cancellation.
+ */
+export function sleep(ms: number): Promise<void> {
+  const signal = Context.current().cancellationSignal;
+  return new Promise<void>((resolve, reject) => {
+    // The worker aborts the signal with the CancelledFailure it then rejects `cancelled` with.
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 /** Sleeps, heartbeating first, and throws if the activity is cancelled meanwhile. */
 export async function pause(ms: number, details?: unknown): Promise<void> {
   Context.current().heartbeat(details);
-  await Context.current().sleep(ms);
+  await sleep(ms);
 }
 
 /** How often a wait for an object being deleted checks again. */

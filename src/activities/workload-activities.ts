@@ -7,6 +7,7 @@ import { toMillis, parseGoDuration } from '../model/duration.js';
 import { failure, type ObjectRef } from '../model/errors.js';
 import type { Workload } from '../model/kube.js';
 import { checkWorkload } from '../core/workload.js';
+import { sleep } from './context.js';
 import { describeRefusal } from './kube-call.js';
 import type { WorkloadChecks } from './workload-checks.js';
 
@@ -46,7 +47,7 @@ export function workloadActivities(checks: WorkloadChecks) {
         const left = deadline - Date.now();
         if (left <= 0) break;
         ctx.heartbeat({ deadline, checks: made, reasons } satisfies WaitProgress);
-        await ctx.sleep(Math.min(WORKLOAD_POLL_MS, left));
+        await sleep(Math.min(WORKLOAD_POLL_MS, left));
       }
       throw failure(
         'ErrRejected',
