@@ -28,8 +28,20 @@ export type WorkerTuning = Pick<
   | 'maxCachedWorkflows'
 >;
 
-/** The SDK's defaults, except where docs/performance.md measured better. */
-export const DEFAULT_WORKER_TUNING: WorkerTuning = {};
+/**
+ * The SDK's defaults, except where docs/performance.md measured better:
+ * - activity slots: each Kueue-mode Start holds one for its whole Workload wait. With the SDK's
+ *   100, 300 Starts had 100 waiting and the other Starts' Kubernetes calls starved until CallBound
+ *   (191 of 300 failed); with 2,000, 1,000 waited at once and all completed.
+ * - cached workflows: the SDK sizes the cache by heap size (thousands on a large host), and each
+ *   cached Start costs ~1.1 MB, so 1,000 waiting Starts made a 2 GB worker. The least recently
+ *   used go first, so the Starts in flight stay cached and the waiting ones are evicted, then
+ *   replayed when their wait ends (docs/performance.md has the replay time per history).
+ */
+export const DEFAULT_WORKER_TUNING: WorkerTuning = {
+  maxConcurrentActivityTaskExecutions: 2000,
+  maxCachedWorkflows: 200,
+};
 
 export interface DispatchWorkerOptions {
   config: Config;
