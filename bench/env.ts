@@ -2,13 +2,14 @@
 // collector, Temporal dev server, sample runtimes), a prebuilt workflow bundle, and per-section
 // namespaces, workers (each in its own process) and clients.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
 import { parseConfig } from '../src/config/load-config.js';
+import { serverBinaries, type ServerBinaries } from '../src/harness/binaries.js';
 import { adminAccess } from '../src/harness/cluster.js';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../src/harness/kube-access.js';
 import { devDir, repoRoot } from '../src/harness/paths.js';
@@ -41,6 +42,18 @@ export interface BenchEnv {
   ): Promise<BenchWorker>;
   client(config: Config): DispatchKubeflowClient;
   close(): Promise<void>;
+}
+
+/** BENCH_TEMPORAL_ARGS: extra `temporal server start-dev` arguments, e.g. dynamic config values (an experiment). */
+const temporalArgs = (process.env.BENCH_TEMPORAL_ARGS ?? '').split(' ').filter(Boolean);
+
+/** The server binaries with `temporal` wrapped so that start-dev gets temporalArgs too. */
+function withTemporalArgs(binaries: ServerBinaries, dir: string): ServerBinaries {
+  const wrapper = join(dir, 'temporal-with-args.sh');
+  const quoted = temporalArgs.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
+  writeFileSync(wrapper, `#!/bin/sh\nexec '${binaries.temporal}' "$@" ${quoted}\n`);
+  chmodSync(wrapper, 0o755);
+  return { ...binaries, temporal: wrapper };
 }
 
 const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} };
@@ -78,7 +91,9 @@ export async function startBenchEnv(options: {
   const dir = join(devDir, 'bench', new Date().toISOString().replace(/[:.]/g, '-'));
   mkdirSync(dir, { recursive: true });
   const [stack, bundle, program] = await Promise.all([
-    startTestStack(),
+    temporalArgs.length > 0
+      ? serverBinaries().then((binaries) => startTestStack({ binaries: withTemporalArgs(binaries, dir) }))
+      : startTestStack(),
     // As production bundles it (scripts/build-workflow-bundle.ts): with the metrics interceptor.
     interceptorModules(false).then((workflowInterceptorModules) =>
       bundleWorkflowCode({

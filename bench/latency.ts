@@ -1,12 +1,14 @@
 // Latency: sequential plain-mode Starts, client call to result, beside the direct path (the same
 // activity functions without Temporal). The two alternate, one of each in turn, so that a change
 // in the machine's load during the run falls on both alike.
+import type { WorkflowHandle } from '@temporalio/client';
 import { startRequest } from '../test/support/requests.js';
 import { directStarter } from './direct.js';
 import type { BenchEnv } from './env.js';
 import { cpuBetween, cpuPerUnit, cpuSnapshot, describePerUnit, describeShare } from './proc.js';
 import type { BenchSettings } from './settings.js';
 import { fixed, mib, ms, spread, type Row, type Spread } from './stats.js';
+import { describeHops, hopSpreads, type Hop, type TimedStart } from './timeline.js';
 import { cpuSeconds } from './worker-handle.js';
 
 export interface LatencyResult {
@@ -17,11 +19,13 @@ export interface LatencyResult {
   workerCpuMsPerStart: number;
   workerPeakRss: number;
   cpu: string;
+  /** Medians per Start of where its time went (bench/timeline.ts). */
+  hops: Record<Hop, Spread>;
   /** CPU ms per Start and direct run together, by process (the bench process runs the direct path). */
   cpuPerPair: ReturnType<typeof cpuPerUnit>;
 }
 
-async function timed(work: () => Promise<unknown>): Promise<number> {
+async function timedMs(work: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await work();
   return performance.now() - t0;
@@ -42,17 +46,27 @@ export async function measureLatency(
     await client.startTrainJob(startRequest());
   }
   const startMs: number[] = [];
+  const handles: { handle: WorkflowHandle; calledAt: number; answeredAt: number }[] = [];
   const directMs: number[] = [];
   const u0 = await worker.resetPeak();
   const c0 = cpuSnapshot(env.labels);
   for (let i = 0; i < settings.latencyStarts; i++) {
-    directMs.push(await timed(() => direct(startRequest())));
-    startMs.push(await timed(() => client.startTrainJob(startRequest())));
+    directMs.push(await timedMs(() => direct(startRequest())));
+    const calledAt = Date.now();
+    const t0 = performance.now();
+    const handle = await client.submit(startRequest());
+    await handle.result();
+    startMs.push(performance.now() - t0);
+    handles.push({ handle, calledAt, answeredAt: Date.now() });
   }
   const share = cpuBetween(c0, cpuSnapshot(env.labels));
   const u1 = await worker.usage();
   await worker.stop();
 
+  const timed: TimedStart[] = [];
+  for (const { handle, calledAt, answeredAt } of handles)
+    timed.push({ calledAt, answeredAt, history: await handle.fetchHistory() });
+  const hops = hopSpreads(timed);
   const start = spread(startMs);
   const floor = spread(directMs);
   const result: LatencyResult = {
@@ -63,6 +77,7 @@ export async function measureLatency(
     workerPeakRss: u1.peakRss,
     cpu: describeShare(share),
     cpuPerPair: cpuPerUnit(share, settings.latencyStarts),
+    hops,
   };
   const triple = (s: Spread) => `p50 ${ms(s.p50)}, p95 ${ms(s.p95)}, p99 ${ms(s.p99)} (n=${s.n})`;
   const rows: Row[] = [
@@ -75,6 +90,7 @@ export async function measureLatency(
       target: 'p50 <= 1.5x',
       met: result.ratio.p50 <= 1.5,
     },
+    { section: 'latency', metric: 'where a Start spends it (medians)', value: describeHops(hops) },
     {
       section: 'latency',
       metric: 'worker per Start (sequential)',
