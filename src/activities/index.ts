@@ -3,6 +3,7 @@
 import { keepingAlive } from './context.js';
 import type { KubeClients } from './kube-clients.js';
 import { gateActivities } from './gate-activities.js';
+import { prepareActivities } from './prepare-activities.js';
 import { runtimeActivities } from './runtime-activities.js';
 import { settingsActivities, type SettingsSource } from './settings-activities.js';
 import { trainJobActivities } from './trainjob-activities.js';
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
   const env = { kube: deps.kube, requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
   return {
     ...settingsActivities(deps.settings),
+    ...prepareActivities(deps.settings),
     ...keptAlive(gateActivities(env)),
     ...keptAlive(runtimeActivities(env)),
     ...keptAlive(trainJobActivities(env)),

@@ -14,11 +14,15 @@ export interface Settings {
   gates?: BackendGates;
 }
 
+export function settingsOf(source: SettingsSource): Settings {
+  const gates = source.latestGates();
+  return gates ? { config: source.config, gates } : { config: source.config };
+}
+
 export function settingsActivities(source: SettingsSource) {
   return {
     async getSettings(): Promise<Settings> {
-      const gates = source.latestGates();
-      return gates ? { config: source.config, gates } : { config: source.config };
+      return settingsOf(source);
     },
   };
 }

@@ -1,7 +1,8 @@
 // The six error types of CONTRACT §6, in one module: how the worker builds a Temporal
-// ApplicationFailure for each, and how a client maps a failure back to a typed error.
+// ApplicationFailure for each, and how a client maps a failure back to a typed error. Workflow code
+// imports this module, so it stays free of zod: every workflow instantiates the modules it imports
+// (docs/performance.md); the schemas of these shapes are in error-schemas.ts.
 import { ApplicationFailure } from '@temporalio/common';
-import { z } from 'zod';
 
 export const ERROR_TYPES = [
   'ErrInvalid',
@@ -12,7 +13,10 @@ export const ERROR_TYPES = [
   'ErrOutcomeUnknown',
 ] as const;
 export type ErrorType = (typeof ERROR_TYPES)[number];
-export const ErrorTypeSchema = z.enum(ERROR_TYPES);
+
+export function isErrorType(value: unknown): value is ErrorType {
+  return (ERROR_TYPES as readonly unknown[]).includes(value);
+}
 
 /** Whether the caller may retry, per CONTRACT §6. */
 export const CALLER_RETRY: Record<ErrorType, 'no' | 'yes' | 'later' | 'with care'> = {
@@ -34,15 +38,37 @@ const SUMMARY: Record<ErrorType, string> = {
   ErrOutcomeUnknown: 'outcome unknown',
 };
 
-export const ObjectRefSchema = z.strictObject({ namespace: z.string(), name: z.string(), uid: z.string() });
-export type ObjectRef = z.infer<typeof ObjectRefSchema>;
+export interface ObjectRef {
+  namespace: string;
+  name: string;
+  uid: string;
+}
 
-export const FailureDetailsSchema = z.object({
-  reasons: z.array(z.string()),
-  step: z.int(),
-  ref: ObjectRefSchema.optional(),
-});
-export type FailureDetails = z.infer<typeof FailureDetailsSchema>;
+/** The details of every failure: `{reasons, step, ref?}` (ObjectRefSchema and FailureDetailsSchema). */
+export interface FailureDetails {
+  reasons: string[];
+  step: number;
+  ref?: ObjectRef;
+}
+
+function isObjectRef(value: unknown): value is ObjectRef {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  const ref = value as Record<string, unknown>;
+  return keys.length === 3 && ['namespace', 'name', 'uid'].every((key) => typeof ref[key] === 'string');
+}
+
+/** FailureDetailsSchema's check, by hand (test/unit/model/error-schemas.test.ts holds them equal). */
+export function isFailureDetails(value: unknown): value is FailureDetails {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { reasons, step, ref } = value as Record<string, unknown>;
+  return (
+    Array.isArray(reasons) &&
+    reasons.every((reason) => typeof reason === 'string') &&
+    Number.isSafeInteger(step) &&
+    (ref === undefined || isObjectRef(ref))
+  );
+}
 
 /** The error a refusal is before it crosses Temporal: type, every reason, the step, and the ref. */
 export class DispatchError extends Error {
@@ -94,10 +120,10 @@ export function failure(type: ErrorType, reasons: readonly string[], step: numbe
  */
 export function fromFailure(error: unknown): DispatchError | undefined {
   for (let current: unknown = error; current instanceof Error; current = (current as Error).cause) {
-    if (current instanceof ApplicationFailure && ErrorTypeSchema.safeParse(current.type).success) {
-      const parsed = FailureDetailsSchema.safeParse(current.details?.[0]);
-      const details = parsed.success ? parsed.data : { reasons: [current.message], step: 0 };
-      return new DispatchError(current.type as ErrorType, details.reasons, details.step, details.ref);
+    if (current instanceof ApplicationFailure && isErrorType(current.type)) {
+      const given: unknown = current.details?.[0];
+      const details = isFailureDetails(given) ? given : { reasons: [current.message], step: 0 };
+      return new DispatchError(current.type, details.reasons, details.step, details.ref);
     }
   }
   return undefined;

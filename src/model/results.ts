@@ -1,6 +1,6 @@
 // What the workflows return (CONTRACT §1, §7, §8).
 import { z } from 'zod';
-import { ObjectRefSchema } from './errors.js';
+import { ObjectRefSchema } from './error-schemas.js';
 
 export const StartResultSchema = z.strictObject({
   /** "<namespace>/<name>" */

@@ -6,6 +6,8 @@ import { stepLabel } from '../workflows/steps.js';
 
 export const ACTIVITY_STEPS = {
   getSettings: 'settings',
+  prepareStart: 'settings and validation',
+  prepareCapabilities: 'settings and validation',
   checkReach: 'preflight reach',
   checkWrite: 'preflight write',
   readRuntime: stepLabel(2),

@@ -1,13 +1,32 @@
 // Activity options derived from the configuration a Start runs with: every Kubernetes call is
 // retried with backoff until CallBound (timeouts.call); definite refusals are never retried.
-import { proxyActivities, proxyLocalActivities, type ActivityOptions, type RetryPolicy } from '@temporalio/workflow';
+import {
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  type ActivityOptions,
+  type LocalActivityOptions,
+  type RetryPolicy,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { ERROR_TYPES } from '../model/errors.js';
 
 /** The settings are read from the worker's memory: a local activity, recorded in the history. */
-export const { getSettings } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s' });
+export const { getSettings, prepareStart, prepareCapabilities } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s' });
+
+/**
+ * Patch (docs/versioning.md): the Kubernetes calls of steps 2 to 8 (and the compensation's stop)
+ * run as local activities, so that a Start's steps 2-8 take one workflow task instead of six and
+ * five activity tasks (docs/performance.md); the request is validated in the worker's main thread
+ * by the prepareStart local activity, keeping zod out of the workflow sandbox. Workflows recorded
+ * before it replay unpatched (test/histories/01-baseline, 02-coalesce-progress-upserts). Checked
+ * once, at the start of each workflow, and the answer passed along.
+ */
+export const LOCAL_STEPS_PATCH = 'local-start-steps';
+
+export const usesLocalSteps = (): boolean => patched(LOCAL_STEPS_PATCH);
 
 const retry: RetryPolicy = {
   initialInterval: '200ms',
@@ -26,7 +45,13 @@ const WORKLOAD_HEARTBEAT = '10s';
  */
 export const lostWorkerMs = (callMs: number) => Math.min(10_000, Math.max(1_000, Math.round(callMs / 4)));
 
-export function activitiesFor(config: Config) {
+/**
+ * The Kubernetes calls, as local activities (`local`, under LOCAL_STEPS_PATCH) or as activity
+ * tasks. A local activity cannot heartbeat: a worker lost mid-call is noticed when its workflow
+ * task times out (10 s by default) and another worker runs the task's calls again from its start,
+ * which the activities allow as they allow any retry (each create adopts what its attempt made).
+ */
+export function activitiesFor(config: Config, local = false) {
   const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
   const workloadMs = toMillis(parseGoDuration(config.timeouts.workload)!);
   const kubeCall = (summary: string): ActivityOptions => ({
@@ -36,7 +61,14 @@ export function activitiesFor(config: Config) {
     heartbeatTimeout: lostWorkerMs(callMs),
     retry,
   });
-  const call = (summary: string) => proxyActivities<Activities>(kubeCall(summary));
+  const localKubeCall = (summary: string): LocalActivityOptions => ({
+    summary,
+    startToCloseTimeout: callMs,
+    scheduleToCloseTimeout: callMs,
+    retry,
+  });
+  const call = (summary: string) =>
+    local ? proxyLocalActivities<Activities>(localKubeCall(summary)) : proxyActivities<Activities>(kubeCall(summary));
   return {
     readRuntime: call('read the source runtime').readRuntime,
     createRuntimeCopy: call('create the runtime copy').createRuntimeCopy,

@@ -7,7 +7,7 @@ import { DispatchError } from '../model/errors.js';
 import type { BackendGates } from '../model/results.js';
 import { attemptToken } from '../core/names.js';
 import { probeRequest } from '../core/probe.js';
-import { activitiesFor, getSettings } from './activity-proxies.js';
+import { activitiesFor, getSettings, usesLocalSteps } from './activity-proxies.js';
 import { classify } from './failures.js';
 import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
@@ -21,8 +21,9 @@ function reasonsOf(gate: string, error: unknown, step: number): string[] {
 
 export async function ProbeBackend(): Promise<BackendGates> {
   const progress = new ProgressReporter('ProbeBackend');
+  const local = usesLocalSteps();
   const { config } = await getSettings();
-  const acts = activitiesFor(config);
+  const acts = activitiesFor(config, local);
   const namespace = config.namespace;
   const reasons: string[] = [];
   let reach = false;
@@ -49,7 +50,7 @@ export async function ProbeBackend(): Promise<BackendGates> {
   if (write) {
     try {
       const probe = probeRequest(config);
-      const started = await runStart(probe, config, progress, { probe: true });
+      const started = await runStart(probe, config, progress, { probe: true, local });
       const token = attemptToken(namespace, started.name, Probe.attempt);
       await acts.stopTrainJob({ namespace, name: started.name, token, trainJobUid: started.uid, ownerSet: true, step: 0 });
       start = true;

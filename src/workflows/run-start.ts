@@ -17,6 +17,8 @@ import type { ProgressReporter } from './progress.js';
 
 export interface RunOptions {
   probe?: boolean;
+  /** The Kubernetes calls run as local activities (LOCAL_STEPS_PATCH). */
+  local?: boolean;
 }
 
 /** What exists so far, for the compensation: the stack of the saga, here just a few facts. */
@@ -32,7 +34,7 @@ interface Created {
 }
 
 export async function runStart(valid: ValidRequest, config: Config, progress: ProgressReporter, options: RunOptions = {}): Promise<StartResult> {
-  const acts = activitiesFor(config);
+  const acts = activitiesFor(config, options.local ?? false);
   const namespace = config.namespace;
   const source = runtimeKey(valid.runtime);
 
