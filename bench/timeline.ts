@@ -1,6 +1,7 @@
 // Where a Start's time goes, from its history's event times and the client's clock (one machine,
 // one clock): before the server records the Start, workflow tasks waiting for and running on the
-// worker, activity tasks waiting and running, and the result reaching the client.
+// worker (with the local activities they run), activity tasks waiting and running, and the result
+// reaching the client.
 import type { WorkflowHandle } from '@temporalio/client';
 import { ms, spread, type Spread } from './stats.js';
 
@@ -10,7 +11,7 @@ type HistoryEvent = NonNullable<History['events']>[number];
 export const HOPS = [
   'client to WorkflowExecutionStarted',
   'workflow tasks waiting (scheduled to started)',
-  'workflow tasks running (started to completed)',
+  'workflow tasks running (started to completed; local activities run inside)',
   'activity tasks waiting (scheduled to started)',
   'activity tasks running (started to completed)',
   'WorkflowExecutionCompleted to client',

@@ -11,7 +11,7 @@ import { log } from './log.js';
 import { preflightLoop, runPreflight } from './preflight.js';
 import { workflowCode } from './workflow-code.js';
 import type { DataConverter } from '@temporalio/common';
-import type { WorkerPlugin } from '@temporalio/worker';
+import type { ActivityInterceptorsFactory, WorkerPlugin } from '@temporalio/worker';
 import { metricsWorkerOptions } from '../observability/interceptors.js';
 import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
 
@@ -66,6 +66,8 @@ export interface DispatchWorkerOptions {
   plugins?: WorkerPlugin[];
   /** Overrides DEFAULT_WORKER_TUNING, field by field. */
   tuning?: WorkerTuning;
+  /** Activity interceptors after dispatch's own (tests record what each activity was given). */
+  activityInterceptors?: ActivityInterceptorsFactory[];
 }
 
 export interface DispatchWorker {
@@ -92,6 +94,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
   const taskQueue = config.temporal.taskQueue;
   const metrics = options.metrics ?? createDispatchMetrics();
   const code = options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode(options.workflowBundlePath);
+  const observed = metricsWorkerOptions(metrics, 'workflowsPath' in code);
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
@@ -100,7 +103,8 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     ...DEFAULT_WORKER_TUNING,
     ...options.tuning,
     ...code,
-    ...metricsWorkerOptions(metrics, 'workflowsPath' in code),
+    ...observed,
+    interceptors: { ...observed.interceptors, activity: [...(observed.interceptors?.activity ?? []), ...(options.activityInterceptors ?? [])] },
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...(options.plugins ? { plugins: options.plugins } : {}),
   });

@@ -66,6 +66,11 @@ export function activitiesFor(config: Config, local = false) {
     startToCloseTimeout: callMs,
     scheduleToCloseTimeout: callMs,
     retry,
+    // Every retry waits on a workflow timer, never inside the worker: the SDK (1.24) drops a
+    // schedule-to-close timeout that falls in a worker-side backoff, and retried past CallBound
+    // for as long as the API stayed silent. The timer also ends the workflow task, so an operator
+    // sees the step a failing call is stuck at while it backs off.
+    localRetryThreshold: 0,
   });
   const call = (summary: string) =>
     local ? proxyLocalActivities<Activities>(localKubeCall(summary)) : proxyActivities<Activities>(kubeCall(summary));

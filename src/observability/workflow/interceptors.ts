@@ -9,6 +9,7 @@ import {
   TemporalFailure,
   workflowInfo,
   type ActivityInput,
+  type LocalActivityInput,
   type Next,
   type WorkflowExecuteInput,
   type WorkflowInboundCallsInterceptor,
@@ -50,20 +51,30 @@ class StartOutcome implements WorkflowInboundCallsInterceptor {
   }
 }
 
-/** In a Start every stopTrainJob is a compensation (the preflight probe's stop is its clean-up). */
+function reportStop(activityType: string, result: Promise<unknown>): Promise<unknown> {
+  if (activityType === STOP_ACTIVITY) {
+    result.then(
+      () => dispatchMetrics.compensationFinished('stopped'),
+      () => dispatchMetrics.compensationFinished('failed'),
+    );
+  }
+  return result;
+}
+
+/**
+ * In a Start every stopTrainJob is a compensation (the preflight probe's stop is its clean-up): a
+ * local activity since LOCAL_STEPS_PATCH, an activity task before it.
+ */
 class CompensationOutcome implements WorkflowOutboundCallsInterceptor {
-  scheduleActivity(
-    input: ActivityInput,
-    next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>,
+  scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>): Promise<unknown> {
+    return reportStop(input.activityType, next(input));
+  }
+
+  scheduleLocalActivity(
+    input: LocalActivityInput,
+    next: Next<WorkflowOutboundCallsInterceptor, 'scheduleLocalActivity'>,
   ): Promise<unknown> {
-    const result = next(input);
-    if (input.activityType === STOP_ACTIVITY) {
-      result.then(
-        () => dispatchMetrics.compensationFinished('stopped'),
-        () => dispatchMetrics.compensationFinished('failed'),
-      );
-    }
-    return result;
+    return reportStop(input.activityType, next(input));
   }
 }
 

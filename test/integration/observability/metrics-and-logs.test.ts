@@ -114,7 +114,9 @@ describe('metrics and logs after a success, a refusal and a compensation', () =>
   it('dispatch_step_duration_seconds has one observation per activity of each step', async () => {
     const text = await scrape();
     const count = (step: string) => sample(text, 'dispatch_step_duration_seconds_count', { step });
-    expect(count('settings')).toBe(3);
+    // Starts read the settings and validate in one local activity (prepareStart) since LOCAL_STEPS_PATCH.
+    expect(count('settings and validation')).toBe(3);
+    expect(count('settings')).toBe(0);
     expect(count('2 read runtime')).toBe(3);
     for (const step of [
       '5 create runtime copy',

@@ -27,7 +27,6 @@ const KUEUE_CONFIG = {
   timeouts: { workload: '5s', call: '5s' },
 } as const;
 
-type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
 const nameOf = (request: StartRequest) => trainJobName(request.job, request.submission);
 
@@ -47,38 +46,11 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
   }
 }
 
-const json = (data: Uint8Array | null | undefined, what: string): unknown => {
-  if (!data) throw new Error(`no payload: ${what}`);
-  return JSON.parse(Buffer.from(data).toString('utf8'));
-};
+/** What the one successful attempt of an activity was given (the history keeps no local activity's input). */
+const activityInput = (h: DispatchHarness, handle: WorkflowHandle, type: string): unknown => h.calls.succeeded(handle.workflowId, type).input;
 
-function scheduled(events: HistoryEvent[], activityType: string): HistoryEvent {
-  const event = events.find(
-    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType,
-  );
-  if (!event) throw new Error(`no ${activityType} activity in the history`);
-  return event;
-}
-
-/** The JSON input of the first activity of a type, from a workflow's history. */
-function activityInput(events: HistoryEvent[], activityType: string): unknown {
-  return json(
-    scheduled(events, activityType).activityTaskScheduledEventAttributes?.input?.payloads?.[0]?.data,
-    `${activityType} input`,
-  );
-}
-
-/** The JSON result of the first activity of a type, from a workflow's history. */
-function activityResult(events: HistoryEvent[], activityType: string): unknown {
-  const id = String(scheduled(events, activityType).eventId);
-  const completed = events.find(
-    (e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === id,
-  );
-  return json(
-    completed?.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data,
-    `${activityType} result`,
-  );
-}
+/** What the one successful attempt of an activity returned. */
+const activityResult = (h: DispatchHarness, handle: WorkflowHandle, type: string): unknown => h.calls.succeeded(handle.workflowId, type).result;
 
 /** The fields a field manager owns, as the API server's managedFields say. */
 function fieldsOwnedBy(object: TrainJob, manager: string): Record<string, unknown> {
@@ -153,11 +125,11 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
    * the garbage collector took the copy and the Workload. Returns how long collection took.
    */
   async function expectStoppedAndCollected(
-    events: HistoryEvent[],
+    handle: WorkflowHandle,
     name: string,
     uid: string,
   ): Promise<number> {
-    expect(activityResult(events, 'stopTrainJob')).toEqual({ deleted: [`TrainJob ${ns.name}/${name}`] });
+    expect(activityResult(h, handle, 'stopTrainJob')).toEqual({ deleted: [`TrainJob ${ns.name}/${name}`] });
     const t0 = Date.now();
     await until(`TrainJob ${name}, its runtime copy and its Workload to be gone`, 30_000, async () => {
       const [job, copy, workloads] = await Promise.all([
@@ -206,8 +178,7 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
     expect(error.ref).toEqual({ namespace: ns.name, name, uid });
     expect(error.reasons[0]).toBe(`the Workload of TrainJob ${ns.name}/${name} was not right within 5s`);
 
-    const events = (await handle.fetchHistory()).events ?? [];
-    const collectedMs = await expectStoppedAndCollected(events, name, uid);
+    const collectedMs = await expectStoppedAndCollected(handle, name, uid);
     console.log(
       `[kueue] ${JSON.stringify(behaviour)}: refused after ${ms} ms, collected ${collectedMs} ms later`,
     );
@@ -234,7 +205,7 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
     // The CRD defaults spec.suspend to false and managedFields credit the default to the creator,
     // so neither the object nor its managedFields tell who wrote it: what step 6 sent does.
     const events = (await handle.fetchHistory()).events ?? [];
-    const written = activityInput(events, 'createTrainJob') as { trainJob: TrainJob };
+    const written = activityInput(h, handle, 'createTrainJob') as { trainJob: TrainJob };
     expect(written.trainJob.spec).not.toHaveProperty('suspend');
 
     const workloads = await k8s.workloadsOf(result.uid);
@@ -244,7 +215,7 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
     ]);
     expect(workloads[0]!.spec?.queueName).toBe('user-queue');
 
-    expect(activityResult(events, 'waitForWorkload')).toMatchObject({
+    expect(activityResult(h, handle, 'waitForWorkload')).toMatchObject({
       workload: workloads[0]!.metadata?.name,
     });
     console.log(`[kueue] successful Kueue Start: ${events.length} history events, ${ms} ms`);
@@ -262,7 +233,7 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
     const made = kueue.eventsOf(name).find((e) => e.what === 'workload')!;
     expect(made.at - seen.at).toBeGreaterThanOrEqual(2_000);
     expect(ms).toBeGreaterThanOrEqual(2_000);
-    const waited = activityResult((await handle.fetchHistory()).events ?? [], 'waitForWorkload') as {
+    const waited = activityResult(h, handle, 'waitForWorkload') as {
       checks: number;
     };
     expect(waited.checks).toBeGreaterThanOrEqual(2);
@@ -331,8 +302,8 @@ describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)',
     expect(specFields(fieldsOwnedBy(trainJob, 'kueue'))).toHaveProperty('f:suspend');
 
     // The webhook stand-in patches after the create, so prove read-back saw its additions: the
-    // TrainJob step 8 compared is in the history.
-    const read = activityResult((await handle.fetchHistory()).events ?? [], 'readBack') as TrainJob;
+    // TrainJob step 8 compared is what readBack returned.
+    const read = activityResult(h, handle, 'readBack') as TrainJob;
     expect(read.spec.suspend, 'the fake webhook patched after read-back (a race in the test)').toBe(true);
     expect(read.metadata.labels?.[FAKE_WEBHOOK_LABEL]).toBe('true');
     expect(read.spec.runtimePatches).toContainEqual(
@@ -364,7 +335,7 @@ describe('StartTrainJob, plain mode, for comparison with Kueue mode', () => {
     const { value: result, ms } = await timed(() => handle.result() as Promise<StartResult>);
     expect(result.mode).toBe('plain');
     const events = (await handle.fetchHistory()).events ?? [];
-    expect((activityInput(events, 'createTrainJob') as { trainJob: TrainJob }).trainJob.spec.suspend).toBe(
+    expect((activityInput(h, handle, 'createTrainJob') as { trainJob: TrainJob }).trainJob.spec.suspend).toBe(
       true,
     );
     console.log(`[kueue] successful plain Start: ${events.length} history events, ${ms} ms`);

@@ -1,7 +1,6 @@
 // ProbeBackend on the real servers (CONTRACT §8; seed 000, "The preflight probe"): reach, write and
 // start proven in order, the probe Start stopped and gone; a restricted identity leaves the write
 // gate unproven, naming each missing permission, and Start then refuses with ErrReadOnly.
-import { defaultPayloadConverter } from '@temporalio/common';
 import type { V1PolicyRule } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { Labels, LabelValues, Probe, Trainer } from '../../../src/model/constants.js';
@@ -9,6 +8,7 @@ import type { TrainJob } from '../../../src/model/kube.js';
 import type { BackendGates } from '../../../src/model/results.js';
 import { probeWorkflowId } from '../../../src/worker/preflight.js';
 import { startRequest } from '../../support/requests.js';
+import type { ActivityCall } from '../support/activity-calls.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { grantRestricted, kubeAccess, uniqueName } from '../support/kube.js';
 import { expectNothingCreated, expectRefusal, trainerObjectNames } from '../support/refusals.js';
@@ -19,32 +19,11 @@ import { dispatchSuite } from '../support/suite.js';
 /** The probe's TrainJob (and copy) name: its fixed JobID, submission 1 (CONTRACT §3). */
 const PROBE_NAME = 'dj-0000000000dspatchpr0be0000-s1';
 
-interface ActivityCall {
-  type: string;
-  input: unknown;
-  result?: unknown;
-}
-
-/** The activities the latest ProbeBackend of the namespace ran, in order, with inputs and results. */
+/** The Kubernetes calls the latest ProbeBackend of the namespace made, in order (first attempts), with inputs and results. */
 async function probeActivities(h: DispatchHarness): Promise<ActivityCall[]> {
-  const history = await h.env.client.workflow.getHandle(probeWorkflowId(h.config.namespace)).fetchHistory();
-  const calls = new Map<string, ActivityCall>();
-  for (const event of history.events ?? []) {
-    const scheduled = event.activityTaskScheduledEventAttributes;
-    if (scheduled) {
-      const payload = scheduled.input?.payloads?.[0];
-      calls.set(String(event.eventId), {
-        type: scheduled.activityType?.name ?? '',
-        input: payload ? defaultPayloadConverter.fromPayload(payload) : undefined,
-      });
-    }
-    const completed = event.activityTaskCompletedEventAttributes;
-    if (completed) {
-      const payload = completed.result?.payloads?.[0];
-      calls.get(String(completed.scheduledEventId))!.result = payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
-    }
-  }
-  return [...calls.values()];
+  const id = probeWorkflowId(h.config.namespace);
+  const { runId } = await h.env.client.workflow.getHandle(id).describe();
+  return h.calls.of(id).filter((call) => call.runId === runId && call.attempt === 1 && call.type !== 'getSettings');
 }
 
 const expectNothingLeft = (h: DispatchHarness) =>

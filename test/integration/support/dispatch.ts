@@ -13,6 +13,7 @@ import { parseConfig } from '../../../src/config/load-config.js';
 import { kubeconfigYaml, type KubeAccess } from '../../../src/harness/kube-access.js';
 import type { Config, ConfigInput } from '../../../src/model/config.js';
 import type { BackendGates } from '../../../src/model/results.js';
+import { ActivityCalls } from './activity-calls.js';
 import { createDispatchWorker, type DispatchWorker } from '../../../src/worker/dispatch-worker.js';
 import { workflowInterceptorModules } from '../../../src/observability/interceptors.js';
 import type { DispatchMetrics } from '../../../src/observability/metrics.js';
@@ -45,6 +46,8 @@ export interface DispatchHarness {
   env: TestWorkflowEnvironment;
   client: DispatchKubeflowClient;
   worker: DispatchWorker;
+  /** Every activity attempt of this worker, with its input and result. */
+  calls: ActivityCalls;
   /** Admin clients on the API server directly (not through any proxy), for assertions. */
   kube: KubeClients;
   close(): Promise<void>;
@@ -90,8 +93,10 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
           ...(options.tracing ? { plugins: [options.tracing.plugin] } : {}),
         })
       : env.client;
+  const calls = new ActivityCalls();
   const worker = await createDispatchWorker({
     config,
+    activityInterceptors: [calls.interceptor],
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',
     client,
@@ -108,6 +113,7 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
     config,
     env,
     worker,
+    calls,
     kube: admin,
     client: new DispatchKubeflowClient(client, { namespace: options.namespace, taskQueue: config.temporal.taskQueue }),
     async close() {

@@ -149,15 +149,41 @@ export const QUICK_CRASH_POINTS = ['trainjob-landed', 'compensation-delete-lande
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
-/** The last attempt of an activity type in a history: its attempt number and the worker that ran it. */
+/** The activity type a local activity's marker records, if the event is one. */
+function localActivityType(event: HistoryEvent): string | undefined {
+  const marker = event.markerRecordedEventAttributes;
+  if (marker?.markerName !== 'core_local_activity') return undefined;
+  const data = marker.details?.data?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string; activityType?: string };
+  return parsed.activity_type ?? parsed.activityType;
+}
+
+/**
+ * The last attempt of an activity type in a history: its attempt number and the worker that ran it.
+ * An activity task names both in its ActivityTaskStarted event. A local activity runs inside a
+ * workflow task, and a worker lost mid-call takes the attempt with it: the workflow task times out
+ * and the new worker runs the call again from the start. So for a local activity the worker is the
+ * one that completed the workflow task recording its marker, and the attempt is one more than the
+ * workflow tasks lost before that marker.
+ */
 export function lastAttempt(
   events: HistoryEvent[],
   activityType: string,
 ): { attempt: number; identity: string } | undefined {
+  const byId = (id: unknown) => events.find((e) => String(e.eventId) === String(id));
   const scheduled = events
-    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType)
+    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType || localActivityType(e) === activityType)
     .at(-1);
   if (!scheduled) return undefined;
+  const marker = scheduled.markerRecordedEventAttributes;
+  if (marker) {
+    const completed = byId(marker.workflowTaskCompletedEventId)?.workflowTaskCompletedEventAttributes;
+    const lost = events.filter(
+      (e) => Number(e.eventId) < Number(scheduled.eventId) && (e.workflowTaskTimedOutEventAttributes || e.workflowTaskFailedEventAttributes),
+    ).length;
+    return completed ? { attempt: 1 + lost, identity: completed.identity ?? '' } : undefined;
+  }
   const started = events.find(
     (e) => String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled.eventId),
   );
