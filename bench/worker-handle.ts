@@ -3,6 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { openSync } from 'node:fs';
 import type { Config } from '../src/model/config.js';
 import type { WorkerTuning } from '../src/worker/dispatch-worker.js';
+import { WORKER_NODE_OPTIONS } from '../src/worker/heap.js';
 
 export interface WorkerSpec {
   temporalAddress: string;
@@ -54,7 +55,13 @@ export async function spawnWorker(
   const extra = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child: ChildProcess = fork(entry, [], {
     execArgv: [...execArgv, ...extra],
-    env: { ...process.env, BENCH_WORKER_SPEC: JSON.stringify(spec) },
+    // The worker runs with the heap limit it is deployed with (the Dockerfile's NODE_OPTIONS),
+    // unless BENCH_WORKER_NODE_OPTIONS says otherwise ("" for Node's default).
+    env: {
+      ...process.env,
+      NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS ?? WORKER_NODE_OPTIONS,
+      BENCH_WORKER_SPEC: JSON.stringify(spec),
+    },
     stdio: ['ignore', log, log, 'ipc'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));

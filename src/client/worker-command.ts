@@ -14,6 +14,7 @@ import { installRuntime } from '../observability/runtime.js';
 import { tracingFromEnv } from '../observability/tracing.js';
 import { connectClient, connectWorker } from '../worker/connect.js';
 import { createDispatchWorker } from '../worker/dispatch-worker.js';
+import { heapLimit } from '../worker/heap.js';
 import { log } from '../worker/log.js';
 
 export interface WorkerCommandOptions {
@@ -44,6 +45,7 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     ...(codec ? { dataConverter: { payloadCodecs: [codec] } } : {}),
     ...(plugins ? { plugins } : {}),
   });
+  const heap = heapLimit();
   log('worker started', {
     taskQueue: config.temporal.taskQueue,
     namespace: config.namespace,
@@ -52,7 +54,9 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     dispatchMetrics: `${metricsServer.url}/metrics`,
     codec: codec ? `on, encrypting with key ${codec.currentKeyId}` : 'off',
     tracing: tracing ? 'on' : 'off',
+    heapLimitMiB: heap.heapLimitMiB,
   });
+  if (heap.warning) log(heap.warning);
   try {
     await worker.run();
   } finally {

@@ -13,6 +13,7 @@ import {
 } from '../../../scripts/build-workflow-bundle.js';
 import { readCompose } from './compose.js';
 import { KUBERNETES_DIR, kustomize, one, REPO } from './manifests.js';
+import { WORKER_HEAP_LIMIT_MB, WORKER_NODE_OPTIONS } from '../../../src/worker/heap.js';
 
 interface Instruction {
   keyword: string;
@@ -80,7 +81,7 @@ const env = new Map(
   runtime.body
     .filter((i) => i.keyword === 'ENV')
     .flatMap((i) => i.args.split(/\s+/))
-    .map((pair) => pair.split('=') as [string, string]),
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as [string, string]),
 );
 const deployment = one<V1Deployment>(kustomize(KUBERNETES_DIR), 'Deployment');
 const pod = deployment.spec!.template.spec!;
@@ -172,6 +173,15 @@ describe('Dockerfile', () => {
     expect(exec('CMD')).toEqual(['worker', config]);
     expect(pod.containers[0]!.args).toContain(config);
     expect(readCompose().services.worker!.command).toContain(config);
+  });
+
+  it("caps the worker's heap as src/worker/heap.ts says, in the image and in the Deployment alike", () => {
+    expect(env.get('NODE_OPTIONS')).toBe(WORKER_NODE_OPTIONS);
+    const worker = pod.containers.find((c) => c.name === 'worker')!;
+    expect(worker.env?.find((e) => e.name === 'NODE_OPTIONS')?.value).toBe(WORKER_NODE_OPTIONS);
+    // Two isolates (the main thread and the workflow thread) each up to the cap, and native memory, fit the limit.
+    expect(worker.resources?.limits?.memory).toBe('1Gi');
+    expect(2 * WORKER_HEAP_LIMIT_MB).toBeLessThan(1024 / 2);
   });
 
   it("runs as the base image's unprivileged node user, by number, the same the Deployment and compose use", () => {

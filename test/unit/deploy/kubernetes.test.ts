@@ -180,9 +180,9 @@ describe.each(Object.entries(builds))('deploy/kubernetes, %s mode', (mode, objec
     expect(worker.resources?.limits).toMatchObject({ memory: expect.any(String) });
   });
 
-  it('takes the Temporal connection from TEMPORAL_* variables, credentials from an optional Secret', () => {
+  it('takes the Temporal connection from TEMPORAL_* variables (after the heap limit), credentials from an optional Secret', () => {
     const worker = workerOf(objects);
-    expect(worker.env?.map((e) => e.name)).toEqual(['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE']);
+    expect(worker.env?.map((e) => e.name)).toEqual(['NODE_OPTIONS', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE']);
     expect(worker.envFrom).toEqual([{ secretRef: { name: 'dispatch-kubeflow-temporal', optional: true } }]);
   });
 
