@@ -46,6 +46,8 @@ export interface BenchEnv {
 
 /** BENCH_TEMPORAL_ARGS: extra `temporal server start-dev` arguments, e.g. dynamic config values (an experiment). */
 const temporalArgs = (process.env.BENCH_TEMPORAL_ARGS ?? '').split(' ').filter(Boolean);
+/** BENCH_TEMPORAL_STOCK=1: the dev server's own dynamic config, not TEMPORAL_DYNAMIC_CONFIG (src/harness/temporal.ts). */
+const temporalStock = process.env.BENCH_TEMPORAL_STOCK === '1';
 
 /** The server binaries with `temporal` wrapped so that start-dev gets temporalArgs too. */
 function withTemporalArgs(binaries: ServerBinaries, dir: string): ServerBinaries {
@@ -91,9 +93,12 @@ export async function startBenchEnv(options: {
   const dir = join(devDir, 'bench', new Date().toISOString().replace(/[:.]/g, '-'));
   mkdirSync(dir, { recursive: true });
   const [stack, bundle, program] = await Promise.all([
-    temporalArgs.length > 0
-      ? serverBinaries().then((binaries) => startTestStack({ binaries: withTemporalArgs(binaries, dir) }))
-      : startTestStack(),
+    serverBinaries().then((binaries) =>
+      startTestStack({
+        binaries: temporalArgs.length > 0 ? withTemporalArgs(binaries, dir) : binaries,
+        ...(temporalStock ? { temporalDynamicConfig: {} } : {}),
+      }),
+    ),
     // As production bundles it (scripts/build-workflow-bundle.ts): with the metrics interceptor.
     interceptorModules(false).then((workflowInterceptorModules) =>
       bundleWorkflowCode({

@@ -1,7 +1,10 @@
 // Latency: sequential plain-mode Starts, client call to result, beside the direct path (the same
-// activity functions without Temporal). The two alternate, one of each in turn, so that a change
-// in the machine's load during the run falls on both alike.
-import type { WorkflowHandle } from '@temporalio/client';
+// activity functions without Temporal) and beside what Temporal costs on its own: a Start refused
+// at validation, which makes no Kubernetes call (start, one workflow task with one local activity,
+// the failure back to the client). The three alternate, one of each in turn, so that a change in
+// the machine's load during the run falls on all alike.
+import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { startRequest } from '../test/support/requests.js';
 import { directStarter } from './direct.js';
 import type { BenchEnv } from './env.js';
@@ -14,6 +17,8 @@ import { cpuSeconds } from './worker-handle.js';
 export interface LatencyResult {
   start: Spread;
   direct: Spread;
+  /** A Start refused at validation: Temporal's round trip with no Kubernetes call. */
+  refused: Spread;
   /** Start / direct at each percentile. */
   ratio: { p50: number; p95: number; p99: number };
   workerCpuMsPerStart: number;
@@ -45,6 +50,20 @@ export async function measureLatency(
     await direct(startRequest());
     await client.startTrainJob(startRequest());
   }
+  // Invalid for JobSpec.Validate (an empty command), sent past the typed client, which would refuse it itself.
+  const refusedStart = () =>
+    client.client.workflow
+      .execute('StartTrainJob', {
+        args: [{ ...startRequest(), spec: { ...startRequest().spec, command: [] } }],
+        taskQueue: client.taskQueue,
+        workflowId: `bench-refused/${randomUUID()}`,
+      })
+      .then(
+        () => Promise.reject(new Error('an empty command was accepted')),
+        (error: unknown) => (error instanceof WorkflowFailedError ? undefined : Promise.reject(error)),
+      );
+  for (let i = 0; i < settings.warmup; i++) await refusedStart();
+  const refusedMs: number[] = [];
   const startMs: number[] = [];
   const handles: { handle: WorkflowHandle; calledAt: number; answeredAt: number }[] = [];
   const directMs: number[] = [];
@@ -52,6 +71,7 @@ export async function measureLatency(
   const c0 = cpuSnapshot(env.labels);
   for (let i = 0; i < settings.latencyStarts; i++) {
     directMs.push(await timedMs(() => direct(startRequest())));
+    refusedMs.push(await timedMs(refusedStart));
     const calledAt = Date.now();
     const t0 = performance.now();
     const handle = await client.submit(startRequest());
@@ -72,6 +92,7 @@ export async function measureLatency(
   const result: LatencyResult = {
     start,
     direct: floor,
+    refused: spread(refusedMs),
     ratio: { p50: start.p50 / floor.p50, p95: start.p95 / floor.p95, p99: start.p99 / floor.p99 },
     workerCpuMsPerStart: (cpuSeconds(u0, u1) * 1000) / settings.latencyStarts,
     workerPeakRss: u1.peakRss,
@@ -83,6 +104,11 @@ export async function measureLatency(
   const rows: Row[] = [
     { section: 'latency', metric: 'plain Start, client call to result', value: triple(start) },
     { section: 'latency', metric: 'direct path (same activities, no Temporal)', value: triple(floor) },
+    {
+      section: 'latency',
+      metric: "Temporal's floor: a Start refused at validation (no Kubernetes call)",
+      value: `${triple(result.refused)}; ${fixed(result.refused.p50 / floor.p50, 2)}x the direct path at p50`,
+    },
     {
       section: 'latency',
       metric: 'Start / direct',

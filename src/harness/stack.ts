@@ -144,7 +144,9 @@ export function killServersOnExit(cleanUp: () => void = () => undefined): () => 
  * A test run's stack: one cluster and one ephemeral Temporal server, both stopped by `stop()`, by
  * SIGINT/SIGTERM or exit of this process, and (through their lifeline) by its death.
  */
-export async function startTestStack(options: { binaries?: ServerBinaries; namespace?: string } = {}): Promise<Stack> {
+export async function startTestStack(
+  options: { binaries?: ServerBinaries; namespace?: string; temporalDynamicConfig?: Readonly<Record<string, number | boolean>> } = {},
+): Promise<Stack> {
   const t0 = Date.now();
   const binaries = options.binaries ?? (await serverBinaries());
   pruneTestLogs(5);
@@ -156,7 +158,12 @@ export async function startTestStack(options: { binaries?: ServerBinaries; names
   const removeState = () => rmSync(stateDir, { recursive: true, force: true });
   const unhook = killServersOnExit(removeState);
 
-  const temporal = createLocalTemporal({ binary: binaries.temporal, logDir, lifeline }).then((env) => ({
+  const temporal = createLocalTemporal({
+    binary: binaries.temporal,
+    logDir,
+    lifeline,
+    ...(options.temporalDynamicConfig ? { dynamicConfig: options.temporalDynamicConfig } : {}),
+  }).then((env) => ({
     env,
     stop: () => env.teardown(),
   }));

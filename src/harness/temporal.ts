@@ -16,6 +16,25 @@ export const SEARCH_ATTRIBUTE_KEYS = Object.values(SearchAttributes).map((name) 
 
 export const TEMPORAL_NAMESPACE = 'default';
 
+/**
+ * The dynamic config the tests, the bench and dev:up run the Temporal server with, and which a
+ * deployment's Temporal server should have too (docs/performance.md has the figures):
+ * - `history.transferProcessorMaxPollRPS`: the dev server has one history shard, whose transfer
+ *   queue reads new tasks at most 20 times a second by default, so each task a Start scheduled
+ *   within 50 ms of the previous read waited for the next one: a plain Start's second workflow
+ *   task waited ~60 ms to be handed to an idle worker, with 1000 it waits ~4 ms.
+ * - `system.enableActivityEagerExecution`: the activity a workflow task schedules comes back in
+ *   the reply to that task (the SDK asks for it) instead of through the task queue.
+ */
+export const TEMPORAL_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean>> = {
+  'history.transferProcessorMaxPollRPS': 1000,
+  'system.enableActivityEagerExecution': true,
+};
+
+/** `temporal server start-dev` arguments for a dynamic config. */
+export const dynamicConfigArgs = (config: Readonly<Record<string, number | boolean>>): string[] =>
+  Object.entries(config).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]);
+
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /**
@@ -42,6 +61,8 @@ export async function createLocalTemporal(options: {
   logDir: string;
   lifeline?: number;
   ui?: boolean;
+  /** Default: TEMPORAL_DYNAMIC_CONFIG; `{}` for the dev server's own defaults. */
+  dynamicConfig?: Readonly<Record<string, number | boolean>>;
 }): Promise<TestWorkflowEnvironment> {
   const path = writeTemporalWrapper({
     binary: options.binary,
@@ -58,6 +79,7 @@ export async function createLocalTemporal(options: {
         ui: options.ui ?? false,
         searchAttributes: SEARCH_ATTRIBUTE_KEYS,
         log: { format: 'pretty', level: 'warn' },
+        extraArgs: dynamicConfigArgs(options.dynamicConfig ?? TEMPORAL_DYNAMIC_CONFIG),
       },
     });
   try {
@@ -107,6 +129,7 @@ export async function startDevTemporal(
     '--log-level=warn',
     ...SEARCH_ATTRIBUTE_KEYS.map((key) => `--search-attribute=${key.name}=Keyword`),
     ...(options.dbFile ? [`--db-filename=${options.dbFile}`] : []),
+    ...dynamicConfigArgs(TEMPORAL_DYNAMIC_CONFIG),
   ];
   const process = spawnServer({
     name: 'temporal',

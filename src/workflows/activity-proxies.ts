@@ -17,9 +17,9 @@ import { ERROR_TYPES } from '../model/errors.js';
 export const { getSettings, prepareStart, prepareCapabilities } = proxyLocalActivities<Activities>({ startToCloseTimeout: '10s' });
 
 /**
- * Patch (docs/versioning.md): the Kubernetes calls of steps 2 to 8 (and the compensation's stop)
- * run as local activities, so that a Start's steps 2-8 take one workflow task instead of six and
- * five activity tasks (docs/performance.md); the request is validated in the worker's main thread
+ * Patch (docs/versioning.md): the Kubernetes calls of steps 2, 5, 7 and 8 (and the compensation's
+ * stop) run as local activities, so that a Start's steps 2-8 take two workflow tasks and one
+ * activity task (step 6) instead of six and five (docs/performance.md); the request is validated in the worker's main thread
  * by the prepareStart local activity, keeping zod out of the workflow sandbox. Workflows recorded
  * before it replay unpatched (test/histories/01-baseline, 02-coalesce-progress-upserts). Checked
  * once, at the start of each workflow, and the answer passed along.
@@ -77,7 +77,14 @@ export function activitiesFor(config: Config, local = false) {
   return {
     readRuntime: call('read the source runtime').readRuntime,
     createRuntimeCopy: call('create the runtime copy').createRuntimeCopy,
-    createTrainJob: call('create the TrainJob').createTrainJob,
+    // Step 6 stays an activity task in both versions. A local activity's result becomes durable only
+    // when its workflow task completes, so a worker lost after step 7 would have the next worker run
+    // steps 2-8 again, and step 5 would then find the copy owned (step 7 set its owner) and refuse
+    // it as a retried Start must: a TrainJob left behind (test/reliability/worker-crash.test.ts).
+    // Scheduling step 6 ends the first workflow task with step 5's result recorded, so no copy is
+    // ever created twice within a Start; and the create whose answer can be lost after it acted
+    // heartbeats, so a lost worker is noticed within a quarter of CallBound.
+    createTrainJob: proxyActivities<Activities>(kubeCall('create the TrainJob')).createTrainJob,
     setOwner: call("set the copy's owner to the TrainJob").setOwner,
     readBack: call('read the TrainJob back').readBack,
     stopTrainJob: call('stop the TrainJob (compensation)').stopTrainJob,
