@@ -11,7 +11,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { readDocument, parseConfig } from '../../../src/config/load-config.js';
+import { TEMPORAL_DYNAMIC_CONFIG } from '../../../src/harness/temporal.js';
 import { SearchAttributes } from '../../../src/model/constants.js';
 import { DispatchJobId, DispatchStep, DispatchTrainJob } from '../../../src/model/search-attributes.js';
 import {
@@ -196,9 +198,11 @@ describe('docker-compose.yml', () => {
     // The dynamic configuration the server is told to read is the one mounted.
     const target = (temporal.configs as { source: string; target: string }[])[0]!;
     expect(environmentOf(temporal, 'DYNAMIC_CONFIG_FILE_PATH')).toBe(target.target);
-    expect(resolved.configs?.[target.source]?.content).toContain(
-      'system.forceSearchAttributesCacheRefreshOnRead',
-    );
+    const content = resolved.configs?.[target.source]?.content ?? '';
+    expect(content).toContain('system.forceSearchAttributesCacheRefreshOnRead');
+    // The server settings the tests and the bench run with (docs/performance.md).
+    const dynamic = parse(content) as Record<string, { value: unknown }[]>;
+    for (const [key, value] of Object.entries(TEMPORAL_DYNAMIC_CONFIG)) expect(dynamic[key]?.[0]?.value, key).toBe(value);
   });
 
   it("mounts the worker's configuration where --config reads it, and it passes the config schema", async () => {
