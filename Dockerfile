@@ -29,10 +29,10 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 # Runtime: production dependencies, the compiled code and the bundle; nothing else.
 FROM ${NODE_IMAGE} AS runtime
 WORKDIR /app
-# The heap limit of src/worker/heap.ts (WORKER_HEAP_LIMIT_MB): without it Node sizes the heap from
+# The heap limits of src/worker/heap.ts (WORKER_NODE_OPTIONS): without them Node sizes the heap from
 # the host, not the container, and the worker keeps garbage up to that size (docs/performance.md).
 ENV NODE_ENV=production \
-    NODE_OPTIONS=--max-old-space-size=192 \
+    NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=4" \
     DISPATCH_WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -77,11 +77,12 @@ const ignore = readFileSync(join(REPO, '.dockerignore'), 'utf8')
 const runtime = dockerfile.stages.at(-1)!;
 const last = (keyword: string) => runtime.body.filter((i) => i.keyword === keyword).at(-1)?.args;
 const exec = (keyword: string) => JSON.parse(last(keyword) ?? 'null') as string[];
+/** ENV's `KEY=value` pairs; a value may be double-quoted to hold spaces. */
 const env = new Map(
   runtime.body
     .filter((i) => i.keyword === 'ENV')
-    .flatMap((i) => i.args.split(/\s+/))
-    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as [string, string]),
+    .flatMap((i) => [...i.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(?:"([^"]*)"|(\S+))/g)])
+    .map((m) => [m[1]!, m[2] ?? m[3]!] as [string, string]),
 );
 const deployment = one<V1Deployment>(kustomize(KUBERNETES_DIR), 'Deployment');
 const pod = deployment.spec!.template.spec!;
