@@ -14,6 +14,7 @@ import { adminAccess } from '../src/harness/cluster.js';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../src/harness/kube-access.js';
 import { devDir, repoRoot } from '../src/harness/paths.js';
 import { startTestStack, type Stack } from '../src/harness/stack.js';
+import { TEMPORAL_DYNAMIC_CONFIG } from '../src/harness/temporal.js';
 import type { Config, ConfigInput } from '../src/model/config.js';
 import type { WorkerTuning } from '../src/worker/dispatch-worker.js';
 import { interceptorModules } from '../scripts/build-workflow-bundle.js';
@@ -45,9 +46,9 @@ export interface BenchEnv {
 }
 
 /** BENCH_TEMPORAL_ARGS: extra `temporal server start-dev` arguments, e.g. dynamic config values (an experiment). */
-const temporalArgs = (process.env.BENCH_TEMPORAL_ARGS ?? '').split(' ').filter(Boolean);
-/** BENCH_TEMPORAL_STOCK=1: the dev server's own dynamic config, not TEMPORAL_DYNAMIC_CONFIG (src/harness/temporal.ts). */
-const temporalStock = process.env.BENCH_TEMPORAL_STOCK === '1';
+export const temporalArgs = (process.env.BENCH_TEMPORAL_ARGS ?? '').split(' ').filter(Boolean);
+/** The dev server's dynamic config: TEMPORAL_DYNAMIC_CONFIG (src/harness/temporal.ts), or its own with BENCH_TEMPORAL_STOCK=1. */
+export const temporalDynamicConfig = process.env.BENCH_TEMPORAL_STOCK === '1' ? {} : TEMPORAL_DYNAMIC_CONFIG;
 
 /** The server binaries with `temporal` wrapped so that start-dev gets temporalArgs too. */
 function withTemporalArgs(binaries: ServerBinaries, dir: string): ServerBinaries {
@@ -96,7 +97,7 @@ export async function startBenchEnv(options: {
     serverBinaries().then((binaries) =>
       startTestStack({
         binaries: temporalArgs.length > 0 ? withTemporalArgs(binaries, dir) : binaries,
-        ...(temporalStock ? { temporalDynamicConfig: {} } : {}),
+        temporalDynamicConfig,
       }),
     ),
     // As production bundles it (scripts/build-workflow-bundle.ts): with the metrics interceptor.

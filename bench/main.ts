@@ -4,16 +4,15 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { TEMPORAL_DYNAMIC_CONFIG } from '../src/harness/temporal.js';
 import { DEFAULT_WORKER_TUNING } from '../src/worker/dispatch-worker.js';
-import { WORKER_NODE_OPTIONS } from '../src/worker/heap.js';
-import { startBenchEnv } from './env.js';
+import { startBenchEnv, temporalArgs, temporalDynamicConfig } from './env.js';
 import { measureHistory } from './history.js';
 import { measureLatency } from './latency.js';
 import { benchSettings } from './settings.js';
 import { table, type Row } from './stats.js';
 import { measureThroughput } from './throughput.js';
 import { measureWaiting } from './waiting.js';
+import { workerNodeOptions } from './worker-handle.js';
 
 const settings = benchSettings();
 const machine = {
@@ -75,9 +74,9 @@ console.log(
   `\nmachine: ${machine.cpus}, ${machine.memory}, Node ${machine.node}; load average before ${machine.loadBefore}, after ${loadAfter}`,
 );
 console.log(
-  `worker tuning: ${JSON.stringify(tuning)}; worker NODE_OPTIONS: ${process.env.BENCH_WORKER_NODE_OPTIONS ?? WORKER_NODE_OPTIONS}`,
+  `worker tuning: ${JSON.stringify(tuning)}; worker NODE_OPTIONS: ${workerNodeOptions}`,
 );
 console.log(
-  `Temporal dynamic config: ${process.env.BENCH_TEMPORAL_STOCK === '1' ? "the dev server's own" : JSON.stringify(TEMPORAL_DYNAMIC_CONFIG)}${process.env.BENCH_TEMPORAL_ARGS ? `, then ${process.env.BENCH_TEMPORAL_ARGS}` : ''}`,
+  `Temporal dynamic config: ${Object.keys(temporalDynamicConfig).length > 0 ? JSON.stringify(temporalDynamicConfig) : "the dev server's own"}${temporalArgs.length > 0 ? `, then ${temporalArgs.join(' ')}` : ''}`,
 );
 console.log(`figures as JSON in ${relative(process.cwd(), out)}`);

@@ -5,6 +5,9 @@ import type { Config } from '../src/model/config.js';
 import type { WorkerTuning } from '../src/worker/dispatch-worker.js';
 import { WORKER_NODE_OPTIONS } from '../src/worker/heap.js';
 
+/** The worker's NODE_OPTIONS: the Dockerfile's (WORKER_NODE_OPTIONS), unless BENCH_WORKER_NODE_OPTIONS says otherwise ("" for Node's defaults). */
+export const workerNodeOptions = process.env.BENCH_WORKER_NODE_OPTIONS ?? WORKER_NODE_OPTIONS;
+
 export interface WorkerSpec {
   temporalAddress: string;
   temporalNamespace: string;
@@ -55,11 +58,10 @@ export async function spawnWorker(
   const extra = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child: ChildProcess = fork(entry, [], {
     execArgv: [...execArgv, ...extra],
-    // The worker runs with the heap limit it is deployed with (the Dockerfile's NODE_OPTIONS),
-    // unless BENCH_WORKER_NODE_OPTIONS says otherwise ("" for Node's default).
+    // The worker runs with the heap limits it is deployed with.
     env: {
       ...process.env,
-      NODE_OPTIONS: process.env.BENCH_WORKER_NODE_OPTIONS ?? WORKER_NODE_OPTIONS,
+      NODE_OPTIONS: workerNodeOptions,
       BENCH_WORKER_SPEC: JSON.stringify(spec),
     },
     stdio: ['ignore', log, log, 'ipc'],

@@ -3,7 +3,6 @@
 // Validation is pure, but running it here keeps zod out of the workflow sandbox, where every cached
 // workflow would instantiate its own copy of the schemas (~1 MB each; docs/performance.md). The
 // result is recorded in the history, so a replay neither validates again nor reads newer settings.
-import { ApplicationFailure } from '@temporalio/common';
 import { DispatchError, toApplicationFailure } from '../model/errors.js';
 import type { CapabilitiesQuery } from '../core/validate.js';
 import { validate, validateCapabilitiesRequest } from '../core/validate.js';
@@ -20,27 +19,25 @@ export interface PreparedCapabilities {
   query: CapabilitiesQuery;
 }
 
-/** A refusal crosses to the workflow as its non-retryable ApplicationFailure; anything else is a bug. */
-function refused(error: unknown): ApplicationFailure {
-  if (error instanceof DispatchError) return toApplicationFailure(error);
-  throw error;
+/**
+ * The work's result; a refusal (DispatchError) crosses to the workflow as its non-retryable
+ * ApplicationFailure, anything else is a bug and is thrown as it is.
+ */
+function prepared<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    throw error instanceof DispatchError ? toApplicationFailure(error) : error;
+  }
 }
 
 export function prepareActivities(source: SettingsSource) {
   return {
     async prepareStart(request: unknown): Promise<PreparedStart> {
-      try {
-        return { settings: settingsOf(source), valid: validate(request) };
-      } catch (error) {
-        throw refused(error);
-      }
+      return prepared(() => ({ settings: settingsOf(source), valid: validate(request) }));
     },
     async prepareCapabilities(request: unknown): Promise<PreparedCapabilities> {
-      try {
-        return { settings: settingsOf(source), query: validateCapabilitiesRequest(request) };
-      } catch (error) {
-        throw refused(error);
-      }
+      return prepared(() => ({ settings: settingsOf(source), query: validateCapabilitiesRequest(request) }));
     },
   };
 }

@@ -34,9 +34,9 @@ export type WorkerTuning = Pick<
  *   100, 300 Starts had 100 waiting and the other Starts' Kubernetes calls starved until CallBound
  *   (191 of 300 failed); with 2,000, 1,000 waited at once and all completed.
  * - cached workflows: the SDK sizes the cache by heap size (thousands on a large host). A Start
- *   runs steps 2-8 in one workflow task (local activities), so it needs the cache only for that
- *   task and again when its Workload wait ends; the least recently used go first, and a waiting
- *   Start evicted is replayed when its wait ends. With 1,000 waiting Starts the worker was 468 MiB
+ *   runs steps 2-8 in two workflow tasks around the step 6 activity (the other calls are local
+ *   activities), so it needs the cache for those and again when its Workload wait ends; the least
+ *   recently used go first, and a waiting Start evicted is replayed when its wait ends. With 1,000 waiting Starts the worker was 468 MiB
  *   with 50 cached and 518 MiB with 200, and drained them in about the same time.
  */
 export const DEFAULT_WORKER_TUNING: WorkerTuning = {

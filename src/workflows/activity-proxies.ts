@@ -19,10 +19,11 @@ export const { getSettings, prepareStart, prepareCapabilities } = proxyLocalActi
 /**
  * Patch (docs/versioning.md): the Kubernetes calls of steps 2, 5, 7 and 8 (and the compensation's
  * stop) run as local activities, so that a Start's steps 2-8 take two workflow tasks and one
- * activity task (step 6) instead of six and five (docs/performance.md); the request is validated in the worker's main thread
- * by the prepareStart local activity, keeping zod out of the workflow sandbox. Workflows recorded
- * before it replay unpatched (test/histories/01-baseline, 02-coalesce-progress-upserts). Checked
- * once, at the start of each workflow, and the answer passed along.
+ * activity task (step 6) instead of six and five (docs/performance.md); the request is validated
+ * in the worker's main thread by the prepareStart local activity, keeping zod out of the workflow
+ * sandbox. Workflows recorded before it replay unpatched (test/histories/01-baseline,
+ * 02-coalesce-progress-upserts). Checked once, at the start of each workflow, and the answer
+ * passed along.
  */
 export const LOCAL_STEPS_PATCH = 'local-start-steps';
 
