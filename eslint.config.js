@@ -25,6 +25,17 @@ export default tseslint.config(
     },
   },
   {
+    // The product (src/, shipped in dist/ and the image) never depends on the local dev and test
+    // servers under dev/, which are not built, installed or shipped.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/dev/**', '@temporalio/testing'], message: 'product code may not import the dev harness or test-only packages' }] },
+      ],
+    },
+  },
+  {
     files: ['src/model/**/*.ts', 'src/core/**/*.ts', 'src/workflows/**/*.ts', 'src/observability/workflow/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [

@@ -9,12 +9,12 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
 import { parseConfig } from '../src/config/load-config.js';
-import { serverBinaries, type ServerBinaries } from '../src/harness/binaries.js';
-import { adminAccess } from '../src/harness/cluster.js';
-import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../src/harness/kube-access.js';
-import { devDir, repoRoot } from '../src/harness/paths.js';
-import { startTestStack, type Stack } from '../src/harness/stack.js';
-import { TEMPORAL_DYNAMIC_CONFIG } from '../src/harness/temporal.js';
+import { serverBinaries, type ServerBinaries } from '../dev/harness/binaries.js';
+import { adminAccess } from '../dev/harness/cluster.js';
+import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../dev/harness/kube-access.js';
+import { devDir, repoRoot } from '../dev/harness/paths.js';
+import { startTestStack, type Stack } from '../dev/harness/stack.js';
+import { TEMPORAL_DYNAMIC_CONFIG } from '../dev/harness/temporal.js';
 import type { Config, ConfigInput } from '../src/model/config.js';
 import type { WorkerTuning } from '../src/worker/dispatch-worker.js';
 import { interceptorModules } from '../scripts/build-workflow-bundle.js';
@@ -47,7 +47,7 @@ export interface BenchEnv {
 
 /** BENCH_TEMPORAL_ARGS: extra `temporal server start-dev` arguments, e.g. dynamic config values (an experiment). */
 export const temporalArgs = (process.env.BENCH_TEMPORAL_ARGS ?? '').split(' ').filter(Boolean);
-/** The dev server's dynamic config: TEMPORAL_DYNAMIC_CONFIG (src/harness/temporal.ts), or its own with BENCH_TEMPORAL_STOCK=1. */
+/** The dev server's dynamic config: TEMPORAL_DYNAMIC_CONFIG (dev/harness/temporal.ts), or its own with BENCH_TEMPORAL_STOCK=1. */
 export const temporalDynamicConfig = process.env.BENCH_TEMPORAL_STOCK === '1' ? {} : TEMPORAL_DYNAMIC_CONFIG;
 
 /** The server binaries with `temporal` wrapped so that start-dev gets temporalArgs too. */

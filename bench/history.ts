@@ -3,7 +3,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { HistoryAndWorkflowId } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
-import { kubeConfigFor } from '../src/harness/kube-access.js';
+import { kubeConfigFor } from '../dev/harness/kube-access.js';
 import { FakeKueue } from '../test/integration/support/fake-kueue.js';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';

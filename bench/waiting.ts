@@ -4,8 +4,8 @@
 // API request rate are watched for a window. Then a fake Kueue makes every Workload and the
 // Starts drain.
 import type { WorkflowHandle } from '@temporalio/client';
-import { FaultProxy, type ProxiedRequest } from '../src/harness/fault-proxy.js';
-import { kubeConfigFor } from '../src/harness/kube-access.js';
+import { FaultProxy, type ProxiedRequest } from '../dev/harness/fault-proxy.js';
+import { kubeConfigFor } from '../dev/harness/kube-access.js';
 import { FakeKueue } from '../test/integration/support/fake-kueue.js';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';

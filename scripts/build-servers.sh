@@ -13,28 +13,33 @@ cache_root=${DISPATCH_KUBEFLOW_CACHE:-$HOME/.cache/dispatch-kubeflow}
 print_only=false
 [ "${1:-}" = "--print" ] && print_only=true
 
-# tool | binary | package built | version shown
+# Kubernetes binaries report a real version (Kueue refuses an API server whose version it cannot
+# parse, and "v0.0.0-master" is what an unstamped build reports).
+k8s_version=v1.35.4
+k8s_ldflags="-X k8s.io/component-base/version.gitVersion=$k8s_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=35 -X k8s.io/component-base/version.gitTreeState=clean"
+
+# tool | binary | package built | module that pins the version | extra -ldflags
 tools=(
-  "etcd|etcd|go.etcd.io/etcd/server/v3"
-  "temporal|temporal|github.com/temporalio/cli/cmd/temporal"
-  "kube-apiserver|kube-apiserver|k8s.io/kubernetes/cmd/kube-apiserver"
-  "kube-controller-manager|kube-controller-manager|k8s.io/kubernetes/cmd/kube-controller-manager"
+  "etcd|etcd|go.etcd.io/etcd/server/v3|go.etcd.io/etcd/server/v3|"
+  "temporal|temporal|github.com/temporalio/cli/cmd/temporal|github.com/temporalio/cli|"
+  "kube-apiserver|kube-apiserver|k8s.io/kubernetes/cmd/kube-apiserver|k8s.io/kubernetes|$k8s_ldflags"
+  "kube-controller-manager|kube-controller-manager|k8s.io/kubernetes/cmd/kube-controller-manager|k8s.io/kubernetes|$k8s_ldflags"
+  "kube-scheduler|kube-scheduler|k8s.io/kubernetes/cmd/kube-scheduler|k8s.io/kubernetes|$k8s_ldflags"
+  "kwok|kwok|sigs.k8s.io/kwok/cmd/kwok|sigs.k8s.io/kwok|"
+  "jobset|jobset-manager|sigs.k8s.io/jobset|sigs.k8s.io/jobset|"
+  "trainer|trainer-controller-manager|github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager|github.com/kubeflow/trainer/v2|"
+  "kueue|kueue|sigs.k8s.io/kueue/cmd/kueue|sigs.k8s.io/kueue|"
 )
 
-module_version() { # the pinned version of the module that provides the tool
-  local dir=$1 pkg=$2 mod
-  case $pkg in
-    k8s.io/kubernetes/*) mod=k8s.io/kubernetes ;;
-    github.com/temporalio/cli/*) mod=github.com/temporalio/cli ;;
-    *) mod=$pkg ;;
-  esac
+module_version() { # the pinned version of a module in a consumer module's go.mod
+  local dir=$1 mod=$2
   awk -v m="$mod" '$1==m {print $2; exit} $1=="require" && $2==m {print $3; exit}' "$dir/go.mod"
 }
 
-binary_dir() { # cache folder for one tool: <tool>-<version>-<hash of go.mod and go.sum>
-  local tool=$1 dir=$2 version hash
-  version=$(module_version "$dir" "$3")
-  hash=$(cat "$dir/go.mod" "$dir/go.sum" | sha256sum | cut -c1-10)
+binary_dir() { # cache folder for one tool: <tool>-<version>-<hash of go.mod, go.sum and ldflags>
+  local tool=$1 dir=$2 mod=$3 ldflags=$4 version hash
+  version=$(module_version "$dir" "$mod")
+  hash=$({ cat "$dir/go.mod" "$dir/go.sum"; [ -z "$ldflags" ] || echo "$ldflags"; } | sha256sum | cut -c1-10)
   echo "$cache_root/$tool-$version-$hash"
 }
 
@@ -52,21 +57,21 @@ with_progress() { # run a command, printing elapsed time every 30 s so a long bu
 
 missing=0
 for entry in "${tools[@]}"; do
-  IFS='|' read -r tool binary pkg <<<"$entry"
+  IFS='|' read -r tool binary pkg mod ldflags <<<"$entry"
   dir="$here/servers/$tool"
-  out=$(binary_dir "$tool" "$dir" "$pkg")
+  out=$(binary_dir "$tool" "$dir" "$mod" "$ldflags")
   if [ -x "$out/$binary" ]; then
     echo "$tool=$out/$binary"
     continue
   fi
   if $print_only; then missing=1; continue; fi
-  version=$(module_version "$dir" "$pkg")
+  version=$(module_version "$dir" "$mod")
   echo "building $tool $version from the Go module proxy (once; cached in $out) …" >&2
   start=$SECONDS
   mkdir -p "$out.tmp"
   # -trimpath and no VCS stamping keep the build independent of where the repo is checked out.
   with_progress "$tool $version" \
-    env -C "$dir" CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$out.tmp/$binary" "$pkg"
+    env -C "$dir" CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "$ldflags" -o "$out.tmp/$binary" "$pkg"
   rm -rf "$out" && mv "$out.tmp" "$out"
   echo "built $tool $version in $((SECONDS - start))s" >&2
   echo "$tool=$out/$binary"

@@ -2,8 +2,8 @@
 // (etcd, kube-apiserver, garbage collector, the real Trainer and Kueue CRDs, the sample runtimes),
 // running in the background. `. .dev/env` points a shell, the product or the temporal CLI at them.
 import { relative } from 'node:path';
-import { devDown, devHealth, devPaths, devUp, readDevState, type DevState } from '../src/harness/dev-stack.js';
-import { repoRoot } from '../src/harness/paths.js';
+import { devDown, devHealth, devPaths, devUp, readDevState, type DevState } from '../dev/harness/dev-stack.js';
+import { repoRoot } from '../dev/harness/paths.js';
 
 const rel = (p: string) => relative(process.cwd(), p) || '.';
 

@@ -16,11 +16,11 @@ import { createKubeClients, loadKubeConfig, type KubeClients } from '../src/acti
 import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
 import { parseConfig } from '../src/config/load-config.js';
 import { trainJobName } from '../src/core/names.js';
-import { adminAccess } from '../src/harness/cluster.js';
-import { FaultProxy, type FaultRule } from '../src/harness/fault-proxy.js';
-import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../src/harness/kube-access.js';
-import { repoRoot } from '../src/harness/paths.js';
-import { startTestStack } from '../src/harness/stack.js';
+import { adminAccess } from '../dev/harness/cluster.js';
+import { FaultProxy, type FaultRule } from '../dev/harness/fault-proxy.js';
+import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../dev/harness/kube-access.js';
+import { repoRoot } from '../dev/harness/paths.js';
+import { startTestStack } from '../dev/harness/stack.js';
 import type { ConfigInput } from '../src/model/config.js';
 import { Trainer } from '../src/model/constants.js';
 import { fromFailure } from '../src/model/errors.js';

@@ -2,7 +2,7 @@
 // file through provide/inject (see support/context.ts). They stop in teardown, on SIGINT/SIGTERM,
 // and (through their lifeline) within a second of this process dying any other way.
 import type { TestProject } from 'vitest/node';
-import { startTestStack } from '../../src/harness/stack.js';
+import { startTestStack } from '../../dev/harness/stack.js';
 import './support/context.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

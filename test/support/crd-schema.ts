@@ -1,5 +1,5 @@
-// Validates objects against the real CRDs' openAPIV3Schema (/work/shared/crds, cloned beside the
-// repo as ../shared in CI), as closely as the API server would on create:
+// Validates objects against the real CRDs' openAPIV3Schema (the controllers' own Go modules,
+// dev/harness/crd-sources.ts), as closely as the API server would on create:
 // - unknown fields are errors, because a structural schema prunes them and read-back would then
 //   see a change (nothing in these CRDs sets x-kubernetes-preserve-unknown-fields);
 // - metadata gets ObjectMeta's rules for names, namespaces, label and annotation keys and values;
@@ -10,20 +10,17 @@
 //   caller asks to skip it, so a newer CRD cannot pass silently.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from 'ajv';
 import * as ajvFormats from 'ajv-formats';
 import { parse } from 'yaml';
+import { crdDir } from '../../dev/harness/crd-sources.js';
 
-const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-/** The shared CRDs, beside the repo. */
-export const CRD_ROOT = path.resolve(REPO_ROOT, '../shared/crds');
-
+/** The CRD files, in the Go modules of the controllers' versions (dev/harness/crd-sources.ts). */
 export const CRDS = {
-  trainJob: 'trainer-v2.3.0/trainer.kubeflow.org_trainjobs.yaml',
-  trainingRuntime: 'trainer-v2.3.0/trainer.kubeflow.org_trainingruntimes.yaml',
-  clusterTrainingRuntime: 'trainer-v2.3.0/trainer.kubeflow.org_clustertrainingruntimes.yaml',
-  workload: 'kueue-v0.19.2/kueue.x-k8s.io_workloads.yaml',
+  trainJob: path.join(crdDir('trainer'), 'trainer.kubeflow.org_trainjobs.yaml'),
+  trainingRuntime: path.join(crdDir('trainer'), 'trainer.kubeflow.org_trainingruntimes.yaml'),
+  clusterTrainingRuntime: path.join(crdDir('trainer'), 'trainer.kubeflow.org_clustertrainingruntimes.yaml'),
+  workload: path.join(crdDir('kueue'), 'kueue.x-k8s.io_workloads.yaml'),
 } as const;
 
 type Json = Record<string, unknown>;
@@ -91,9 +88,9 @@ export interface CrdValidatorOptions {
   unknownRules?: 'fail' | 'skip';
 }
 
-/** The openAPIV3Schema of one version of a CRD file under CRD_ROOT. */
+/** The openAPIV3Schema of one version of a CRD file. */
 export function loadCrdSchema(file: string, version?: string): AnySchemaObject {
-  const crd = parse(readFileSync(path.join(CRD_ROOT, file), 'utf8')) as {
+  const crd = parse(readFileSync(file, 'utf8')) as {
     spec: { versions: { name: string; storage?: boolean; schema: { openAPIV3Schema: AnySchemaObject } }[] };
   };
   const versions = crd.spec.versions;

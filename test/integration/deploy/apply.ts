@@ -9,7 +9,7 @@ import {
   type V1RoleBinding,
 } from '@kubernetes/client-node';
 import { expect } from 'vitest';
-import { kubeRequest, type KubeAccess } from '../../../src/harness/kube-access.js';
+import { kubeRequest, type KubeAccess } from '../../../dev/harness/kube-access.js';
 import { kubeAccess, kubeConfig } from '../support/kube.js';
 import type { Manifest } from '../../unit/deploy/manifests.js';
 

@@ -2,7 +2,7 @@
 import { Watch } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Trainer } from '../../../src/model/constants.js';
-import { kubeRequest } from '../../../src/harness/kube-access.js';
+import { kubeRequest } from '../../../dev/harness/kube-access.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { freshNamespace, kubeConfig, type TestNamespace } from '../support/kube.js';
 import { trainerObjects, trainingRuntime } from '../support/trainer.js';

@@ -2,7 +2,7 @@
 // how a runtime copy is collected (seed 000, step 7).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Trainer } from '../../../src/model/constants.js';
-import { waitFor } from '../../../src/harness/process.js';
+import { waitFor } from '../../../dev/harness/process.js';
 import { freshNamespace, kubeConfig, type TestNamespace } from '../support/kube.js';
 import { minimalTrainJob, trainerObjects, trainingRuntime } from '../support/trainer.js';
 

@@ -3,10 +3,10 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { parseServerPaths } from '../../../src/harness/binaries.js';
-import { envFile } from '../../../src/harness/dev-stack.js';
-import { kubeconfigYaml } from '../../../src/harness/kube-access.js';
-import { caOfSelfSigned } from '../../../src/harness/kube-apiserver.js';
+import { parseServerPaths } from '../../../dev/harness/binaries.js';
+import { envFile } from '../../../dev/harness/dev-stack.js';
+import { kubeconfigYaml } from '../../../dev/harness/kube-access.js';
+import { caOfSelfSigned } from '../../../dev/harness/kube-apiserver.js';
 import { stackInfo } from '../support/context.js';
 
 describe('launcher parts', () => {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { freePorts, groupAlive, isAlive, spawnServer, stopServer, waitFor } from '../../../src/harness/process.js';
+import { freePorts, groupAlive, isAlive, spawnServer, stopServer, waitFor } from '../../../dev/harness/process.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dispatch-process-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../../src/model/config.js';
 import { Trainer } from '../../../src/model/constants.js';
 import { checkRuntime } from '../../../src/core/runtime-rules.js';
-import { applySamples, readSamples } from '../../../src/harness/samples.js';
+import { applySamples, readSamples } from '../../../dev/harness/samples.js';
 import { freshNamespace, kubeAccess, kubeConfig, type TestNamespace } from '../support/kube.js';
 import { stackInfo } from '../support/context.js';
 import { minimalTrainJob, trainerObjects } from '../support/trainer.js';

@@ -10,7 +10,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createKubeClients, loadKubeConfig, type KubeClients } from '../../../src/activities/kube-clients.js';
 import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
 import { parseConfig } from '../../../src/config/load-config.js';
-import { kubeconfigYaml, type KubeAccess } from '../../../src/harness/kube-access.js';
+import { kubeconfigYaml, type KubeAccess } from '../../../dev/harness/kube-access.js';
 import type { Config, ConfigInput } from '../../../src/model/config.js';
 import type { BackendGates } from '../../../src/model/results.js';
 import { ActivityCalls } from './activity-calls.js';

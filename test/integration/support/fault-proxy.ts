@@ -1,9 +1,9 @@
 // The fault proxy for integration tests: in front of the run's API server, in the test's own
 // process, so the test drives it directly.
-import { FaultProxy } from '../../../src/harness/fault-proxy.js';
+import { FaultProxy } from '../../../dev/harness/fault-proxy.js';
 import { kubeAccess } from './kube.js';
 
-export type { Fault, FaultAction, FaultRule, ProxiedRequest } from '../../../src/harness/fault-proxy.js';
+export type { Fault, FaultAction, FaultRule, ProxiedRequest } from '../../../dev/harness/fault-proxy.js';
 export { FaultProxy };
 
 /**

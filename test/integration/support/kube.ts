@@ -2,9 +2,9 @@
 // isolate themselves by namespace.
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, RbacAuthorizationV1Api, type KubeConfig, type V1PolicyRule } from '@kubernetes/client-node';
-import { adminAccess, restrictedAccess } from '../../../src/harness/cluster.js';
-import { Identities } from '../../../src/harness/credentials.js';
-import { kubeConfigFor, type KubeAccess } from '../../../src/harness/kube-access.js';
+import { adminAccess, restrictedAccess } from '../../../dev/harness/cluster.js';
+import { Identities } from '../../../dev/harness/credentials.js';
+import { kubeConfigFor, type KubeAccess } from '../../../dev/harness/kube-access.js';
 import { stackInfo } from './context.js';
 
 export type Identity = 'admin' | 'restricted';

@@ -2,7 +2,7 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { Trainer } from '../../../src/model/constants.js';
 import type { KubeObject, TrainerRuntime } from '../../../src/model/kube.js';
-import { readSamples } from '../../../src/harness/samples.js';
+import { readSamples } from '../../../dev/harness/samples.js';
 
 /** A ClusterTrainingRuntime from deploy/samples/, by name. */
 export async function sampleRuntime(name: string): Promise<TrainerRuntime> {

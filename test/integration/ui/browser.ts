@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
-import { devDir, repoRoot } from '../../../src/harness/paths.js';
+import { devDir, repoRoot } from '../../../dev/harness/paths.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 

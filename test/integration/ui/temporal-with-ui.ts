@@ -3,8 +3,8 @@
 // dev:up's, on free ports, tied to this test process's life.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePorts, stopServer, waitFor } from '../../../src/harness/process.js';
-import { startDevTemporal } from '../../../src/harness/temporal.js';
+import { freePorts, stopServer, waitFor } from '../../../dev/harness/process.js';
+import { startDevTemporal } from '../../../dev/harness/temporal.js';
 import { stackInfo } from '../support/context.js';
 
 export interface TemporalWithUi {

@@ -5,8 +5,8 @@
 // own audit it themselves before stopping it.
 import type { TestProject } from 'vitest/node';
 import { createKubeClients } from '../../../src/activities/kube-clients.js';
-import { adminAccess } from '../../../src/harness/cluster.js';
-import { kubeConfigFor } from '../../../src/harness/kube-access.js';
+import { adminAccess } from '../../../dev/harness/cluster.js';
+import { kubeConfigFor } from '../../../dev/harness/kube-access.js';
 import '../../integration/support/context.js';
 import { describeObject, managedObjects, unexpectedObjects } from './leak-audit.js';
 

@@ -4,8 +4,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { repoRoot } from '../../../src/harness/paths.js';
-import { spawnServer, stopServer, waitFor, type ServerProcess } from '../../../src/harness/process.js';
+import { repoRoot } from '../../../dev/harness/paths.js';
+import { spawnServer, stopServer, waitFor, type ServerProcess } from '../../../dev/harness/process.js';
 import type { Config } from '../../../src/model/config.js';
 import { workflowBundle } from '../../integration/support/dispatch.js';
 

@@ -24,7 +24,7 @@ const trainJobWith = (edit: (t: TrainJob) => void): TrainJob => {
 };
 
 describe('crdValidator', () => {
-  it('loads the CRDs from ../shared/crds beside the repo', () => {
+  it('loads the CRDs from the Trainer and Kueue Go modules', () => {
     expect(loadCrdSchema(CRDS.trainJob).properties).toHaveProperty('spec');
     expect(loadCrdSchema(CRDS.workload, 'v1beta1').properties).toHaveProperty('status');
     expect(() => loadCrdSchema(CRDS.workload, 'v9')).toThrow(/no version v9; has v1beta1, v1beta2/);

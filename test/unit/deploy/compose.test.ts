@@ -13,7 +13,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { readDocument, parseConfig } from '../../../src/config/load-config.js';
-import { TEMPORAL_DYNAMIC_CONFIG } from '../../../src/harness/temporal.js';
+import { TEMPORAL_DYNAMIC_CONFIG } from '../../../dev/harness/temporal.js';
 import { SearchAttributes } from '../../../src/model/constants.js';
 import { DispatchJobId, DispatchStep, DispatchTrainJob } from '../../../src/model/search-attributes.js';
 import {

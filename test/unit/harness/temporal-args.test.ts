@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dynamicConfigArgs } from '../../../src/harness/temporal.js';
+import { dynamicConfigArgs } from '../../../dev/harness/temporal.js';
 
 describe('the dev server dynamic config (docs/performance.md)', () => {
   it('passes each value as `--dynamic-config-value KEY=<JSON>`, the form `temporal server start-dev` reads', () => {

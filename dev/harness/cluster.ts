@@ -4,7 +4,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { Trainer } from '../model/constants.js';
+import { Trainer } from '../../src/model/constants.js';
 import type { ServerBinaries } from './binaries.js';
 import { Identities, writeCredentials } from './credentials.js';
 import { installCrds } from './crds.js';

@@ -3,8 +3,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import type { KubeObject } from '../model/kube.js';
-import { Trainer } from '../model/constants.js';
+import type { KubeObject } from '../../src/model/kube.js';
+import { Trainer } from '../../src/model/constants.js';
 import { kubeCall, type KubeAccess } from './kube-access.js';
 import { samplesDir } from './paths.js';
 

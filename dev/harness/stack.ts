@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { serverBinaries, type ServerBinaries } from './binaries.js';
 import { adminAccess, startCluster, type ClusterInfo, type ClusterTimings, type LocalCluster } from './cluster.js';
-import { CRD_SETS, crdsRoot, logsDir } from './paths.js';
+import { allCrdDirs } from './crd-sources.js';
+import { logsDir } from './paths.js';
 import { freePorts, isAlive, killStartedServers, portIsFree, stopServer } from './process.js';
 import { applySamples } from './samples.js';
 import { createLocalTemporal, startDevTemporal, TEMPORAL_NAMESPACE, type DevTemporal } from './temporal.js';
@@ -49,7 +50,7 @@ export interface Stack {
 
 export const DEFAULT_NAMESPACE = 'dispatch';
 
-export const crdDirs = (): string[] => CRD_SETS.map((set) => join(crdsRoot, set));
+export const crdDirs = allCrdDirs;
 
 async function startBoth<T extends { stop(): Promise<void> }>(
   temporal: Promise<T>,
