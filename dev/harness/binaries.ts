@@ -9,6 +9,11 @@ export interface ServerBinaries {
   temporal: string;
   kubeApiserver: string;
   kubeControllerManager: string;
+  kubeScheduler: string;
+  kwok: string;
+  jobset: string;
+  trainer: string;
+  kueue: string;
 }
 
 const TOOLS: Record<string, keyof ServerBinaries> = {
@@ -16,6 +21,11 @@ const TOOLS: Record<string, keyof ServerBinaries> = {
   temporal: 'temporal',
   'kube-apiserver': 'kubeApiserver',
   'kube-controller-manager': 'kubeControllerManager',
+  'kube-scheduler': 'kubeScheduler',
+  kwok: 'kwok',
+  jobset: 'jobset',
+  trainer: 'trainer',
+  kueue: 'kueue',
 };
 
 /** Parses the script's "<tool>=<path>" lines. */
@@ -43,7 +53,7 @@ function runScript(args: string[]): Promise<{ code: number; stdout: string }> {
 }
 
 /**
- * Paths of the four servers. Builds what is missing (minutes, once per version) unless
+ * Paths of the servers. Builds what is missing (minutes, once per version) unless
  * `build` is false, in which case a missing binary is an error naming the command to run.
  */
 export async function serverBinaries(options: { build?: boolean } = {}): Promise<ServerBinaries> {

@@ -1,6 +1,8 @@
-// The local cluster: etcd, kube-apiserver and kube-controller-manager (garbage collector and
-// namespace controller) on free loopback ports, with the real Trainer and Kueue CRDs installed, a
-// namespace created, and kubeconfigs for the admin and the restricted identity written.
+// The local cluster, on free loopback ports: etcd, kube-apiserver, kube-controller-manager,
+// kube-scheduler and KWOK's simulated nodes; the real JobSet, Trainer and Kueue controllers with
+// their CRDs and admission webhooks; a namespace; kubeconfigs for the admin and the restricted
+// identity. Every webhook fails closed, so the cluster counts as up only once each controller is
+// ready and its webhooks are registered.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
@@ -12,16 +14,28 @@ import { startEtcd, type LaunchOptions } from './etcd.js';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from './kube-access.js';
 import { startKubeApiserver } from './kube-apiserver.js';
 import { startKubeControllerManager } from './kube-controller-manager.js';
+import { startKubeScheduler } from './kube-scheduler.js';
+import { addKwokNodes, startKwok } from './kwok.js';
+import { startJobSet, startKueue, startTrainer, type ControllerPorts } from './controllers.js';
+import { writeWebhookPki } from './pki.js';
+import { kueueConversion, registerWebhooks, WEBHOOK_SOURCES, webhookConfigurations } from './webhooks.js';
 import { freePorts, stopServer, type ServerProcess } from './process.js';
 
 export interface ClusterOptions extends LaunchOptions {
-  binaries: Pick<ServerBinaries, 'etcd' | 'kubeApiserver' | 'kubeControllerManager'>;
+  binaries: Omit<ServerBinaries, 'temporal'>;
   /** Data, certificates, credentials and kubeconfigs go here. */
   stateDir: string;
   /** The namespace to create; the kubeconfigs default to it. */
   namespace: string;
   /** Directories of CRD YAML files to install. */
   crdDirs: string[];
+  /** Simulated nodes to create (default 2). */
+  nodes?: number;
+  /**
+   * Run the real Kueue (default true). A cluster without it has Kueue's CRDs only: for tests whose
+   * stand-in plays what the real Kueue cannot be made to do (no Workload, a slow one, ...).
+   */
+  kueue?: boolean;
 }
 
 /** What a client needs to use the cluster: plain data, so it can cross process boundaries. */
@@ -38,8 +52,24 @@ export interface ClusterInfo {
   etcdUrl: string;
   logDir: string;
   stateDir: string;
-  pids: { etcd: number; kubeApiserver: number; kubeControllerManager: number };
+  pids: ClusterPids;
 }
+
+/** The cluster's processes, in start order. */
+export interface ClusterPids {
+  etcd: number;
+  kubeApiserver: number;
+  kubeControllerManager: number;
+  kubeScheduler: number;
+  kwok: number;
+  jobset: number;
+  trainer: number;
+  /** 0 on a cluster without Kueue. */
+  kueue: number;
+}
+
+/** Where each controller serves its webhooks and health endpoint. */
+export type ControllerEndpoints = Record<'jobset' | 'trainer' | 'kueue', ControllerPorts>;
 
 /** Milliseconds from the launcher's start until each part was ready. */
 export interface ClusterTimings {
@@ -47,6 +77,10 @@ export interface ClusterTimings {
   kubeApiserver: number;
   crds: number;
   kubeControllerManager: number;
+  /** The scheduler, KWOK and its nodes Ready. */
+  nodes: number;
+  /** JobSet, Trainer and Kueue ready, their webhooks registered. */
+  controllers: number;
 }
 
 export interface LocalCluster {
@@ -118,12 +152,28 @@ async function setUpAccess(admin: KubeAccess, namespace: string): Promise<void> 
 async function startOnce(options: ClusterOptions, started: ServerProcess[]): Promise<Omit<LocalCluster, 'stop'>> {
   const t0 = Date.now();
   const launch = { logDir: options.logDir, lifeline: options.lifeline, detach: options.detach };
-  const [etcdClient, etcdPeer, apiPort, kcmPort] = (await freePorts(4)) as [number, number, number, number];
-  const dirs = { etcd: join(options.stateDir, 'etcd'), pki: join(options.stateDir, 'pki'), kcm: join(options.stateDir, 'kcm-pki') };
+  const ports = await freePorts(14);
+  const next = () => ports.shift() as number;
+  const [etcdClient, etcdPeer, apiPort, kcmPort, schedulerPort, kwokPort] = [next(), next(), next(), next(), next(), next()];
+  const endpoints: ControllerEndpoints = {
+    jobset: { webhook: next(), health: next() },
+    trainer: { webhook: next(), health: next() },
+    kueue: { webhook: next(), health: next() },
+  };
+  const dirs = {
+    etcd: join(options.stateDir, 'etcd'),
+    pki: join(options.stateDir, 'pki'),
+    kcm: join(options.stateDir, 'kcm-pki'),
+    scheduler: join(options.stateDir, 'scheduler-pki'),
+    kwok: join(options.stateDir, 'kwok'),
+    webhookPki: join(options.stateDir, 'webhook-pki'),
+    controllers: join(options.stateDir, 'controllers'),
+  };
   // A retry must not find the first attempt's etcd member (bootstrapped on other ports).
   rmSync(dirs.etcd, { recursive: true, force: true });
   for (const dir of [options.logDir, ...Object.values(dirs)]) mkdirSync(dir, { recursive: true });
   const credentials = writeCredentials(options.stateDir);
+  const pki = writeWebhookPki(dirs.webhookPki);
 
   const etcd = await startEtcd(options.binaries.etcd, { ...launch, dataDir: dirs.etcd, clientPort: etcdClient, peerPort: etcdPeer });
   started.push(etcd.process);
@@ -166,21 +216,64 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
 
   // The collector builds its monitors from discovery when it starts (and rescans only every 30 s),
   // so it starts after the CRDs are served: owner references on Trainer objects work at once.
-  await Promise.all([installCrds(admin, options.crdDirs), setUpAccess(admin, options.namespace)]);
+  const withKueue = options.kueue ?? true;
+  const kueueCrds = kueueConversion(endpoints.kueue.webhook, pki.caBundle);
+  const conversions = withKueue ? Object.fromEntries(kueueCrds.crds.map((name) => [name, kueueCrds.conversion])) : {};
+  await Promise.all([installCrds(admin, options.crdDirs, { conversions }), setUpAccess(admin, options.namespace)]);
   const tCrds = Date.now() - t0;
 
-  const kcm = await startKubeControllerManager(options.binaries.kubeControllerManager, {
-    ...launch,
-    kubeconfig: info.kubeconfig,
-    port: kcmPort,
-    certDir: dirs.kcm,
-  });
+  const kubeconfig = info.kubeconfig;
+  const kcm = await startKubeControllerManager(options.binaries.kubeControllerManager, { ...launch, kubeconfig, port: kcmPort, certDir: dirs.kcm });
   started.push(kcm);
   const tKcm = Date.now() - t0;
 
+  // Nodes and controllers come up side by side; each process joins `started` as soon as it runs.
+  const track = (p: Promise<ServerProcess>) => p.then((server) => (started.push(server), server));
+  const nodes = (async () => {
+    const [scheduler, kwok] = await Promise.all([
+      track(startKubeScheduler(options.binaries.kubeScheduler, { ...launch, kubeconfig, port: schedulerPort, certDir: dirs.scheduler })),
+      track(startKwok(options.binaries.kwok, { ...launch, kubeconfig, port: kwokPort, certDir: dirs.kwok })),
+    ]);
+    await addKwokNodes(admin, options.nodes ?? 2);
+    return { scheduler, kwok, at: Date.now() - t0 };
+  })();
+  const controller = (name: keyof ControllerEndpoints) => ({ ...launch, kubeconfig, dir: join(dirs.controllers, name), pki, ports: endpoints[name] });
+  const controllers = (async () => {
+    const [jobset, trainer, kueue] = await Promise.all([
+      track(startJobSet(options.binaries.jobset, controller('jobset'))),
+      track(startTrainer(options.binaries.trainer, controller('trainer'))),
+      withKueue ? track(startKueue(options.binaries.kueue, controller('kueue'))) : undefined,
+    ]);
+    // Registered once every server answers: they fail closed. JobSet's before any TrainJob exists,
+    // or Trainer's JobSets would miss its defaulting (spec.network) and the JobSet controller panics.
+    await registerWebhooks(admin, [
+      ...webhookConfigurations(WEBHOOK_SOURCES.jobset, endpoints.jobset.webhook, pki.caBundle),
+      ...webhookConfigurations(WEBHOOK_SOURCES.trainer, endpoints.trainer.webhook, pki.caBundle),
+      ...(withKueue ? webhookConfigurations(WEBHOOK_SOURCES.kueue, endpoints.kueue.webhook, pki.caBundle) : []),
+    ]);
+    return { jobset, trainer, kueue, at: Date.now() - t0 };
+  })();
+  // Both are awaited before failing, so a failure of one leaves no rejection of the other unheard.
+  const [nodesUp, controllersUp] = await Promise.allSettled([nodes, controllers]);
+  if (nodesUp.status === 'rejected') throw nodesUp.reason;
+  if (controllersUp.status === 'rejected') throw controllersUp.reason;
+  const [n, c] = [nodesUp.value, controllersUp.value];
+
   return {
-    info: { ...info, pids: { etcd: etcd.process.pid, kubeApiserver: api.process.pid, kubeControllerManager: kcm.pid } },
-    timings: { etcd: tEtcd, kubeApiserver: tApi, crds: tCrds, kubeControllerManager: tKcm },
+    info: {
+      ...info,
+      pids: {
+        etcd: etcd.process.pid,
+        kubeApiserver: api.process.pid,
+        kubeControllerManager: kcm.pid,
+        kubeScheduler: n.scheduler.pid,
+        kwok: n.kwok.pid,
+        jobset: c.jobset.pid,
+        trainer: c.trainer.pid,
+        kueue: c.kueue?.pid ?? 0,
+      },
+    },
+    timings: { etcd: tEtcd, kubeApiserver: tApi, crds: tCrds, kubeControllerManager: tKcm, nodes: n.at, controllers: c.at },
     apiServer,
   };
 }

@@ -1,4 +1,4 @@
-// Installs the real Trainer and Kueue CRDs, verbatim, and waits until discovery serves every
+// Installs the real Trainer, JobSet and Kueue CRDs, verbatim but for Kueue's conversion webhook, and waits until discovery serves every
 // version of each, so a client that starts right after sees the real schema in force.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -29,11 +29,21 @@ export async function readCrds(dirs: string[]): Promise<Crd[]> {
   return crds;
 }
 
-/** Creates the CRDs (replacing none: the cluster is fresh) and waits until discovery serves them. */
-export async function installCrds(admin: KubeAccess, dirs: string[], timeoutMs = 60_000): Promise<string[]> {
+/**
+ * Creates the CRDs (replacing none: the cluster is fresh) and waits until discovery serves them.
+ * `conversions` sets spec.conversion of the named CRDs, as a release's kustomize patch does.
+ */
+export async function installCrds(
+  admin: KubeAccess,
+  dirs: string[],
+  options: { conversions?: Record<string, unknown>; timeoutMs?: number } = {},
+): Promise<string[]> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
   const crds = await readCrds(dirs);
   await Promise.all(
-    crds.map(async (crd) => {
+    crds.map(async (read) => {
+      const conversion = options.conversions?.[read.metadata.name];
+      const crd = conversion ? { ...read, spec: { ...read.spec, conversion } } : read;
       const res = await kubeRequest(admin, 'POST', CRD_PATH, crd, { timeoutMs });
       if (res.status === 409) return; // Already there (a restart over the same etcd data).
       if (res.status !== 201) throw new Error(`creating CRD ${crd.metadata.name}: HTTP ${res.status}: ${res.body.slice(0, 500)}`);

@@ -1,5 +1,7 @@
-// kube-controller-manager with only the garbage collector and the namespace controller: enough for
-// owner references and namespace deletion to behave as on a real cluster.
+// kube-controller-manager with the controllers a TrainJob's life needs: the garbage collector and
+// the namespace controller (owner references, namespace deletion), the Job controller (JobSet's
+// Jobs make pods), the service-account controller (a namespace's `default` account, without which
+// no pod is admitted) and node lifecycle (lifts the not-ready taint of a new node once it is Ready).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LaunchOptions } from './etcd.js';
@@ -19,7 +21,7 @@ export async function startKubeControllerManager(
       `--kubeconfig=${options.kubeconfig}`,
       `--authentication-kubeconfig=${options.kubeconfig}`,
       `--authorization-kubeconfig=${options.kubeconfig}`,
-      '--controllers=garbage-collector-controller,namespace-controller',
+      '--controllers=garbage-collector-controller,namespace-controller,job-controller,serviceaccount-controller,node-lifecycle-controller',
       '--leader-elect=false',
       '--bind-address=127.0.0.1',
       `--secure-port=${options.port}`,

@@ -10,7 +10,7 @@ import { adminAccess, startCluster, type ClusterInfo, type ClusterTimings, type 
 import { allCrdDirs } from './crd-sources.js';
 import { logsDir } from './paths.js';
 import { freePorts, isAlive, killStartedServers, portIsFree, stopServer } from './process.js';
-import { applySamples } from './samples.js';
+import { activateAdmissionCheck, applyKueueSamples, applySamples, KUEUE_SAMPLE_CHECK } from './samples.js';
 import { createLocalTemporal, startDevTemporal, TEMPORAL_NAMESPACE, type DevTemporal } from './temporal.js';
 
 export interface TemporalInfo {
@@ -77,7 +77,9 @@ async function finishStack(parts: {
 }): Promise<Stack> {
   const { kube, stop } = parts;
   try {
-    const samples = await applySamples(adminAccess(kube.info));
+    const admin = adminAccess(kube.info);
+    const samples = [...(await applySamples(admin)), ...(await applyKueueSamples(admin, [kube.info.namespace]))];
+    await activateAdmissionCheck(admin, KUEUE_SAMPLE_CHECK);
     return {
       info: { kube: kube.info, temporal: parts.temporal, logDir: parts.logDir, samples },
       timings: { ...kube.timings, temporal: parts.tTemporal, total: Date.now() - parts.t0 },

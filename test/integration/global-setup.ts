@@ -11,7 +11,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const { kube, temporal, logDir } = stack.info;
   console.log(
     `[harness] stack up in ${t.total} ms (etcd ${t.etcd}, kube-apiserver ${t.kubeApiserver}, CRDs ${t.crds}, ` +
-      `kube-controller-manager ${t.kubeControllerManager}, Temporal ${t.temporal}); ` +
+      `kube-controller-manager ${t.kubeControllerManager}, nodes ${t.nodes}, JobSet/Trainer/Kueue ${t.controllers}, ` +
+      `Temporal ${t.temporal}); ` +
       `API ${kube.server}, Temporal ${temporal.address}, logs ${logDir}`,
   );
   project.provide('stack', stack.info);

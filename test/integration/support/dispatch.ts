@@ -10,6 +10,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createKubeClients, loadKubeConfig, type KubeClients } from '../../../src/activities/kube-clients.js';
 import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
 import { parseConfig } from '../../../src/config/load-config.js';
+import { adminAccess, type ClusterInfo } from '../../../dev/harness/cluster.js';
 import { kubeconfigYaml, type KubeAccess } from '../../../dev/harness/kube-access.js';
 import type { Config, ConfigInput } from '../../../src/model/config.js';
 import type { BackendGates } from '../../../src/model/results.js';
@@ -58,6 +59,8 @@ export interface DispatchHarnessOptions {
   config?: Omit<ConfigInput, 'namespace'>;
   /** The API server the worker talks to (default: the admin identity, directly). */
   access?: KubeAccess;
+  /** A cluster other than the run's shared one (e.g. one without Kueue), for the worker and `kube`. */
+  cluster?: ClusterInfo;
   /** Gates the worker reports before any preflight (default: all proven). */
   gates?: BackendGates | 'none';
   requestTimeoutMs?: number;
@@ -74,7 +77,9 @@ export interface DispatchHarnessOptions {
 }
 
 export async function startDispatch(options: DispatchHarnessOptions): Promise<DispatchHarness> {
-  const kubeconfig = writeKubeconfig(options.access ?? kubeAccess('admin', options.namespace));
+  const adminOf = (): KubeAccess =>
+    options.cluster ? { ...adminAccess(options.cluster), namespace: options.namespace } : kubeAccess('admin', options.namespace);
+  const kubeconfig = writeKubeconfig(options.access ?? adminOf());
   const config = parseConfig({
     timeouts: { call: '5s', workload: '5s' },
     ...options.config,
@@ -108,7 +113,7 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
   });
   if (options.gates !== 'none') worker.gates.update(options.gates ?? PROVEN);
   const running = worker.worker.run();
-  const admin = createKubeClients(loadKubeConfig(writeKubeconfig(kubeAccess('admin', options.namespace))));
+  const admin = createKubeClients(loadKubeConfig(writeKubeconfig(adminOf())));
   return {
     config,
     env,

@@ -2,9 +2,10 @@
 // isolate themselves by namespace.
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, RbacAuthorizationV1Api, type KubeConfig, type V1PolicyRule } from '@kubernetes/client-node';
-import { adminAccess, restrictedAccess } from '../../../dev/harness/cluster.js';
+import { adminAccess, restrictedAccess, type ClusterInfo } from '../../../dev/harness/cluster.js';
 import { Identities } from '../../../dev/harness/credentials.js';
 import { kubeConfigFor, type KubeAccess } from '../../../dev/harness/kube-access.js';
+import { applyKueueSamples } from '../../../dev/harness/samples.js';
 import { stackInfo } from './context.js';
 
 export type Identity = 'admin' | 'restricted';
@@ -32,9 +33,12 @@ export interface TestNamespace {
   dispose(): Promise<void>;
 }
 
-/** Creates a fresh namespace `<prefix>-<random>` (prefix: a DNS label of at most 54 characters). */
-export async function freshNamespace(prefix: string): Promise<TestNamespace> {
-  const core = kubeConfig().makeApiClient(CoreV1Api);
+/**
+ * Creates a fresh namespace `<prefix>-<random>` (prefix: a DNS label of at most 54 characters), on
+ * the run's shared cluster or on `cluster`.
+ */
+export async function freshNamespace(prefix: string, cluster?: ClusterInfo): Promise<TestNamespace> {
+  const core = (cluster ? kubeConfigFor(adminAccess(cluster)) : kubeConfig()).makeApiClient(CoreV1Api);
   const name = uniqueName(prefix);
   await core.createNamespace({ body: { metadata: { name, labels: { 'dispatch-kubeflow/test': 'true' } } } });
   return {
@@ -60,4 +64,11 @@ export async function grantRestricted(namespace: string, name: string, rules: V1
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: Identities.restricted.user }],
     },
   });
+}
+
+/** A fresh namespace with the sample LocalQueue (`user-queue`), for Kueue-mode Starts on the real Kueue. */
+export async function freshKueueNamespace(prefix: string): Promise<TestNamespace> {
+  const ns = await freshNamespace(prefix);
+  await applyKueueSamples(kubeAccess(), [ns.name]);
+  return ns;
 }

@@ -1,0 +1,101 @@
+// What a test does after a Start to let the TrainJob run on the real controllers, standing in for
+// dispatch's Open and its admission check controller (which do not exist yet): unsuspend a plain
+// TrainJob; in Kueue mode remove dispatch's gate and set the check Ready once quota is reserved.
+// Then the real Trainer, JobSet, Job controller, scheduler and KWOK run it to Complete.
+import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import { Annotations, Kueue, Labels, Trainer } from '../../../src/model/constants.js';
+import type { TrainJob, Workload } from '../../../src/model/kube.js';
+
+export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const trainJobAt = (namespace: string, name: string) => ({
+  group: Trainer.group,
+  version: Trainer.version,
+  plural: Trainer.trainJobPlural,
+  namespace,
+  name,
+});
+
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+/** Plain mode: spec.suspend false. */
+export async function unsuspend(kube: KubeClients, namespace: string, name: string): Promise<void> {
+  await kube.custom.patchNamespacedCustomObject({ ...trainJobAt(namespace, name), body: { spec: { suspend: false } } }, mergePatch);
+}
+
+/** Kueue mode: removes the admission-gated-by annotation (dispatch's gate is its only value). */
+export async function removeGate(kube: KubeClients, namespace: string, name: string): Promise<void> {
+  await kube.custom.patchNamespacedCustomObject(
+    { ...trainJobAt(namespace, name), body: { metadata: { annotations: { [Annotations.kueueAdmissionGatedBy]: null } } } },
+    mergePatch,
+  );
+}
+
+export async function workloadOf(kube: KubeClients, namespace: string, uid: string): Promise<Workload | undefined> {
+  const list = (await kube.custom.listNamespacedCustomObject({
+    group: Kueue.group,
+    version: 'v1beta2',
+    namespace,
+    plural: Kueue.workloadPlural,
+    labelSelector: `${Labels.kueueJobUid}=${uid}`,
+  })) as { items: Workload[] };
+  return list.items[0];
+}
+
+const condition = (obj: { status?: { conditions?: { type: string; status: string }[] } } | undefined, type: string) =>
+  obj?.status?.conditions?.find((c) => c.type === type)?.status === 'True';
+
+/** Once Kueue reserved quota for the TrainJob's Workload, sets the admission check Ready (status). */
+export async function admitWhenReserved(kube: KubeClients, namespace: string, uid: string, check: string): Promise<Workload> {
+  const workload = await until(`the Workload of ${uid} to reserve quota`, 60_000, async () => {
+    const w = await workloadOf(kube, namespace, uid);
+    return condition(w as never, 'QuotaReserved') ? w : undefined;
+  });
+  const name = workload.metadata?.name ?? '';
+  await kube.custom.patchNamespacedCustomObjectStatus(
+    {
+      group: Kueue.group,
+      version: 'v1beta2',
+      namespace,
+      plural: Kueue.workloadPlural,
+      name,
+      body: {
+        apiVersion: `${Kueue.group}/v1beta2`,
+        kind: 'Workload',
+        metadata: { name, namespace },
+        status: { admissionChecks: [{ name: check, state: 'Ready', message: 'set by the test', lastTransitionTime: new Date().toISOString() }] },
+      },
+      fieldManager: 'dispatch-kubeflow-test',
+      force: true,
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
+  );
+  return workload;
+}
+
+/** Waits for the TrainJob's Complete (or Failed) condition; returns which. */
+export async function finished(kube: KubeClients, namespace: string, name: string, timeoutMs = 90_000): Promise<'Complete' | 'Failed'> {
+  return until(`TrainJob ${namespace}/${name} to finish`, timeoutMs, async () => {
+    const job = (await kube.custom.getNamespacedCustomObject(trainJobAt(namespace, name))) as TrainJob & {
+      status?: { conditions?: { type: string; status: string }[] };
+    };
+    if (condition(job, 'Complete')) return 'Complete' as const;
+    if (condition(job, 'Failed')) return 'Failed' as const;
+    return undefined;
+  });
+}
+
+/** The pods of a job, found by the job-id label dispatch's runtime patch puts on every pod. */
+export async function podsOfJob(kubeConfig: KubeConfig, namespace: string, jobId: string) {
+  const pods = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: `${Labels.jobId}=${jobId.toLowerCase()}` });
+  return pods.items.map((p) => ({ name: p.metadata?.name ?? '', node: p.spec?.nodeName ?? '', phase: p.status?.phase ?? '' }));
+}
