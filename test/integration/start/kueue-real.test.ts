@@ -1,0 +1,74 @@
+// StartTrainJob in Kueue mode on the real Kueue v0.19.2 (seed 000 step 9; CONTRACT §3, §4a): its
+// webhook suspends the TrainJob and appends its own runtime patch, its controller makes the
+// Workload with dispatch's gate copied onto it and the ClusterQueue's admission check listed.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../../../dev/harness/samples.js';
+import { Annotations, Dispatch, Kueue, Labels, Trainer } from '../../../src/model/constants.js';
+import type { TrainJob } from '../../../src/model/kube.js';
+import { startRequest } from '../../support/requests.js';
+import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
+import { freshKueueNamespace, type TestNamespace } from '../support/kube.js';
+import { workloadOf } from '../support/lifecycle.js';
+
+const KUEUE_CONFIG = { mode: 'kueue', kueue: { queue: KUEUE_SAMPLE_QUEUE, admissionCheck: KUEUE_SAMPLE_CHECK }, timeouts: { workload: '30s', call: '10s' } } as const;
+
+describe('StartTrainJob, Kueue mode, on the real Kueue', () => {
+  let ns: TestNamespace;
+  let h: DispatchHarness;
+  beforeAll(async () => {
+    ns = await freshKueueNamespace('kueue-real');
+    h = await startDispatch({ namespace: ns.name, config: KUEUE_CONFIG });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await ns?.dispose();
+  });
+
+  it("step 9: Kueue's Workload carries dispatch's gate and lists the check, so Start succeeds; what Kueue's webhook added passed read-back", async () => {
+    const request = startRequest();
+    const handle = await h.client.submit(request);
+    const t0 = Date.now();
+    const result = await handle.result();
+    const ms = Date.now() - t0;
+    expect(result.mode).toBe('kueue');
+
+    const trainJob = (await h.kube.custom.getNamespacedCustomObject({
+      group: Trainer.group,
+      version: Trainer.version,
+      namespace: ns.name,
+      plural: Trainer.trainJobPlural,
+      name: result.name,
+    })) as TrainJob;
+    expect(trainJob.metadata.labels?.[Labels.kueueQueueName]).toBe(KUEUE_SAMPLE_QUEUE);
+    expect(trainJob.metadata.annotations?.[Annotations.kueueAdmissionGatedBy]).toBe(Dispatch.defaultGate);
+    // Kueue's webhook: suspended, and its own runtime patch after ours.
+    expect(trainJob.spec.suspend).toBe(true);
+    expect(trainJob.spec.runtimePatches.map((p) => p.manager)).toEqual([Dispatch.patchManager, Kueue.managerName]);
+    // Read-back (step 8) compared the object with those additions.
+    const read = h.calls.succeeded(handle.workflowId, 'readBack').result as TrainJob;
+    expect(read.spec.runtimePatches.map((p) => p.manager)).toContain(Kueue.managerName);
+
+    const workload = await workloadOf(h.kube, ns.name, result.uid);
+    expect(workload?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: Trainer.trainJobKind, uid: result.uid })]);
+    expect(workload?.metadata?.annotations?.[Annotations.kueueAdmissionGatedBy]).toBe(Dispatch.defaultGate);
+    expect(workload?.status?.admissionChecks?.map((c) => c.name)).toContain(KUEUE_SAMPLE_CHECK);
+    expect(h.calls.succeeded(handle.workflowId, 'waitForWorkload').result).toMatchObject({ workload: workload?.metadata?.name });
+    const events = (await handle.fetchHistory()).events ?? [];
+    console.log(`[kueue-real] Start on the real Kueue: ${ms} ms, ${events.length} history events`);
+  });
+
+  it('step 9: a queue with no LocalQueue gets a Workload without the check: ErrRejected naming it, the TrainJob stopped', async () => {
+    const other = await startDispatch({ namespace: ns.name, config: { ...KUEUE_CONFIG, kueue: { ...KUEUE_CONFIG.kueue, queue: 'no-such-queue' }, timeouts: { workload: '3s', call: '10s' } } });
+    try {
+      const error = await other.client.startTrainJob(startRequest()).then(
+        () => undefined,
+        (e: unknown) => e as { type?: string; step?: number; reasons?: string[] },
+      );
+      expect(error?.type).toBe('ErrRejected');
+      expect(error?.step).toBe(9);
+      expect(error?.reasons?.join('\n')).toContain('status.admissionChecks');
+    } finally {
+      await other.close();
+    }
+  });
+});
