@@ -16,9 +16,9 @@ import { Kueue, Probe, Trainer } from '../../../src/model/constants.js';
 import { startRequest } from '../../support/requests.js';
 import { configOf, KUEUE, kustomize, PLAIN, type Manifest } from '../../unit/deploy/manifests.js';
 import { PROVEN, startDispatch, type DispatchHarness } from '../support/dispatch.js';
-import { FakeKueue } from '../support/fake-kueue.js';
+import { applyKueueSamples } from '../../../dev/harness/samples.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
-import { freshNamespace, kubeConfig, type TestNamespace } from '../support/kube.js';
+import { freshNamespace, kubeAccess, type TestNamespace } from '../support/kube.js';
 import { expectNothingCreated, expectRefusal, trainerObjectNames } from '../support/refusals.js';
 import { runtimeFixtures } from '../support/runtimes.js';
 import {
@@ -294,18 +294,15 @@ describe('deploy/kubernetes (plain mode) as its ServiceAccount on the real API s
   });
 });
 
-describe('deploy/kubernetes/kueue as its ServiceAccount, with a stand-in for Kueue', () => {
-  let kueue: FakeKueue | undefined;
+describe('deploy/kubernetes/kueue as its ServiceAccount, on the real Kueue', () => {
   const d = deploySuite('deploy-kueue', KUEUE, async ({ h }) => {
-    kueue = await FakeKueue.start({ kubeConfig: kubeConfig('admin', h.config.namespace), config: h.config });
+    await applyKueueSamples(kubeAccess(), [h.config.namespace]);
   });
-  afterAll(async () => kueue?.stop());
 
   it('grants what the preflight and Start need in Kueue mode', async () => {
     await expectAllProven(d);
     const request = startRequest();
     expect(await d.h.client.startTrainJob(request)).toMatchObject({ name: nameOf(request), mode: 'kueue' });
-    expect(kueue?.errors).toEqual([]);
   });
 
   it("without list on Workloads (which the write gate does not review), the probe's step 9 fails: the start gate is unproven and Start refuses with ErrUnsupported", async () => {

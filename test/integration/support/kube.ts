@@ -1,7 +1,7 @@
 // Kubernetes clients for integration tests, and per-test namespaces: tests share one cluster and
 // isolate themselves by namespace.
 import { randomBytes } from 'node:crypto';
-import { CoreV1Api, RbacAuthorizationV1Api, type KubeConfig, type V1PolicyRule } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, RbacAuthorizationV1Api, type KubeConfig, type V1PolicyRule } from '@kubernetes/client-node';
 import { adminAccess, restrictedAccess, type ClusterInfo } from '../../../dev/harness/cluster.js';
 import { Identities } from '../../../dev/harness/credentials.js';
 import { kubeConfigFor, type KubeAccess } from '../../../dev/harness/kube-access.js';
@@ -71,4 +71,11 @@ export async function freshKueueNamespace(prefix: string): Promise<TestNamespace
   const ns = await freshNamespace(prefix);
   await applyKueueSamples(kubeAccess(), [ns.name]);
   return ns;
+}
+
+/** Deletes a LocalQueue: the real Kueue's Workloads of that queue then list no admission check. */
+export async function deleteLocalQueue(namespace: string, name: string): Promise<void> {
+  await kubeConfig()
+    .makeApiClient(CustomObjectsApi)
+    .deleteNamespacedCustomObject({ group: 'kueue.x-k8s.io', version: 'v1beta2', namespace, plural: 'localqueues', name });
 }
