@@ -21,6 +21,8 @@ import { runtimeKey, type ValidRequest } from './validated.js';
 export interface RenderOptions {
   /** The preflight probe: its runtime patch adds a node selector no node matches. */
   probe?: boolean;
+  /** The first runtime patch, env on container node; only for Starts recorded before it changed. */
+  legacyNodeEnv?: boolean;
 }
 
 export interface RenderedStart {
@@ -163,7 +165,13 @@ export function renderStart(
     runtimePatches: [
       runtimePatch(
         runtime,
-        { jobId: job, submission, runtimeKey: source, probe: options.probe === true },
+        {
+          jobId: job,
+          submission,
+          runtimeKey: source,
+          probe: options.probe === true,
+          legacyNodeEnv: options.legacyNodeEnv === true,
+        },
         config,
       ),
     ],

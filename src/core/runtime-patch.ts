@@ -1,9 +1,20 @@
 // dispatch's single spec.runtimePatches entry (CONTRACT §4). Only fields the TrainJob CRD's patch
 // schema lists are written: anything else would be pruned by the API server and then fail
-// read-back.
+// read-back. Nothing here has a default in that schema (a downwardAPI volume's defaultMode, a
+// fieldRef's apiVersion), so the server stores the entry as written. Trainer v2.3.0's TrainJob
+// webhook refuses env on containers node, dataset-initializer and model-initializer, so container
+// node gets the pod's identity as files of a downward-API volume; init containers may have env.
 import type { Config } from '../model/config.js';
-import { Dispatch, EnvVars, Labels, LabelValues, Trainer } from '../model/constants.js';
-import type { EnvVar, RuntimePatch, TrainerRuntime } from '../model/kube.js';
+import { Dispatch, EnvVars, FieldPaths, Labels, LabelValues, PodInfo, Trainer } from '../model/constants.js';
+import type {
+  ContainerPatch,
+  EnvVar,
+  FieldRef,
+  RuntimePatch,
+  TrainerRuntime,
+  Volume,
+  VolumeMount,
+} from '../model/kube.js';
 import { trainerJob } from './runtime-shape.js';
 
 export interface RuntimePatchInput {
@@ -12,14 +23,42 @@ export interface RuntimePatchInput {
   /** Where the source runtime came from, for the error when it has no trainer job. */
   runtimeKey: string;
   probe: boolean;
+  /**
+   * The first version of the patch: DISPATCH_K8S_POD_NAME and DISPATCH_K8S_NODE_NAME on container
+   * node, no volume. Trainer v2.3.0's webhook refuses it; it is rendered only when the workflow
+   * replays a Start recorded before RUNTIME_PATCH_POD_VOLUME (src/workflows/run-start.ts), whose
+   * read-back must compare against what that Start wrote.
+   */
+  legacyNodeEnv?: boolean;
 }
 
-/** The downward-API variables that tell a rank which pod and node it runs on. */
+const fieldRef = (fieldPath: string): FieldRef => ({ fieldRef: { fieldPath } });
+
+/** The downward-API variables that tell the publish init container which pod and node it runs on. */
 export function placementEnv(): EnvVar[] {
   return [
-    { name: EnvVars.podName, valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-    { name: EnvVars.nodeName, valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+    { name: EnvVars.podName, valueFrom: fieldRef(FieldPaths.podName) },
+    { name: EnvVars.nodeName, valueFrom: fieldRef(FieldPaths.nodeName) },
   ];
+}
+
+/** The pod volume dispatch-pod: the pod's name, UID, labels and annotations, one file each. */
+export function podInfoVolume(): Volume {
+  const files: [string, string][] = [
+    [PodInfo.files.name, FieldPaths.podName],
+    [PodInfo.files.uid, FieldPaths.podUid],
+    [PodInfo.files.labels, FieldPaths.podLabels],
+    [PodInfo.files.annotations, FieldPaths.podAnnotations],
+  ];
+  return {
+    name: PodInfo.volume,
+    downwardAPI: { items: files.map(([path, fieldPath]) => ({ path, ...fieldRef(fieldPath) })) },
+  };
+}
+
+/** The read-only mount of dispatch-pod at /etc/dispatch/pod. */
+export function podInfoMount(): VolumeMount {
+  return { name: PodInfo.volume, mountPath: PodInfo.mountPath, readOnly: true };
 }
 
 /** The name of the runtime's trainer replicated job, which the patch targets. */
@@ -44,10 +83,24 @@ export function runtimePatch(
   if (input.probe) {
     podSpec.nodeSelector = { [Labels.probeNodeSelector]: LabelValues.probeNodeSelector };
   }
+  const legacy = input.legacyNodeEnv === true;
+  // A fresh list for each container: nothing rendered shares structure.
+  const mounts = () => (legacy ? {} : { volumeMounts: [podInfoMount()] });
+  if (!legacy) podSpec.volumes = [podInfoVolume()];
   if (config.publish.via === 'initContainer') {
-    podSpec.initContainers = [{ name: config.publish.initContainer, env: placementEnv() }];
+    const publisher: ContainerPatch = {
+      name: config.publish.initContainer,
+      env: placementEnv(),
+      ...mounts(),
+    };
+    podSpec.initContainers = [publisher];
   }
-  podSpec.containers = [{ name: Trainer.nodeContainer, env: placementEnv() }];
+  // No env on node (Trainer's webhook: "must not have envs for the ... node containers"), except
+  // in the legacy patch that recorded Starts wrote.
+  const node: ContainerPatch = legacy
+    ? { name: Trainer.nodeContainer, env: placementEnv() }
+    : { name: Trainer.nodeContainer, ...mounts() };
+  podSpec.containers = [node];
 
   return {
     manager: Dispatch.patchManager,

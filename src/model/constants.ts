@@ -43,6 +43,30 @@ export const Trainer = {
   nodeContainer: 'node',
 } as const;
 
+/** The downward-API field paths dispatch's runtime patch reads (CONTRACT §4). */
+export const FieldPaths = {
+  podName: 'metadata.name',
+  podUid: 'metadata.uid',
+  podLabels: 'metadata.labels',
+  podAnnotations: 'metadata.annotations',
+  nodeName: 'spec.nodeName',
+} as const;
+
+/**
+ * The downward-API volume dispatch's runtime patch adds to the trainer pod, mounted read-only in
+ * container node (and the publish init container): one file per field (CONTRACT §4).
+ */
+export const PodInfo = {
+  volume: 'dispatch-pod',
+  mountPath: '/etc/dispatch/pod',
+  files: {
+    name: 'name',
+    uid: 'uid',
+    labels: 'labels',
+    annotations: 'annotations',
+  },
+} as const;
+
 export const Kueue = {
   group: 'kueue.x-k8s.io',
   workloadPlural: 'workloads',

@@ -40,10 +40,34 @@ export interface RuntimeRefSpec {
   name: string;
 }
 
+/** A downward-API reference to a field of the pod. */
+export interface FieldRef {
+  fieldRef: { fieldPath: string };
+}
+
 export interface EnvVar {
   name: string;
   value?: string;
-  valueFrom?: { fieldRef: { fieldPath: string } };
+  valueFrom?: FieldRef;
+}
+
+/** A pod volume as dispatch writes it: only the downward-API kind. */
+export interface Volume {
+  name: string;
+  downwardAPI: { items: ({ path: string } & FieldRef)[] };
+}
+
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  readOnly?: boolean;
+}
+
+/** A container entry of a runtime patch: Trainer merges it into the runtime's container of that name. */
+export interface ContainerPatch {
+  name: string;
+  env?: EnvVar[];
+  volumeMounts?: VolumeMount[];
 }
 
 export interface TrainerSpec {

@@ -2,7 +2,7 @@
 // any other, with a spec of its own"). Everything that decides runs here from the pure core; the
 // activities only talk to the API server. Failure at steps 7-9, or cancellation once something may
 // exist, runs the compensation: stop what this attempt created.
-import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
 import type { Config } from '../model/config.js';
 import { Annotations } from '../model/constants.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
@@ -14,6 +14,15 @@ import { runtimeKey, type ValidRequest } from '../core/validated.js';
 import { activitiesFor } from './activity-proxies.js';
 import { classify } from './failures.js';
 import type { ProgressReporter } from './progress.js';
+
+/**
+ * Patch (docs/versioning.md): dispatch's runtime patch gives container node a read-only downward-API
+ * volume (dispatch-pod at /etc/dispatch/pod) instead of env, which Trainer v2.3.0's TrainJob
+ * webhook refuses (CONTRACT §4, amended 2026-11-30). Starts recorded before it replay unpatched
+ * and render the first patch, so that their read-back compares against what they wrote
+ * (test/histories/01-baseline, 02-coalesce-progress-upserts, 03-local-start-steps).
+ */
+export const RUNTIME_PATCH_POD_VOLUME = 'runtime-patch-pod-volume';
 
 export interface RunOptions {
   probe?: boolean;
@@ -49,7 +58,10 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
   // Steps 3 and 4: the runtime rules (seed 001, every broken rule at once), then render. Nothing
   // has been created yet.
   progress.enter(3, `the rules of runtime ${source}, then rendering`);
-  const { runtimeCopy, trainJob, weakened } = planStart(valid, runtime, config, { probe: options.probe ?? false });
+  const { runtimeCopy, trainJob, weakened } = planStart(valid, runtime, config, {
+    probe: options.probe ?? false,
+    legacyNodeEnv: !patched(RUNTIME_PATCH_POD_VOLUME),
+  });
   const name = trainJob.metadata.name!;
   const token = trainJob.metadata.annotations![Annotations.attemptToken]!;
 

@@ -111,7 +111,7 @@ export const GOLDEN_CASES: GoldenCase[] = [
   },
   {
     name: 'init-container',
-    about: 'publish.via initContainer: the init container gets the pod and node variables; a TrainingRuntime source',
+    about: 'publish.via initContainer: the init container gets the pod and node variables and the pod volume; a TrainingRuntime source',
     runtime: 'publish',
     config: config({ publish: { via: 'initContainer', initContainer: 'dispatch-publish' } }),
     request: exampleRequest({ kind: 'TrainingRuntime', name: 'publish' }, { nodes: 1, env: {} }),

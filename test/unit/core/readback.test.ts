@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareReadBack, diffJson } from '../../../src/core/readback.js';
 import { renderStart } from '../../../src/core/render.js';
-import { Annotations, Dispatch, Kueue, Labels, Trainer } from '../../../src/model/constants.js';
+import { Annotations, Dispatch, Kueue, Labels, PodInfo, Trainer } from '../../../src/model/constants.js';
 import type { TrainJob } from '../../../src/model/kube.js';
 import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../golden/cases.js';
 
@@ -27,6 +27,19 @@ function serverCopy(trainJob: TrainJob, edit: (t: TrainJob) => void = () => {}):
   edit(read);
   return read;
 }
+
+/** The pod spec of our runtime patch entry, for edits of what the server holds. */
+function podSpecOfOurPatch(t: TrainJob) {
+  type PodSpec = {
+    volumes: { downwardAPI: Record<string, unknown> }[];
+    containers: { volumeMounts?: unknown[] }[];
+  };
+  const spec = t.spec.runtimePatches[0]!.trainingRuntimeSpec as {
+    template: { spec: { replicatedJobs: { template: { spec: { template: { spec: PodSpec } } } }[] } };
+  };
+  return spec.template.spec.replicatedJobs[0]!.template.spec.template.spec;
+}
+const OUR_POD_SPEC = `spec.runtimePatches[manager=${Dispatch.patchManager}].trainingRuntimeSpec.template.spec.replicatedJobs[0].template.spec.template.spec`;
 
 /** Reverses key order everywhere: JSON from the server need not keep ours. */
 function reordered<T>(value: T): T {
@@ -200,6 +213,22 @@ describe('compareReadBack names each changed field', () => {
       },
       [
         `spec.runtimePatches[manager=${Dispatch.patchManager}].trainingRuntimeSpec.template.spec.replicatedJobs[0].template.spec.template.metadata.labels["${Labels.submission}"]: wrote "12", read "13"`,
+      ],
+    ],
+    [
+      "a default added inside our patch's volume (a server that defaults defaultMode)",
+      (t) => {
+        podSpecOfOurPatch(t).volumes[0]!.downwardAPI.defaultMode = 420;
+      },
+      [`${OUR_POD_SPEC}.volumes[0].downwardAPI.defaultMode: wrote absent, read 420`],
+    ],
+    [
+      "our patch's volume mount pruned from container node",
+      (t) => {
+        delete podSpecOfOurPatch(t).containers[0]!.volumeMounts;
+      },
+      [
+        `${OUR_POD_SPEC}.containers[0].volumeMounts: wrote [{"name":"${PodInfo.volume}","mountPath":"${PodInfo.mountPath}","readOnly":true}], read absent`,
       ],
     ],
     [
