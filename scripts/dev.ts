@@ -1,5 +1,6 @@
 // npm run dev:up | dev:down | dev:status: a local Temporal dev server (UI on) and a local cluster
-// (etcd, kube-apiserver, garbage collector, the real Trainer and Kueue CRDs, the sample runtimes),
+// (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, KWOK's simulated nodes, the real
+// JobSet, Trainer and Kueue controllers with their webhooks, the sample runtimes and Kueue queues),
 // running in the background. `. .dev/env` points a shell, the product or the temporal CLI at them.
 import { relative } from 'node:path';
 import { devDown, devHealth, devPaths, devUp, readDevState, type DevState } from '../dev/harness/dev-stack.js';
@@ -17,7 +18,7 @@ function describe(state: DevState): string {
     `  Temporal UI  ${temporal.uiUrl ?? '(off)'}`,
     `  API server   ${kube.server} (namespace ${kube.namespace})`,
     `  kubeconfig   ${rel(kube.kubeconfig)} (admin); ${rel(kube.restrictedKubeconfig)} (restricted)`,
-    `  runtimes     ${state.info.samples.join(', ')}`,
+    `  samples      ${state.info.samples.join(', ')}`,
     `  logs         ${rel(state.info.logDir)}/`,
     `  pids         ${pids}`,
     `  env          . ${rel(devPaths.env)}`,
@@ -34,7 +35,8 @@ async function up(): Promise<number> {
   const t = result.state.timings;
   console.log(
     `dev stack up in ${(t.total / 1000).toFixed(1)} s (etcd ${t.etcd} ms, kube-apiserver ${t.kubeApiserver} ms, ` +
-      `CRDs ${t.crds} ms, kube-controller-manager ${t.kubeControllerManager} ms, Temporal ${t.temporal} ms):\n${describe(result.state)}`,
+      `CRDs ${t.crds} ms, kube-controller-manager ${t.kubeControllerManager} ms, scheduler and KWOK nodes ${t.nodes} ms, ` +
+      `JobSet/Trainer/Kueue ${t.controllers} ms, Temporal ${t.temporal} ms):\n${describe(result.state)}`,
   );
   return 0;
 }
@@ -56,6 +58,7 @@ async function status(): Promise<number> {
   console.log(`dev stack ${health.healthy ? 'up and healthy' : 'NOT healthy'} (started ${state.startedAt}):\n${describe(state)}`);
   for (const [name, ok] of Object.entries(health.processes)) console.log(`  ${name.padEnd(22)} ${line(ok)}`);
   console.log(`  ${'kube-apiserver /readyz'.padEnd(22)} ${health.kubeApiserverReady ? 'ok' : 'FAILING'}`);
+  for (const [name, ok] of Object.entries(health.endpoints)) console.log(`  ${`${name} health`.padEnd(22)} ${ok ? 'ok' : 'FAILING'}`);
   console.log(`  ${'Temporal'.padEnd(22)} ${health.temporalReady ? 'ok' : 'FAILING'}`);
   if (!health.healthy) console.log(`logs: ${rel(state.info.logDir)}/; npm run dev:up restarts it`);
   return health.healthy ? 0 : 1;

@@ -53,6 +53,8 @@ export interface ClusterInfo {
   logDir: string;
   stateDir: string;
   pids: ClusterPids;
+  /** Each component's health endpoint beyond the API server's /readyz (HTTPS ones are self-signed). */
+  health: Record<string, string>;
 }
 
 /** The cluster's processes, in start order. */
@@ -198,7 +200,7 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
     },
   };
 
-  const info: Omit<ClusterInfo, 'pids'> = {
+  const info: Omit<ClusterInfo, 'pids' | 'health'> = {
     server: api.server,
     caPem: api.caPem,
     adminToken: credentials.adminToken,
@@ -271,6 +273,13 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
         jobset: c.jobset.pid,
         trainer: c.trainer.pid,
         kueue: c.kueue?.pid ?? 0,
+      },
+      health: {
+        kubeScheduler: `https://127.0.0.1:${schedulerPort}/readyz`,
+        kwok: `http://127.0.0.1:${kwokPort}/healthz`,
+        jobset: `http://127.0.0.1:${endpoints.jobset.health}/readyz`,
+        trainer: `http://127.0.0.1:${endpoints.trainer.health}/readyz`,
+        ...(withKueue ? { kueue: `http://127.0.0.1:${endpoints.kueue.health}/readyz` } : {}),
       },
     },
     timings: { etcd: tEtcd, kubeApiserver: tApi, crds: tCrds, kubeControllerManager: tKcm, nodes: n.at, controllers: c.at },

@@ -9,7 +9,11 @@ import { kubeRequest } from './kube-access.js';
 import { devDir, logsDir } from './paths.js';
 import { isAlive, stopServer } from './process.js';
 import { killServersOnExit, startDevStack, type StackInfo, type StackTimings } from './stack.js';
+import { httpsHealthy } from './kube-scheduler.js';
 import { temporalReady } from './temporal.js';
+
+const healthy200 = async (url: string) =>
+  url.startsWith('https:') ? httpsHealthy(url) : (await fetch(url, { signal: AbortSignal.timeout(3_000) })).ok ? true : undefined;
 
 export const devPaths = {
   state: join(devDir, 'dev-stack.json'),
@@ -32,7 +36,7 @@ export interface DevState {
 }
 
 /** The cluster stops top-down, etcd last; Temporal stops alongside. */
-const CLUSTER_STOP_ORDER = ['kubeControllerManager', 'kubeApiserver', 'etcd'];
+const CLUSTER_STOP_ORDER = ['kueue', 'trainer', 'jobset', 'kwok', 'kubeScheduler', 'kubeControllerManager', 'kubeApiserver', 'etcd'];
 
 export function readDevState(): DevState | undefined {
   try {
@@ -72,6 +76,8 @@ export interface Health {
   /** Per server: whether its process runs. */
   processes: Record<string, boolean>;
   kubeApiserverReady: boolean;
+  /** Per component with a health endpoint (scheduler, KWOK, JobSet, Trainer, Kueue): whether it answers 200. */
+  endpoints: Record<string, boolean>;
   temporalReady: boolean;
   healthy: boolean;
 }
@@ -88,8 +94,13 @@ export async function devHealth(state: DevState): Promise<Health> {
       () => false,
     ),
   ]);
-  const healthy = Object.values(processes).every(Boolean) && api && temporal;
-  return { processes, kubeApiserverReady: api, temporalReady: temporal, healthy };
+  const endpoints = Object.fromEntries(
+    await Promise.all(
+      Object.entries(state.info.kube.health ?? {}).map(async ([name, url]) => [name, (await healthy200(url).catch(() => undefined)) === true] as const),
+    ),
+  );
+  const healthy = Object.values(processes).every(Boolean) && api && temporal && Object.values(endpoints).every(Boolean);
+  return { processes, kubeApiserverReady: api, endpoints, temporalReady: temporal, healthy };
 }
 
 /** Stops every recorded server that is still ours, in order, and forgets the stack. */
@@ -131,12 +142,7 @@ export async function devUp(options: { namespace?: string } = {}): Promise<DevUp
   const unhook = killServersOnExit();
   try {
     const stack = await startDevStack({ binaries, stateDir: devPaths.cluster, logDir: devPaths.logs, namespace: options.namespace });
-    const binaryOf: Record<string, string> = {
-      etcd: binaries.etcd,
-      kubeApiserver: binaries.kubeApiserver,
-      kubeControllerManager: binaries.kubeControllerManager,
-      temporal: binaries.temporal,
-    };
+    const binaryOf: Record<string, string> = { ...binaries };
     const servers = Object.fromEntries(
       Object.entries(stack.pids).map(([name, pid]) => [name, { pid, binary: binaryOf[name] ?? '' }]),
     );

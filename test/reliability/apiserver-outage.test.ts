@@ -47,6 +47,8 @@ beforeAll(async () => {
     logDir,
     namespace: 'dispatch',
     crdDirs: crdDirs(),
+    // Its Kueue-mode Starts are served by the stand-in, which cannot share a cluster with the real Kueue.
+    kueue: false,
     lifeline: process.pid,
   });
   await applySamples(adminAccess(cluster.info));
