@@ -1,6 +1,6 @@
 // `npm start`: the main job on the embedded default. With no configuration it brings up the local
-// stack (`npm run dev:up`: Temporal dev server with its UI, etcd + kube-apiserver + garbage
-// collector, sample runtimes), runs a worker, submits an example StartRequest, and prints the
+// stack (`npm run dev:up`: Temporal dev server with its UI, and the local cluster with the real
+// JobSet, Trainer and Kueue controllers, sample runtimes and queues), runs a worker, submits an example StartRequest, and prints the
 // TrainJob's ref and the Temporal UI link of its workflow. The stack stays up (`npm run dev:down`).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -20,14 +20,15 @@ Runs one StartTrainJob end to end: a worker, an example request, and the TrainJo
 Temporal UI link printed at the end.
 
 With no --config and no TEMPORAL_ADDRESS, it uses the embedded default: it runs \`npm run dev:up\`
-(a local Temporal dev server with its Web UI, and a local Kubernetes API server with the Trainer
-and Kueue CRDs and sample runtimes), and reads .dev/env. The stack stays up; \`npm run dev:down\`
+(a local Temporal dev server with its Web UI, and a local Kubernetes cluster with the real JobSet,
+Trainer and Kueue controllers and webhooks, a scheduler, simulated GPU nodes, the sample runtimes
+and Kueue queues), and reads .dev/env. The stack stays up; \`npm run dev:down\`
 stops it.
 
 To use a real cluster and Temporal instead:
   TEMPORAL_ADDRESS=temporal.example:7233 TEMPORAL_NAMESPACE=ml \\
   npm start -- --config my-config.yaml --request my-request.json
-where my-config.yaml follows CONTRACT §5 (namespace, runtimes, mode, kubeconfig, ...) and the
+where my-config.yaml follows docs/schema/config.schema.json (namespace, runtimes, mode, kubeconfig, ...) and the
 connection to Temporal comes from the standard TEMPORAL_* variables (TEMPORAL_API_KEY,
 TEMPORAL_TLS_*, or a profile from TEMPORAL_CONFIG_FILE). The kubeconfig is the config's
 'kubeconfig', else KUBECONFIG / ~/.kube/config, else the in-cluster service account.
