@@ -2,6 +2,7 @@
 import { DispatchError, failure, toApplicationFailure } from '../model/errors.js';
 import type { TrainerRuntime } from '../model/kube.js';
 import { copyReuseReasons, isBeingDeleted } from '../core/copy-reuse.js';
+import { classifyRefusal } from '../core/refusal-type.js';
 import { runtimeKey, type RuntimeName } from '../core/validated.js';
 import { callsFor, DELETION_POLL_MS, pause, type ActivityEnv } from './context.js';
 import { describeRefusal } from './kube-call.js';
@@ -12,9 +13,16 @@ export interface CreatedObject {
   uid: string;
 }
 
+/** A definite refusal of a call, typed by classifyRefusal: ErrReadOnly for RBAC's 403 alone (CONTRACT §6). */
+function refusal(what: string, answer: { status: number; reason: string; message: string }, step: number): DispatchError {
+  const { type, reason } = classifyRefusal(what, answer, describeRefusal(answer));
+  return new DispatchError(type, [reason], step);
+}
+
 /**
  * Step 2, shared by the activity and the offline `render`: a missing runtime is ErrUnsupported, a
- * forbidden read ErrReadOnly, any other refusal ErrRejected. Unanswered throws (retried by Temporal).
+ * read RBAC forbids ErrReadOnly, any other refusal ErrRejected (classifyRefusal). Unanswered throws
+ * (retried by Temporal).
  */
 export async function fetchRuntime(calls: ObjectCalls, namespace: string, runtime: RuntimeName): Promise<TrainerRuntime> {
   const key = runtimeKey(runtime);
@@ -25,8 +33,7 @@ export async function fetchRuntime(calls: ObjectCalls, namespace: string, runtim
     return { apiVersion, kind, metadata: { name: metadata?.name, namespace: metadata?.namespace }, spec };
   }
   if (answer.status === 404) throw new DispatchError('ErrUnsupported', [`runtime ${key} does not exist`], 2);
-  if (answer.status === 403) throw new DispatchError('ErrReadOnly', [`runtime ${key}: reading it is forbidden (${describeRefusal(answer)})`], 2);
-  throw new DispatchError('ErrRejected', [`runtime ${key}: ${describeRefusal(answer)}`], 2);
+  throw refusal(`reading runtime ${key}`, answer, 2);
 }
 
 export function runtimeActivities(env: ActivityEnv) {
@@ -48,13 +55,12 @@ export function runtimeActivities(env: ActivityEnv) {
       for (;;) {
         const created = await calls.create(TRAINING_RUNTIMES, namespace, input.copy);
         if (created.answered === 'ok') return { name, uid: created.value.metadata?.uid ?? '', reused: false };
-        if (created.status === 403) throw failure('ErrReadOnly', [`creating ${where} is forbidden (${describeRefusal(created)})`], 5);
-        if (created.status !== 409) throw failure('ErrRejected', [`creating ${where}: ${describeRefusal(created)}`], 5);
+        if (created.status !== 409) throw toApplicationFailure(refusal(`creating ${where}`, created, 5));
 
         const existing = await calls.get(TRAINING_RUNTIMES, namespace, name);
         if (existing.answered === 'definite') {
           if (existing.status === 404) continue; // deleted between our create and our read
-          throw failure('ErrRejected', [`reading existing ${where}: ${describeRefusal(existing)}`], 5);
+          throw toApplicationFailure(refusal(`reading existing ${where}`, existing, 5));
         }
         if (isBeingDeleted(existing.value)) {
           await pause(DELETION_POLL_MS, { waitingFor: `${where} to finish deleting` });

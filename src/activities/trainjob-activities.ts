@@ -3,6 +3,7 @@ import { Annotations, Trainer } from '../model/constants.js';
 import { failure, type ObjectRef } from '../model/errors.js';
 import type { KubeObject, TrainJob } from '../model/kube.js';
 import { isBeingDeleted } from '../core/copy-reuse.js';
+import { classifyRefusal, type RefusalType } from '../core/refusal-type.js';
 import { callsFor, DELETION_POLL_MS, pause, type ActivityEnv } from './context.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
 import { describeObject, TRAINING_RUNTIMES, TRAINJOBS, type ObjectCalls } from './objects.js';
@@ -51,7 +52,7 @@ export function trainJobActivities(env: ActivityEnv) {
       const { name = '', namespace = '' } = input.trainJob.metadata;
       const where = describeObject(TRAINJOBS, namespace, name);
       const token = tokenOf(input.trainJob);
-      const refuse = async (type: 'ErrRejected' | 'ErrReadOnly', reason: string, keepCopy: boolean) => {
+      const refuse = async (type: RefusalType, reason: string, keepCopy: boolean) => {
         const reasons = [reason];
         if (!keepCopy) {
           const notDeleted = await deleteOwn(calls, TRAINING_RUNTIMES, namespace, input.copy);
@@ -59,16 +60,20 @@ export function trainJobActivities(env: ActivityEnv) {
         }
         return failure(type, reasons, 6);
       };
+      /** A definite refusal of one of our calls: its type by classifyRefusal; the copy is deleted. */
+      const refused = async (what: string, answer: { status: number; reason: string; message: string }) => {
+        const { type, reason } = classifyRefusal(what, answer, describeRefusal(answer));
+        return refuse(type, reason, false);
+      };
       for (;;) {
         const created = await calls.create(TRAINJOBS, namespace, input.trainJob);
         if (created.answered === 'ok') return { name, uid: created.value.metadata?.uid ?? '', adopted: false };
-        if (created.status === 403) throw await refuse('ErrReadOnly', `creating ${where} is forbidden (${describeRefusal(created)})`, false);
-        if (created.status !== 409) throw await refuse('ErrRejected', `creating ${where}: ${describeRefusal(created)}`, false);
+        if (created.status !== 409) throw await refused(`creating ${where}`, created);
 
         const existing = await calls.get(TRAINJOBS, namespace, name);
         if (existing.answered === 'definite') {
           if (existing.status === 404) continue;
-          throw await refuse('ErrRejected', `reading existing ${where}: ${describeRefusal(existing)}`, false);
+          throw await refused(`reading existing ${where}`, existing);
         }
         if (isBeingDeleted(existing.value)) {
           await pause(DELETION_POLL_MS, { waitingFor: `${where} to finish deleting` });
