@@ -31,11 +31,15 @@ describe('real schema', () => {
 });
 
 describe('sample runtimes', () => {
-  it('are applied to the cluster by the test run', () => {
+  it('are applied to the cluster by the test run, with the Kueue samples', () => {
     expect(stackInfo().samples.sort()).toEqual([
+      'AdmissionCheck/dispatch',
+      'ClusterQueue/dispatch',
       'ClusterTrainingRuntime/dispatch-kind',
       'ClusterTrainingRuntime/dispatch-probe',
       'ClusterTrainingRuntime/dispatch-torch',
+      'LocalQueue/user-queue',
+      'ResourceFlavor/default-flavor',
     ]);
   });
 

@@ -443,14 +443,22 @@ describe('step 6: a TrainJob of the name already there (CONTRACT §7)', () => {
   const copies = () => trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainingRuntimePlural);
   const jobs = () => trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainJobPlural);
 
-  /** A TrainJob of the job's name made by another attempt (its token), running on `runtimeRef`. */
+  /**
+   * A TrainJob of the job's name made by another attempt (its token), running on `runtimeRef`.
+   * Trainer's webhook admits a TrainJob only on a runtime that exists, so a TrainingRuntime of that
+   * name is made first and, when `runtimeRef` names the job's own copy, deleted again: what is left
+   * is a TrainJob whose copy is gone, as after another attempt's copy was removed.
+   */
   async function otherAttemptsTrainJob(name: string, runtimeRef: Json): Promise<void> {
+    const ownCopy = runtimeRef.kind === Trainer.trainingRuntimeKind && runtimeRef.name === name;
+    if (ownCopy) await copies().create({ apiVersion: Trainer.apiVersion, kind: Trainer.trainingRuntimeKind, metadata: { name }, spec: (await sampleRuntime('dispatch-kind')).spec });
     await jobs().create({
       apiVersion: Trainer.apiVersion,
       kind: Trainer.trainJobKind,
       metadata: { name, annotations: { [Annotations.attemptToken]: tokenOf(name, 2) } },
       spec: { runtimeRef: { apiGroup: Trainer.group, ...runtimeRef }, suspend: true },
     });
+    if (ownCopy) await copies().delete(name);
   }
 
   const expectedRefusal = (name: string): ExpectedRefusal => ({

@@ -52,6 +52,27 @@ export interface RuntimeFixtures {
   dispose(): Promise<void>;
 }
 
+/**
+ * Trainer's own opt-out of its runtime validators (the objectSelector of its webhook manifests). A
+ * runtime that breaks dispatch's rules may break Trainer's too (no container named for the trainer
+ * ancestor, say); a cluster can still hold one (made with this label, or before the webhook ran),
+ * and dispatch must refuse it with its own reasons. So a runtime Trainer denies is made again with
+ * the label; one it accepts is made without it and stays judged by Trainer.
+ */
+export const TRAINER_VALIDATION_OPT_OUT = { 'trainer.kubeflow.org/webhook-validation': 'disabled' } as const;
+
+const deniedByWebhook = (error: unknown) =>
+  (error as { code?: number }).code === 403 && String((error as { body?: unknown }).body).includes('admission webhook');
+
+async function createPastTrainerValidation(create: (body: Json) => Promise<unknown>, body: Json): Promise<void> {
+  try {
+    await create(body);
+  } catch (error) {
+    if (!deniedByWebhook(error)) throw error;
+    await create({ ...body, metadata: { ...body.metadata, labels: { ...TRAINER_VALIDATION_OPT_OUT } } });
+  }
+}
+
 export function runtimeFixtures(kube: KubeClients): RuntimeFixtures {
   const { group, version, apiVersion } = Trainer;
   const clusterScoped: string[] = [];
@@ -59,14 +80,17 @@ export function runtimeFixtures(kube: KubeClients): RuntimeFixtures {
     async cluster(prefix, edit = () => {}, from = 'dispatch-kind') {
       const name = uniqueName(prefix);
       const body = { apiVersion, kind: Trainer.clusterTrainingRuntimeKind, metadata: { name }, spec: await editedSpec(from, edit) };
-      await kube.custom.createClusterCustomObject({ group, version, plural: Trainer.clusterTrainingRuntimePlural, body });
+      await createPastTrainerValidation((b) => kube.custom.createClusterCustomObject({ group, version, plural: Trainer.clusterTrainingRuntimePlural, body: b }), body);
       clusterScoped.push(name);
       return { kind: 'ClusterTrainingRuntime', name };
     },
     async namespaced(namespace, prefix, edit = () => {}, from = 'dispatch-kind') {
       const name = uniqueName(prefix);
       const body = { apiVersion, kind: Trainer.trainingRuntimeKind, metadata: { name }, spec: await editedSpec(from, edit) };
-      await kube.custom.createNamespacedCustomObject({ group, version, namespace, plural: Trainer.trainingRuntimePlural, body });
+      await createPastTrainerValidation(
+        (b) => kube.custom.createNamespacedCustomObject({ group, version, namespace, plural: Trainer.trainingRuntimePlural, body: b }),
+        body,
+      );
       return { kind: 'TrainingRuntime', name };
     },
     async dispose() {
