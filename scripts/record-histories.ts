@@ -365,7 +365,8 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const t0 = Date.now();
   const [stack, bundle] = await Promise.all([
-    startTestStack({ namespace: NAMESPACE }),
+    // Kueue mode is played by FakeKueue here (a history is the workflow's shape, not Kueue's), on a cluster without the real Kueue.
+    startTestStack({ namespace: NAMESPACE, kueue: false }),
     bundleWorkflowCode({
       workflowsPath: join(repoRoot, 'src', 'workflows', 'index.ts'),
       logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,

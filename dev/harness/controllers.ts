@@ -115,6 +115,7 @@ function provideKueueMetricsCert(pki: WebhookPki): void {
     throw new Error(
       `Kueue v0.19.2 reads ${KUEUE_METRICS_CERT_DIR}/tls.{crt,key} at start and exits without them; ` +
         `the harness could not write them (${(err as Error).message}): create that folder writable by this user once`,
+      { cause: err },
     );
   }
 }

@@ -148,7 +148,13 @@ export function killServersOnExit(cleanUp: () => void = () => undefined): () => 
  * SIGINT/SIGTERM or exit of this process, and (through their lifeline) by its death.
  */
 export async function startTestStack(
-  options: { binaries?: ServerBinaries; namespace?: string; temporalDynamicConfig?: Readonly<Record<string, number | boolean>> } = {},
+  options: {
+    binaries?: ServerBinaries;
+    namespace?: string;
+    temporalDynamicConfig?: Readonly<Record<string, number | boolean>>;
+    /** Run the real Kueue (default true); without it, Kueue mode is served by a stand-in. */
+    kueue?: boolean;
+  } = {},
 ): Promise<Stack> {
   const t0 = Date.now();
   const binaries = options.binaries ?? (await serverBinaries());
@@ -177,6 +183,7 @@ export async function startTestStack(
     namespace: options.namespace ?? DEFAULT_NAMESPACE,
     crdDirs: crdDirs(),
     lifeline,
+    ...(options.kueue === false ? { kueue: false } : {}),
   });
   let env: TestWorkflowEnvironment;
   let kube: LocalCluster;
