@@ -1,5 +1,7 @@
 // Seed 000 step 6: "A create that fails definitely deletes the copy and returns the cause." The
-// real API server refuses the TrainJob create (403: the identity may create runtimes, not TrainJobs).
+// real API server refuses the TrainJob create: RBAC's 403 (the identity may create runtimes, not
+// TrainJobs) is ErrReadOnly; the real Trainer webhook's 403 denial is the cluster refusing the
+// object, ErrRejected.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Trainer } from '../../../src/model/constants.js';
 import { DispatchError } from '../../../src/model/errors.js';
@@ -9,6 +11,7 @@ import { freshNamespace, grantRestricted, kubeAccess, type TestNamespace } from 
 
 let ns: TestNamespace;
 let h: DispatchHarness;
+let admin: DispatchHarness;
 
 beforeAll(async () => {
   ns = await freshNamespace('definite');
@@ -17,11 +20,23 @@ beforeAll(async () => {
     { apiGroups: [Trainer.group], resources: ['trainjobs'], verbs: ['get'] },
   ]);
   h = await startDispatch({ namespace: ns.name, access: kubeAccess('restricted', ns.name) });
+  admin = await startDispatch({ namespace: ns.name });
 });
 afterAll(async () => {
   await h?.close();
+  await admin?.close();
   await ns?.dispose();
 });
+
+const copiesIn = async (harness: DispatchHarness) =>
+  (
+    (await harness.kube.custom.listNamespacedCustomObject({
+      group: Trainer.group,
+      version: Trainer.version,
+      namespace: ns.name,
+      plural: 'trainingruntimes',
+    })) as { items: unknown[] }
+  ).items;
 
 it('step 6 refused definitely (403): ErrReadOnly naming the cause, and the runtime copy is deleted', async () => {
   const request = startRequest();
@@ -32,11 +47,18 @@ it('step 6 refused definitely (403): ErrReadOnly naming the cause, and the runti
   expect(failure.step).toBe(6);
   expect(failure.reasons).toHaveLength(1);
   expect(failure.reasons[0]).toMatch(/^creating TrainJob .* is forbidden \(HTTP 403 Forbidden: /);
-  const copies = (await h.kube.custom.listNamespacedCustomObject({
-    group: Trainer.group,
-    version: Trainer.version,
-    namespace: ns.name,
-    plural: 'trainingruntimes',
-  })) as { items: unknown[] };
-  expect(copies.items).toEqual([]);
+  expect(await copiesIn(h)).toEqual([]);
+});
+
+it("step 6 denied by Trainer's admission webhook (403): ErrRejected, not ErrReadOnly; the copy is deleted", async () => {
+  // Trainer's torch plugin reserves torchrun's variables; dispatch's rules leave them to Trainer.
+  const request = startRequest({ runtime: { kind: 'ClusterTrainingRuntime', name: 'dispatch-torch' }, spec: { env: { PET_NNODES: '3' } } });
+  const error = await admin.client.startTrainJob(request).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(DispatchError);
+  const failure = error as DispatchError;
+  expect(failure.type).toBe('ErrRejected');
+  expect(failure.step).toBe(6);
+  expect(failure.reasons.join('\n')).toContain('admission webhook "validator.trainjob.trainer.kubeflow.org" denied the request');
+  expect(failure.reasons.join('\n')).toContain('must not have reserved envs');
+  expect(await copiesIn(admin)).toEqual([]);
 });
