@@ -63,16 +63,21 @@ const health = (ports: ControllerPorts) => ({
   livenessEndpointName: '/healthz',
 });
 
+/** What JobSet's and Kueue's configurations share: no leader election, no self-made certificates, metrics off. */
+const sharedSettings = (options: ControllerOptions) => ({
+  leaderElection: { leaderElect: false },
+  internalCertManagement: { enable: false },
+  webhook: { host: '127.0.0.1', port: options.ports.webhook, certDir: options.pki.certDir },
+  metrics: { bindAddress: '0' },
+  health: health(options.ports),
+});
+
 /** JobSet: its webhook defaults spec.network, which Trainer's JobSets rely on. */
 export function startJobSet(binary: string, options: ControllerOptions): Promise<ServerProcess> {
   const config = writeConfig(options, {
     apiVersion: 'config.jobset.x-k8s.io/v1alpha1',
     kind: 'Configuration',
-    leaderElection: { leaderElect: false },
-    internalCertManagement: { enable: false },
-    webhook: { host: '127.0.0.1', port: options.ports.webhook, certDir: options.pki.certDir },
-    metrics: { bindAddress: '0' },
-    health: health(options.ports),
+    ...sharedSettings(options),
   });
   return launch('jobset', binary, [`--config=${config}`], options);
 }
@@ -126,11 +131,7 @@ export function startKueue(binary: string, options: ControllerOptions): Promise<
   const config = writeConfig(options, {
     apiVersion: 'config.kueue.x-k8s.io/v1beta2',
     kind: 'Configuration',
-    leaderElection: { leaderElect: false },
-    internalCertManagement: { enable: false },
-    webhook: { host: '127.0.0.1', port: options.ports.webhook, certDir: options.pki.certDir },
-    metrics: { bindAddress: '0' },
-    health: health(options.ports),
+    ...sharedSettings(options),
     integrations: { frameworks: ['trainer.kubeflow.org/trainjob'] },
   });
   return launch('kueue', binary, [`--config=${config}`, '--feature-gates=VisibilityOnDemand=false'], options);

@@ -22,6 +22,7 @@ import { kubeConfigFor } from '../../../dev/harness/kube-access.js';
 import { adminAccess, type LocalCluster } from '../../../dev/harness/cluster.js';
 import { startKueueFreeCluster } from '../support/kueue-free-cluster.js';
 import { freshNamespace, type TestNamespace } from '../support/kube.js';
+import { until } from '../support/lifecycle.js';
 
 const KUEUE_CONFIG = {
   mode: 'kueue',
@@ -38,15 +39,6 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
   return { value, ms: Date.now() - t0 };
 }
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 /** What the one successful attempt of an activity was given (the history keeps no local activity's input). */
 const activityInput = (h: DispatchHarness, handle: WorkflowHandle, type: string): unknown => h.calls.succeeded(handle.workflowId, type).input;
