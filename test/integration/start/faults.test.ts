@@ -1,7 +1,7 @@
 // Every failure step of Start against the real API server, with the fault proxy making the answers
 // go missing (seed 000 steps 5-8, CONTRACT §6-7): what the caller gets, and what is left behind.
 import { WorkflowFailedError } from '@temporalio/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DispatchError, fromFailure } from '../../../src/model/errors.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { StartRequest } from '../../../src/model/request.js';
@@ -163,9 +163,18 @@ describe('failure steps of Start, through the fault proxy', () => {
   });
 
   it('a cancelled Start rolls back: nothing is left behind', async () => {
+    // A CallBound of its own, long enough that the cancel, not the bound, ends the hung read-back
+    // on a loaded machine (with 3 s, seeing step 8 and cancelling could take longer than the bound).
+    const patient = await startDispatch({
+      namespace: ns.name,
+      access: proxy.accessFor({ ...proxy.accessFor(), namespace: ns.name }),
+      config: { timeouts: { call: '60s', workload: '3s' } },
+      requestTimeoutMs: 1_000,
+    });
+    onTestFinished(() => patient.close());
     const request = startRequest();
     proxy.inject({ method: 'GET', path: `${base()}/trainjobs/${nameOf(request)}`, times: Infinity, action: 'hang' });
-    const handle = await h.client.submit(request);
+    const handle = await patient.client.submit(request);
     await expect.poll(async () => (await handle.query<{ step: number }>('progress')).step, { timeout: 10_000 }).toBe(8);
     await handle.cancel();
     const error = await handle.result().catch((e: unknown) => e);
