@@ -38,11 +38,21 @@ export async function preflightLoop(
     } catch (error) {
       log('preflight failed', { error: (error as Error).message });
     }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, intervalMs);
-      signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-    });
+    await sleepUnlessAborted(intervalMs, signal);
   }
+}
+
+/**
+ * Waits `ms`, or less if the signal aborts. An already-aborted signal never fires 'abort' again, so
+ * it must end the wait at once: a worker stopped during a preflight would otherwise wait out the
+ * whole interval before exiting, and Kubernetes or Compose would kill it instead of letting it drain.
+ */
+export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
 }
 
 /** Resolves (with nothing) once the signal aborts. */

@@ -1,0 +1,55 @@
+// The preflight loop ends as soon as the worker stops, also when it stops while a probe runs (the
+// signal is then already aborted when the loop reaches its wait): nothing waits out the interval.
+import type { Client } from '@temporalio/client';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { GateStore } from '../../../src/activities/settings-activities.js';
+import { preflightLoop, sleepUnlessAborted } from '../../../src/worker/preflight.js';
+
+const HOUR = 3_600_000;
+
+/** A client whose ProbeBackend never finishes: no worker runs it. */
+const hangingClient = { workflow: { execute: () => new Promise(() => undefined) } } as unknown as Client;
+const gates = { config: { namespace: 'ns' }, update: () => undefined } as unknown as GateStore;
+
+describe('preflightLoop', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('a stop during a preflight ends the loop at once, not after the interval', async () => {
+    const stop = new AbortController();
+    let ended = false;
+    const loop = preflightLoop(hangingClient, 'q', gates, HOUR, stop.signal, () => undefined).then(() => (ended = true));
+    await vi.advanceTimersByTimeAsync(10);
+    expect(ended).toBe(false);
+    stop.abort();
+    // No timer may be needed to end it: advancing by nothing lets only settled promises run.
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ended).toBe(true);
+    await loop;
+  });
+
+  it('sleepUnlessAborted: an already-aborted signal ends the wait at once; a later abort ends it early; otherwise it waits ms', async () => {
+    const done = (p: Promise<void>) => {
+      const state = { settled: false };
+      void p.then(() => (state.settled = true));
+      return state;
+    };
+    const aborted = done(sleepUnlessAborted(HOUR, AbortSignal.abort()));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(aborted.settled).toBe(true);
+
+    const later = new AbortController();
+    const early = done(sleepUnlessAborted(HOUR, later.signal));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(early.settled).toBe(false);
+    later.abort();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(early.settled).toBe(true);
+
+    const full = done(sleepUnlessAborted(5_000, new AbortController().signal));
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(full.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(full.settled).toBe(true);
+  });
+});
