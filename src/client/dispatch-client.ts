@@ -20,7 +20,9 @@ export interface DispatchClientOptions {
 }
 
 /** Workflow id of a Start (CONTRACT §1). */
-export const startWorkflowId = (namespace: string, name: string, attempt: number) => `start/${namespace}/${name}/a${attempt}`;
+/** What every Start id of one TrainJob begins with, whatever its attempt. */
+export const startWorkflowIdPrefix = (namespace: string, name: string) => `start/${namespace}/${name}/`;
+export const startWorkflowId = (namespace: string, name: string, attempt: number) => `${startWorkflowIdPrefix(namespace, name)}a${attempt}`;
 
 /** Rethrows a workflow failure as the typed DispatchError it carries, when it carries one. */
 export function typed(error: unknown): unknown {
@@ -88,7 +90,10 @@ export class DispatchKubeflowClient {
    */
   async find(job: string, submission: number, kube: KubeClients, callBoundMs: number): Promise<FindResult> {
     const name = trainJobName(job, submission);
-    const base = `WorkflowType = 'StartTrainJob' AND ${DispatchTrainJob.name} = '${name}'`;
+    // The TrainJob's name alone is not enough: the same job and submission may be started in
+    // another Kubernetes namespace, whose Start ids differ only in the namespace.
+    const prefix = startWorkflowIdPrefix(this.options.namespace, name);
+    const base = `WorkflowType = 'StartTrainJob' AND ${DispatchTrainJob.name} = '${name}' AND WorkflowId STARTS_WITH '${prefix}'`;
     for await (const execution of this.client.workflow.list({ query: `${base} AND ExecutionStatus = 'Running'` })) {
       return { state: 'InFlight', workflowId: execution.workflowId };
     }

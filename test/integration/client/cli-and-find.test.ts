@@ -100,4 +100,20 @@ describe('Find (CONTRACT §7)', () => {
       await handle.terminate('test over');
     }
   });
+
+  it('a Start of the same job and submission in another namespace is not this namespace\'s: Absent, not InFlight', async () => {
+    const elsewhere = new DispatchKubeflowClient(suite.h.env.client, { namespace: uniqueName('other-ns'), taskQueue: uniqueName('no-worker') });
+    const here = new DispatchKubeflowClient(suite.h.env.client, { namespace: suite.ns.name, taskQueue: uniqueName('no-worker') });
+    const request = startRequest();
+    const handle = await elsewhere.submit(request);
+    try {
+      // Visibility is eventually consistent: first see the other namespace's Start, then ask here.
+      await expect
+        .poll(() => elsewhere.find(request.job, request.submission, suite.h.kube, callMs()), { timeout: 15_000, interval: 250 })
+        .toEqual({ state: 'InFlight', workflowId: handle.workflowId });
+      expect(await here.find(request.job, request.submission, suite.h.kube, callMs())).toEqual({ state: 'Absent' });
+    } finally {
+      await handle.terminate('test over');
+    }
+  });
 });
