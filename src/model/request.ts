@@ -11,6 +11,23 @@ export const ENV_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const hasNul = (s: string) => s.includes('\u0000');
 
+/**
+ * Whether a string holds a UTF-16 surrogate that is not half of a pair: the API server cannot
+ * store it as UTF-8, so a field that reaches the TrainJob is refused at validation instead.
+ */
+export const hasLoneSurrogate = (s: string) => /\p{Surrogate}/u.test(s);
+export const LONE_SURROGATE = 'holds a lone UTF-16 surrogate, which Kubernetes cannot store';
+
+/** The TrainJob CRD's maxLength of spec.trainer.image (Trainer v2.3.0), in characters (code points). */
+export const IMAGE_MAX_LENGTH = 500;
+
+/** A string that reaches the TrainJob: neither a NUL (`nul` names it) nor a lone surrogate. */
+const storable = (nul: string) =>
+  z
+    .string()
+    .refine((s) => !hasNul(s), { error: nul, abort: true })
+    .refine((s) => !hasLoneSurrogate(s), { error: LONE_SURROGATE });
+
 /** A Kubernetes object name: what a runtime's metadata.name must be. */
 export const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -24,15 +41,17 @@ export const JobIdSchema = z
 
 export const TimeLimitSchema = z
   .string()
-  .refine((s) => parseGoDuration(s) !== undefined, { error: 'not a Go duration (e.g. "90m", "2h0m0.25s")' })
+  // Empty is unset, as for every optional string: a Go caller without omitempty sends "".
+  .refine((s) => s === '' || parseGoDuration(s) !== undefined, { error: 'not a Go duration (e.g. "90m", "2h0m0.25s")' })
   .refine((s) => (parseGoDuration(s) ?? 0n) >= 0n, { error: 'negative time limit' })
-  .describe('Go duration; "0s" or absent means no limit; rounded up to a whole second');
+  .describe('Go duration; "0s", "" or absent means no limit; rounded up to a whole second');
 
 export const CheckpointSchema = z
   .string()
-  .refine((s) => s.startsWith('/') || /^s3:\/\/[^/]+/.test(s), {
+  .refine((s) => s === '' || s.startsWith('/') || /^s3:\/\/[^/]+/.test(s), {
     error: 'checkpoint is neither an absolute path nor an s3:// URL',
-  });
+  })
+  .describe('An absolute path or an s3:// URL; "" or absent means none');
 
 export const EnvSchema = z
   .record(z.string(), z.string())
@@ -40,6 +59,8 @@ export const EnvSchema = z
     for (const [key, value] of Object.entries(env)) {
       if (hasNul(key) || hasNul(value)) {
         ctx.addIssue({ code: 'custom', path: [key], message: 'NUL in env' });
+      } else if (hasLoneSurrogate(key) || hasLoneSurrogate(value)) {
+        ctx.addIssue({ code: 'custom', path: [key], message: LONE_SURROGATE });
       } else if (!ENV_KEY_PATTERN.test(key)) {
         ctx.addIssue({ code: 'custom', path: [key], message: `malformed env key (must match ${ENV_KEY_PATTERN.source})` });
       } else if (key.startsWith(RESERVED_ENV_PREFIX)) {
@@ -50,7 +71,7 @@ export const EnvSchema = z
   .describe('Environment of the job; rendered sorted by key, before dispatch variables');
 
 export const CommandSchema = z
-  .array(z.string().refine((s) => !hasNul(s), { error: 'NUL in command' }))
+  .array(storable('NUL in command'))
   .min(1, { error: 'no command' })
   .describe('The program and its arguments; reach the process byte for byte');
 
@@ -60,7 +81,13 @@ export const RecoverySchema = z.strictObject({ policy: z.string().optional() }).
 
 export const ImageExtensionSchema = z.strictObject({
   // The reason's path already names the extension (spec.extensions.dispatch/Image.ref).
-  ref: z.string().min(1, { error: 'empty Ref' }),
+  ref: z
+    .string()
+    .min(1, { error: 'empty Ref', abort: true })
+    .refine((s) => !hasLoneSurrogate(s), { error: LONE_SURROGATE, abort: true })
+    .refine((s) => [...s].length <= IMAGE_MAX_LENGTH, {
+      error: `longer than ${IMAGE_MAX_LENGTH} characters (the TrainJob CRD's maxLength of spec.trainer.image)`,
+    }),
 });
 
 export const RuntimeKindSchema = z.enum(['TrainingRuntime', 'ClusterTrainingRuntime']);
@@ -81,9 +108,7 @@ export const JobSpecSchema = z
     name: z.string().nullish(),
     command: CommandSchema,
     env: EnvSchema.nullish(),
-    workDir: z
-      .string()
-      .refine((s) => !hasNul(s), { error: 'NUL in env' })
+    workDir: storable('NUL in env')
       .nullish()
       .describe('Entered by the prologue (DISPATCH_K8S_WORKDIR); a missing directory exits 125'),
     nodes: z.int({ error: 'nodes must be an integer' }).min(1, { error: 'fewer than one node' }),

@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { renderStart } from '../../../src/core/render.js';
 import { validate } from '../../../src/core/validate.js';
 import { DispatchError } from '../../../src/model/errors.js';
+import { config, loadInputRuntime } from '../../golden/cases.js';
 
 type Json = Record<string, unknown>;
 
@@ -194,6 +196,39 @@ describe('validate: properties', () => {
         expect(error?.reasons).toEqual([`extension ${key} is not supported on Kubeflow`]);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('a lone UTF-16 surrogate anywhere in a command item is ErrInvalid naming that item', () => {
+    const lone = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code));
+    fc.assert(
+      fc.property(validRequest, fc.nat(), noNul, lone, noNul, (generated, at, before, surrogate, after) => {
+        const request = structuredClone(generated);
+        const command = (request.spec as Json).command as string[];
+        const index = at % command.length;
+        // Kept lone: the neighbours are ASCII, so no high surrogate meets a low one.
+        command[index] = `${before}${surrogate}${after}`;
+        const error = outcome(request);
+        expect(error?.type).toBe('ErrInvalid');
+        expect(error?.reasons).toEqual([`spec.command[${index}]: holds a lone UTF-16 surrogate, which Kubernetes cannot store`]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('"" is unset for every optional string field: accepted, and the same TrainJob as the field absent', () => {
+    const runtime = loadInputRuntime('dispatch-kind');
+    const FIELDS = ['name', 'workDir', 'timeLimit', 'checkpoint'] as const;
+    fc.assert(
+      fc.property(validRequest, fc.constantFrom(...FIELDS), (generated, field) => {
+        const empty = structuredClone(generated);
+        const absent = structuredClone(generated);
+        (empty.spec as Json)[field] = '';
+        delete (absent.spec as Json)[field];
+        const render = (request: Json) => renderStart(validate(request), runtime, config());
+        expect(render(empty)).toEqual(render(absent));
+      }),
+      { numRuns: 200 },
     );
   });
 });

@@ -175,6 +175,25 @@ describe('seed 000, "The spec": JobSpec.Validate reports every problem at once',
     expectInvalid(withRequest((_, spec) => (spec.workDir = '/a\u0000')), 'spec.workDir: NUL in env');
   });
 
+  it('a lone UTF-16 surrogate in a command item, env key or value, workDir or image ref is named by its path', () => {
+    const surrogate = 'holds a lone UTF-16 surrogate, which Kubernetes cannot store';
+    expectInvalid(
+      withRequest((_, spec, ext) => {
+        spec.command = ['python', 'ok \u{1F600}', 'x\uD800', '\uDC00y', '\uDC00\uD800'];
+        spec.env = { A: '\uD83D', B: '\u{1F600}', ['K\uDFFF']: 'v' };
+        spec.workDir = '/w\uDBFF';
+        ext['dispatch/Image'] = { ref: 'img\uD800' };
+      }),
+      `spec.command[2]: ${surrogate}`,
+      `spec.command[3]: ${surrogate}`,
+      `spec.command[4]: ${surrogate}`,
+      `spec.env.A: ${surrogate}`,
+      `spec.env["K\\udfff"]: ${surrogate}`,
+      `spec.workDir: ${surrogate}`,
+      `spec.extensions.dispatch/Image.ref: ${surrogate}`,
+    );
+  });
+
   it('problems in the request, the spec and the extensions are reported together', () => {
     expectInvalid(
       withRequest((r, spec, ext) => {
@@ -277,7 +296,7 @@ describe('seed 000, JobSpec table', () => {
     expect(validate(withRequest((_, spec) => (spec.timeLimit = timeLimit))).request.spec.timeLimit).toBe(timeLimit);
   });
 
-  it.each(['90', '1 h', 'forever', ''])('TimeLimit: %j is not a Go duration', (timeLimit) => {
+  it.each(['90', '1 h', 'forever'])('TimeLimit: %j is not a Go duration', (timeLimit) => {
     expectInvalid(withRequest((_, spec) => (spec.timeLimit = timeLimit)), 'spec.timeLimit: not a Go duration (e.g. "90m", "2h0m0.25s")');
   });
 
@@ -293,8 +312,16 @@ describe('seed 000, JobSpec table', () => {
     expect(validate(withRequest((_, spec) => (spec.checkpoint = checkpoint))).request.spec.checkpoint).toBe(checkpoint);
   });
 
-  it.each(['ckpt', 's3://', 's3:///key', 'gs://bucket/key', ''])('Checkpoint: %j is neither an absolute path nor an s3:// URL', (checkpoint) => {
+  it.each(['ckpt', 's3://', 's3:///key', 'gs://bucket/key'])('Checkpoint: %j is neither an absolute path nor an s3:// URL', (checkpoint) => {
     expectInvalid(withRequest((_, spec) => (spec.checkpoint = checkpoint)), 'spec.checkpoint: checkpoint is neither an absolute path nor an s3:// URL');
+  });
+
+  it.each(['name', 'workDir', 'timeLimit', 'checkpoint'])('%s: "" is unset (a Go caller without omitempty sends it), not refused', (field) => {
+    expect(validate(withRequest((_, spec) => (spec[field] = ''))).request.spec[field as 'name']).toBe('');
+  });
+
+  it('Recovery: policy "" is accepted like any policy', () => {
+    expect(validate(withRequest((_, spec) => (spec.recovery = { policy: '' }))).request.spec.recovery).toEqual({ policy: '' });
   });
 
   it('Recovery: accepted, becomes nothing; an unknown key in it is named', () => {
@@ -316,6 +343,16 @@ describe('seed 000, Extensions table', () => {
     expectInvalid(withRequest((_, __, ext) => (ext['dispatch/Image'] = {})), 'spec.extensions.dispatch/Image.ref: is required');
     expectInvalid(withRequest((_, __, ext) => (ext['dispatch/Image'] = 'ghcr.io/x')), 'spec.extensions.dispatch/Image: must be an object, not a string');
     expectInvalid(withRequest((_, __, ext) => (ext['dispatch/Image'] = null)), 'spec.extensions.dispatch/Image: must be an object, not null');
+  });
+
+  it('dispatch/Image: a ref of 500 characters (code points) is accepted, 501 is ErrInvalid (the TrainJob CRD allows 500)', () => {
+    const ref = (length: number) => `r/${'a'.repeat(length - 2)}`;
+    expect(validate(withRequest((_, __, ext) => (ext['dispatch/Image'] = { ref: ref(500) }))).image).toHaveLength(500);
+    expect(validate(withRequest((_, __, ext) => (ext['dispatch/Image'] = { ref: '\u{1F600}'.repeat(500) }))).image).toHaveLength(1000);
+    expectInvalid(
+      withRequest((_, __, ext) => (ext['dispatch/Image'] = { ref: ref(501) })),
+      "spec.extensions.dispatch/Image.ref: longer than 500 characters (the TrainJob CRD's maxLength of spec.trainer.image)",
+    );
   });
 
   it('dispatch/Image: becomes spec.trainer.image (extracted as ValidRequest.image)', () => {

@@ -3,12 +3,15 @@ import { z } from 'zod';
 import { formatPath, issuesToReasons } from '../../../src/model/issues.js';
 import {
   CapabilitiesRequestSchema,
+  IMAGE_MAX_LENGTH,
   ImageExtensionSchema,
   JobIdSchema,
   RuntimeRefExtensionSchema,
   StartRequestSchema,
+  hasLoneSurrogate,
   hasWorkDir,
 } from '../../../src/model/request.js';
+import { CRDS, loadCrdSchema } from '../../support/crd-schema.js';
 
 /** Reasons for a failed parse, with or without zod's reportInput. */
 function reasons(schema: z.ZodType, input: unknown, reportInput = true): string[] {
@@ -97,6 +100,11 @@ describe('seed 000, Extensions table: the extension schemas', () => {
     expect(ImageExtensionSchema.parse({ ref: 'busybox' })).toEqual({ ref: 'busybox' });
   });
 
+  it('dispatch/Image: the ref limit is the TrainJob CRD\'s maxLength of spec.trainer.image', () => {
+    const spec = loadCrdSchema(CRDS.trainJob).properties!.spec as { properties: { trainer: { properties: { image: { maxLength: number } } } } };
+    expect(spec.properties.trainer.properties.image.maxLength).toBe(IMAGE_MAX_LENGTH);
+  });
+
   it('kubeflow/RuntimeRef: kind is TrainingRuntime or ClusterTrainingRuntime; name a Kubernetes object name', () => {
     expect(RuntimeRefExtensionSchema.parse({ kind: 'TrainingRuntime', name: 'torch-2.4.cuda' })).toEqual({ kind: 'TrainingRuntime', name: 'torch-2.4.cuda' });
     expect(reasons(RuntimeRefExtensionSchema, { kind: 'TrainingRuntime', name: '' })).toEqual(['name: empty name']);
@@ -137,5 +145,21 @@ describe('hasWorkDir: Go\'s WorkDir string, empty is unset', () => {
     [5, false],
   ])('%j is %s', (workDir, set) => {
     expect(hasWorkDir(workDir)).toBe(set);
+  });
+});
+
+describe('hasLoneSurrogate: a UTF-16 surrogate that is not half of a pair', () => {
+  it.each([
+    ['', false],
+    ['plain', false],
+    ['\u{1F600} paired', false],
+    ['\uD83D\uDE00', false],
+    ['\uD800', true],
+    ['\uDC00', true],
+    ['a\uDBFFb', true],
+    ['\uDE00\uD83D', true],
+    ['\uD83D\uDE00\uD83D', true],
+  ])('%j: %s', (value, lone) => {
+    expect(hasLoneSurrogate(value)).toBe(lone);
   });
 });
