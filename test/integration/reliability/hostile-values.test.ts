@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { compareBytes } from '../../../src/core/render.js';
 import { PROLOGUE } from '../../../src/core/prologue.js';
-import { Dispatch, EnvVars, Trainer } from '../../../src/model/constants.js';
+import { Dispatch, EnvVars, Labels, Trainer } from '../../../src/model/constants.js';
+import { DispatchError } from '../../../src/model/errors.js';
 import type { EnvVar, TrainJob } from '../../../src/model/kube.js';
 import { startRequest } from '../../support/requests.js';
 import { reliabilityLab } from '../../reliability/support/lab.js';
-import { expectJobObjects, failureOf, outcomeOf } from '../../reliability/support/outcome.js';
+import { expectJobObjects, outcomeOf } from '../../reliability/support/outcome.js';
 
 const PRINTF = '/usr/bin/printf';
 const ENV = '/usr/bin/env';
@@ -155,15 +156,24 @@ describe('hostile names and values reach the container unchanged', () => {
     expect(entered.stdout).toBe(`${realpathSync(workDir)}\n`);
   }, 180_000);
 
-  it('a lone UTF-16 surrogate, which no UTF-8 can carry, is caught by read-back and the Start rolled back', async () => {
-    // The API server stores U+FFFD in its place; read-back sees the TrainJob changed (CONTRACT §4a).
-    const { outcome } = await startAndRead({
-      command: ['true'],
-      env: { BROKEN: 'a\ud800b' },
-      workDir: scratch,
-    });
-    const error = failureOf(outcome);
-    expect(error).toMatchObject({ type: 'ErrRejected', step: 8 });
-    expect(error.reasons.join('\n')).toContain('spec.trainer.env');
+  it('a lone UTF-16 surrogate, which no UTF-8 can carry, is refused at step 4 (ErrInvalid), before anything is created', async () => {
+    // The API server would store U+FFFD in its place, so it is refused before any call.
+    const config = lab.config({ timeouts: { call: '30s', workload: '5s' } });
+    const request = startRequest({ spec: { command: ['true'], env: { BROKEN: 'a\ud800b' }, workDir: scratch, gpusPerNode: 0 } });
+    const error = await lab.client(config).submit(request).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(DispatchError);
+    expect(error).toMatchObject({ type: 'ErrInvalid', step: 4 });
+    expect((error as DispatchError).reasons).toContain('spec.env.BROKEN: holds a lone UTF-16 surrogate, which Kubernetes cannot store');
+    const trainJobs = (await lab.kube.custom.listNamespacedCustomObject({
+      group: Trainer.group,
+      version: Trainer.version,
+      namespace: lab.ns.name,
+      plural: Trainer.trainJobPlural,
+      labelSelector: `${Labels.jobId}=${request.job.toLowerCase()}`,
+    })) as { items: unknown[] };
+    expect(trainJobs.items).toEqual([]);
   }, 180_000);
 });
