@@ -167,7 +167,6 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
     pki: join(options.stateDir, 'pki'),
     kcm: join(options.stateDir, 'kcm-pki'),
     scheduler: join(options.stateDir, 'scheduler-pki'),
-    kwok: join(options.stateDir, 'kwok'),
     webhookPki: join(options.stateDir, 'webhook-pki'),
     controllers: join(options.stateDir, 'controllers'),
   };
@@ -234,7 +233,7 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
   const nodes = (async () => {
     const [scheduler, kwok] = await Promise.all([
       track(startKubeScheduler(options.binaries.kubeScheduler, { ...launch, kubeconfig, port: schedulerPort, certDir: dirs.scheduler })),
-      track(startKwok(options.binaries.kwok, { ...launch, kubeconfig, port: kwokPort, certDir: dirs.kwok })),
+      track(startKwok(options.binaries.kwok, { ...launch, kubeconfig, port: kwokPort })),
     ]);
     await addKwokNodes(admin, options.nodes ?? 2);
     return { scheduler, kwok, at: Date.now() - t0 };

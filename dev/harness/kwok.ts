@@ -31,7 +31,7 @@ export const kwokNodeName = (i: number) => `kwok-node-${i}`;
 
 export async function startKwok(
   binary: string,
-  options: LaunchOptions & { kubeconfig: string; port: number; certDir: string },
+  options: LaunchOptions & { kubeconfig: string; port: number },
 ): Promise<ServerProcess> {
   const process = spawnServer({
     name: 'kwok',

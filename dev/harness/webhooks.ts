@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { kubeCall, kubeRequest, type KubeAccess } from './kube-access.js';
+import { kubeCall, type KubeAccess } from './kube-access.js';
 import { moduleDir, type CrdSource } from './crd-sources.js';
 
 interface ClientConfig {
@@ -115,12 +115,6 @@ export async function registerWebhooks(admin: KubeAccess, configs: WebhookConfig
       contentType: 'application/apply-patch+yaml',
     });
   }
-}
-
-/** Whether a webhook configuration of this name is registered (for status). */
-export async function webhookRegistered(admin: KubeAccess, name: string, kind: 'mutating' | 'validating'): Promise<boolean> {
-  const res = await kubeRequest(admin, 'GET', `${WEBHOOKS_API}/${kind}webhookconfigurations/${name}`);
-  return res.status === 200;
 }
 
 /**
