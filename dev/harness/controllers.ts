@@ -3,7 +3,7 @@
 // harness polls for readiness (each reports ready only once its webhook server serves). They run
 // as the cluster admin. Their configuration files are written next to the cluster's state.
 import { existsSync, mkdirSync, copyFileSync, writeFileSync } from 'node:fs';
-import { get } from 'node:http';
+import { answers200 } from './health.js';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { LaunchOptions } from './etcd.js';
@@ -23,14 +23,6 @@ export interface ControllerOptions extends LaunchOptions {
   ports: ControllerPorts;
 }
 
-const httpReady = (url: string) =>
-  new Promise<true | undefined>((resolve, reject) => {
-    get(url, { timeout: 2_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200 ? true : undefined);
-    }).once('error', reject);
-  });
-
 async function launch(name: string, binary: string, args: string[], options: ControllerOptions, env?: NodeJS.ProcessEnv): Promise<ServerProcess> {
   const server = spawnServer({
     name,
@@ -41,7 +33,7 @@ async function launch(name: string, binary: string, args: string[], options: Con
     detach: options.detach,
     env: { ...process.env, ...env },
   });
-  await waitFor(() => httpReady(`http://127.0.0.1:${options.ports.health}/readyz`), {
+  await waitFor(() => answers200(`http://127.0.0.1:${options.ports.health}/readyz`), {
     what: `${name} /readyz`,
     timeoutMs: 120_000,
     intervalMs: 200,

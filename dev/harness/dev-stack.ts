@@ -9,11 +9,8 @@ import { kubeRequest } from './kube-access.js';
 import { devDir, logsDir } from './paths.js';
 import { isAlive, stopServer } from './process.js';
 import { killServersOnExit, startDevStack, type StackInfo, type StackTimings } from './stack.js';
-import { httpsHealthy } from './kube-scheduler.js';
+import { answers200 } from './health.js';
 import { temporalReady } from './temporal.js';
-
-const healthy200 = async (url: string) =>
-  url.startsWith('https:') ? httpsHealthy(url) : (await fetch(url, { signal: AbortSignal.timeout(3_000) })).ok ? true : undefined;
 
 export const devPaths = {
   state: join(devDir, 'dev-stack.json'),
@@ -96,7 +93,7 @@ export async function devHealth(state: DevState): Promise<Health> {
   ]);
   const endpoints = Object.fromEntries(
     await Promise.all(
-      Object.entries(state.info.kube.health ?? {}).map(async ([name, url]) => [name, (await healthy200(url).catch(() => undefined)) === true] as const),
+      Object.entries(state.info.kube.health ?? {}).map(async ([name, url]) => [name, (await answers200(url, 3_000).catch(() => undefined)) === true] as const),
     ),
   );
   const healthy = Object.values(processes).every(Boolean) && api && temporal && Object.values(endpoints).every(Boolean);

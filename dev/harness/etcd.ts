@@ -1,5 +1,5 @@
 // etcd for the local API server: one member on loopback, its own data dir, no fsync (test data).
-import { get } from 'node:http';
+import { answers200 } from './health.js';
 import { join } from 'node:path';
 import { spawnServer, waitFor, type ServerProcess, type SpawnOptions } from './process.js';
 
@@ -10,14 +10,6 @@ export interface Etcd {
   /** Client URL, for --etcd-servers. */
   url: string;
 }
-
-const httpOk = (url: string) =>
-  new Promise<boolean | undefined>((resolve, reject) => {
-    get(url, { timeout: 2_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200 ? true : undefined);
-    }).once('error', reject);
-  });
 
 export async function startEtcd(
   binary: string,
@@ -43,6 +35,6 @@ export async function startEtcd(
     lifeline: options.lifeline,
     detach: options.detach,
   });
-  await waitFor(() => httpOk(`${url}/readyz`), { what: `etcd at ${url}`, timeoutMs: 30_000, server: process });
+  await waitFor(() => answers200(`${url}/readyz`), { what: `etcd at ${url}`, timeoutMs: 30_000, server: process });
   return { process, url };
 }

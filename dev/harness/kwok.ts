@@ -5,6 +5,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { moduleDir } from './crd-sources.js';
 import type { LaunchOptions } from './etcd.js';
+import { answers200 } from './health.js';
 import { kubeCall, kubeRequest, type KubeAccess } from './kube-access.js';
 import { spawnServer, waitFor, type ServerProcess } from './process.js';
 
@@ -12,8 +13,6 @@ import { spawnServer, waitFor, type ServerProcess } from './process.js';
 export const KWOK_STAGES = ['kustomize/stage/node/fast', 'kustomize/stage/node/heartbeat', 'kustomize/stage/pod/fast'];
 
 const KWOK_MODULE = { server: 'kwok', module: 'sigs.k8s.io/kwok', dir: '' };
-
-const httpHealthy = async (url: string) => ((await fetch(url, { signal: AbortSignal.timeout(2_000) })).ok ? true : undefined);
 
 export function kwokStageFiles(): string[] {
   const root = moduleDir(KWOK_MODULE).dir;
@@ -46,7 +45,7 @@ export async function startKwok(
     lifeline: options.lifeline,
     detach: options.detach,
   });
-  await waitFor(() => httpHealthy(`http://127.0.0.1:${options.port}/healthz`), {
+  await waitFor(() => answers200(`http://127.0.0.1:${options.port}/healthz`), {
     what: 'kwok /healthz',
     timeoutMs: 60_000,
     intervalMs: 200,

@@ -8,9 +8,9 @@ import type { TrainJob } from '../../../src/model/kube.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshKueueNamespace, type TestNamespace } from '../support/kube.js';
-import { workloadOf } from '../support/lifecycle.js';
+import { REAL_KUEUE_CONFIG, workloadOf } from '../support/lifecycle.js';
 
-const KUEUE_CONFIG = { mode: 'kueue', kueue: { queue: KUEUE_SAMPLE_QUEUE, admissionCheck: KUEUE_SAMPLE_CHECK }, timeouts: { workload: '30s', call: '10s' } } as const;
+const KUEUE_CONFIG = REAL_KUEUE_CONFIG;
 
 describe('StartTrainJob, Kueue mode, on the real Kueue', () => {
   let ns: TestNamespace;

@@ -2,13 +2,13 @@
 // JobSet, JobSet the Jobs, the Job controller the pods, the scheduler binds them to KWOK's simulated
 // nodes and KWOK runs them. The test itself opens the job (dispatch's Open does not exist yet).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../../../dev/harness/samples.js';
+import { KUEUE_SAMPLE_CHECK } from '../../../dev/harness/samples.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshKueueNamespace, freshNamespace, kubeConfig, type TestNamespace } from '../support/kube.js';
-import { admitWhenReserved, finished, podsOfJob, removeGate, unsuspend } from '../support/lifecycle.js';
+import { admitWhenReserved, finished, podsOfJob, REAL_KUEUE_CONFIG, removeGate, unsuspend } from '../support/lifecycle.js';
 
-const KUEUE_CONFIG = { mode: 'kueue', kueue: { queue: KUEUE_SAMPLE_QUEUE, admissionCheck: KUEUE_SAMPLE_CHECK }, timeouts: { workload: '30s', call: '10s' } } as const;
+const KUEUE_CONFIG = REAL_KUEUE_CONFIG;
 
 describe.each([
   { mode: 'plain', config: {}, namespace: () => freshNamespace('complete-plain') },

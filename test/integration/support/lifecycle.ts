@@ -3,6 +3,7 @@
 // TrainJob; in Kueue mode remove dispatch's gate and set the check Ready once quota is reserved.
 // Then the real Trainer, JobSet, Job controller, scheduler and KWOK run it to Complete.
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../../../dev/harness/samples.js';
 import type { KubeClients } from '../../../src/activities/kube-clients.js';
 import { Annotations, Kueue, Labels, Trainer } from '../../../src/model/constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
@@ -99,3 +100,10 @@ export async function podsOfJob(kubeConfig: KubeConfig, namespace: string, jobId
   const pods = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector: `${Labels.jobId}=${jobId.toLowerCase()}` });
   return pods.items.map((p) => ({ name: p.metadata?.name ?? '', node: p.spec?.nodeName ?? '', phase: p.status?.phase ?? '' }));
 }
+
+/** A worker configuration for Kueue-mode Starts on the real Kueue and the harness's sample queues. */
+export const REAL_KUEUE_CONFIG = {
+  mode: 'kueue',
+  kueue: { queue: KUEUE_SAMPLE_QUEUE, admissionCheck: KUEUE_SAMPLE_CHECK },
+  timeouts: { workload: '30s', call: '10s' },
+} as const;
