@@ -7,20 +7,52 @@ import { renderStart, type RenderedStart } from './render.js';
 import { parseRuntimeKey, type ValidRequest } from './validated.js';
 
 /**
- * The probe's JobID: a canonical ULID whose timestamp part is zero, so it can never be mistaken
- * for a real job, and whose random part spells "DSPATCHPR0BE" (Crockford base32 has no I, L, O or
- * U). Its TrainJob is dj-0000000000dspatchpr0be0000-s1.
+ * Every probe's JobID starts with these 17 characters: a canonical ULID whose timestamp part is
+ * zero, so it can never be mistaken for a real job, then "DSPATCH" (Crockford base32 has no I, L,
+ * O or U).
  */
-export const PROBE_JOB_ID = '0000000000DSPATCHPR0BE0000';
+export const PROBE_JOB_PREFIX = '0000000000DSPATCH';
+
+/**
+ * The probe's JobID when no run gives it one (the offline `render` and the golden files): its
+ * TrainJob is dj-0000000000dspatchpr0be0000-s1.
+ */
+export const PROBE_JOB_ID = `${PROBE_JOB_PREFIX}PR0BE0000`;
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const PROBE_RANDOM_CHARS = 9;
+
+/**
+ * A probe's own JobID: PROBE_JOB_PREFIX, then 9 Crockford characters (45 bits) from the hex digits
+ * of a UUID the workflow draws (uuid4(), replayed from its history). Each probe run has its own
+ * TrainJob and runtime copy names, so two workers probing at once, or a probe whose predecessor's
+ * copy the garbage collector has not yet removed (or whose stop failed), never meet each other's
+ * objects.
+ */
+export function probeJobId(uuid: string): string {
+  const hex = uuid.replace(/[^0-9a-f]/gi, '');
+  if (hex.length < 12) throw new Error(`probeJobId: ${JSON.stringify(uuid)} has fewer than 12 hex digits`);
+  // 12 hex digits are 48 bits; the top 45 make the 9 characters.
+  let bits = BigInt(`0x${hex.slice(0, 12)}`) >> 3n;
+  let random = '';
+  for (let i = 0; i < PROBE_RANDOM_CHARS; i++) {
+    random = CROCKFORD[Number(bits & 31n)]! + random;
+    bits >>= 5n;
+  }
+  return `${PROBE_JOB_PREFIX}${random}`;
+}
 
 /** The probe's generation; with submission 1 its epoch prefix is 1. */
 export const PROBE_GENERATION = 0;
 
-export function probeRequest(config: Config): ValidRequest {
+/** Whether a TrainJob's JobID is a probe's. */
+export const isProbeJobId = (jobId: string): boolean => jobId.toUpperCase().startsWith(PROBE_JOB_PREFIX);
+
+export function probeRequest(config: Config, jobId: string = PROBE_JOB_ID): ValidRequest {
   const runtime = parseRuntimeKey(config.probeRuntime);
   return {
     request: {
-      job: PROBE_JOB_ID,
+      job: jobId,
       generation: PROBE_GENERATION,
       submission: Probe.submission,
       attempt: Probe.attempt,

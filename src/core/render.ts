@@ -21,8 +21,6 @@ import { runtimeKey, type ValidRequest } from './validated.js';
 export interface RenderOptions {
   /** The preflight probe: its runtime patch adds a node selector no node matches. */
   probe?: boolean;
-  /** The first runtime patch, env on container node; only for Starts recorded before it changed. */
-  legacyNodeEnv?: boolean;
 }
 
 export interface RenderedStart {
@@ -170,7 +168,6 @@ export function renderStart(
           submission,
           runtimeKey: source,
           probe: options.probe === true,
-          legacyNodeEnv: options.legacyNodeEnv === true,
         },
         config,
       ),

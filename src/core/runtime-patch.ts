@@ -23,13 +23,6 @@ export interface RuntimePatchInput {
   /** Where the source runtime came from, for the error when it has no trainer job. */
   runtimeKey: string;
   probe: boolean;
-  /**
-   * The first version of the patch: DISPATCH_K8S_POD_NAME and DISPATCH_K8S_NODE_NAME on container
-   * node, no volume. Trainer v2.3.0's webhook refuses it; it is rendered only when the workflow
-   * replays a Start recorded before RUNTIME_PATCH_POD_VOLUME (src/workflows/run-start.ts), whose
-   * read-back must compare against what that Start wrote.
-   */
-  legacyNodeEnv?: boolean;
 }
 
 const fieldRef = (fieldPath: string): FieldRef => ({ fieldRef: { fieldPath } });
@@ -83,10 +76,9 @@ export function runtimePatch(
   if (input.probe) {
     podSpec.nodeSelector = { [Labels.probeNodeSelector]: LabelValues.probeNodeSelector };
   }
-  const legacy = input.legacyNodeEnv === true;
   // A fresh list for each container: nothing rendered shares structure.
-  const mounts = () => (legacy ? {} : { volumeMounts: [podInfoMount()] });
-  if (!legacy) podSpec.volumes = [podInfoVolume()];
+  const mounts = () => ({ volumeMounts: [podInfoMount()] });
+  podSpec.volumes = [podInfoVolume()];
   if (config.publish.via === 'initContainer') {
     const publisher: ContainerPatch = {
       name: config.publish.initContainer,
@@ -95,11 +87,8 @@ export function runtimePatch(
     };
     podSpec.initContainers = [publisher];
   }
-  // No env on node (Trainer's webhook: "must not have envs for the ... node containers"), except
-  // in the legacy patch that recorded Starts wrote.
-  const node: ContainerPatch = legacy
-    ? { name: Trainer.nodeContainer, env: placementEnv() }
-    : { name: Trainer.nodeContainer, ...mounts() };
+  // No env on node (Trainer's webhook: "must not have envs for the ... node containers").
+  const node: ContainerPatch = { name: Trainer.nodeContainer, ...mounts() };
   podSpec.containers = [node];
 
   return {

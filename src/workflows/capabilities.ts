@@ -6,32 +6,27 @@ import { capabilities } from '../core/capabilities.js';
 import { allowListRefusal } from '../core/refusals.js';
 import type { CapabilitiesQuery } from '../core/validate.js';
 import { runtimeKey } from '../core/validated.js';
-import { activitiesFor, getSettings, prepareCapabilities, usesLocalSteps } from './activity-proxies.js';
+import { activitiesFor, prepareCapabilities } from './activity-proxies.js';
 import { asWorkflowFailure, classify } from './failures.js';
+import { STEPS } from './steps.js';
 
-/** The configuration and the validated query (see StartTrainJob's prepare). */
-async function prepare(request: unknown, local: boolean): Promise<{ config: Config; query: CapabilitiesQuery }> {
-  if (local) {
-    const { settings, query } = await prepareCapabilities(request).catch((error: unknown) =>
-      Promise.reject(classify(error, 0, 'ErrUnreachable', 'preparing the query')),
-    );
-    return { config: settings.config, query };
-  }
-  const { config } = await getSettings();
-  const { validateCapabilitiesRequest } = await import(/* webpackMode: "eager" */ '../core/validate.js');
-  return { config, query: validateCapabilitiesRequest(request) };
+/** The configuration and the validated query, from one local activity (as StartTrainJob's step 0). */
+async function prepare(request: unknown): Promise<{ config: Config; query: CapabilitiesQuery }> {
+  const { settings, query } = await prepareCapabilities(request).catch((error: unknown) =>
+    Promise.reject(classify(error, 0, STEPS[0].unanswered, 'waiting for the query to be validated')),
+  );
+  return { config: settings.config, query };
 }
 
 export async function TrainJobCapabilities(request: unknown): Promise<Capabilities> {
   try {
-    const local = usesLocalSteps();
-    const { config, query } = await prepare(request, local);
+    const { config, query } = await prepare(request);
     const key = runtimeKey(query.runtime);
     const notAllowed = allowListRefusal(query.runtime, config);
     if (notAllowed) throw notAllowed;
-    const runtime = await activitiesFor(config, local)
+    const runtime = await activitiesFor(config)
       .readRuntime({ namespace: config.namespace, runtime: query.runtime })
-      .catch((error: unknown) => Promise.reject(classify(error, 2, 'ErrUnreachable', `reading runtime ${key}`)));
+      .catch((error: unknown) => Promise.reject(classify(error, 2, STEPS[2].unanswered, `waiting for runtime ${key}`)));
     return capabilities(runtime, query.runtime, config);
   } catch (error) {
     throw asWorkflowFailure(error);

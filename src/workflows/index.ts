@@ -1,4 +1,4 @@
-// The workflow types a caller starts by name (CONTRACT §1).
+// The workflow types a caller starts by name (docs/contract.md §1).
 export { StartTrainJob } from './start-trainjob.js';
 export { TrainJobCapabilities } from './capabilities.js';
 export { ProbeBackend } from './probe-backend.js';

@@ -1,13 +1,13 @@
-// ProbeBackend() -> BackendGates (CONTRACT §8): proves reach, write and start, in order. The start
+// ProbeBackend() -> BackendGates (docs/contract.md §8): proves reach, write and start, in order. The start
 // gate is the seed's preflight probe: a Start like any other, on probeRuntime, with a node selector
 // no node matches, stopped as soon as it has been started.
-import { isCancellation, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
 import { Probe } from '../model/constants.js';
 import { DispatchError } from '../model/errors.js';
 import type { BackendGates } from '../model/results.js';
 import { attemptToken } from '../core/names.js';
-import { probeRequest } from '../core/probe.js';
-import { activitiesFor, getSettings, usesLocalSteps } from './activity-proxies.js';
+import { probeJobId, probeRequest } from '../core/probe.js';
+import { activitiesFor, getSettings } from './activity-proxies.js';
 import { classify } from './failures.js';
 import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
@@ -21,9 +21,8 @@ function reasonsOf(gate: string, error: unknown, step: number): string[] {
 
 export async function ProbeBackend(): Promise<BackendGates> {
   const progress = new ProgressReporter('ProbeBackend');
-  const local = usesLocalSteps();
   const { config } = await getSettings();
-  const acts = activitiesFor(config, local);
+  const acts = activitiesFor(config);
   const namespace = config.namespace;
   const reasons: string[] = [];
   let reach = false;
@@ -49,8 +48,9 @@ export async function ProbeBackend(): Promise<BackendGates> {
 
   if (write) {
     try {
-      const probe = probeRequest(config);
-      const started = await runStart(probe, config, progress, { probe: true, local });
+      // A JobID of this run's own (drawn once, replayed from the history): no two probes share names.
+      const probe = probeRequest(config, probeJobId(uuid4()));
+      const started = await runStart(probe, config, progress, { probe: true });
       const token = attemptToken(namespace, started.name, Probe.attempt);
       await acts.stopTrainJob({ namespace, name: started.name, token, trainJobUid: started.uid, ownerSet: true, step: 0 });
       start = true;

@@ -1,13 +1,7 @@
 // What an operator sees of a Start in flight: the `progress` query, the current details in the
 // Temporal UI, and the DispatchStep search attribute, all fed from one place.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import {
-  defineQuery,
-  patched,
-  setCurrentDetails,
-  setHandler,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { DispatchJobId, DispatchStep, DispatchTrainJob } from '../model/search-attributes.js';
 import { STEPS, stepLabel, type StepNumber } from './steps.js';
 
@@ -24,28 +18,27 @@ export interface Progress {
 
 export const progressQuery = defineQuery<Progress>('progress');
 
-/**
- * Patch (docs/versioning.md): search attribute updates made with no await between them go out as
- * one UpsertWorkflowSearchAttributes command when the workflow next waits, not one each. Without
- * it, identify and steps 1 and 2 cost three events and three visibility writes, and steps 3 and 5
- * two, of which only the last of each run was ever visible. Starts recorded before it replay
- * unpatched (test/histories/01-baseline).
- */
-export const COALESCE_UPSERTS_PATCH = 'progress-coalesce-upserts';
-
 export class ProgressReporter {
-  private state: Progress = { step: 0, stepName: STEPS[0] };
-  /** Updates not sent yet, by key (the last value wins); set only under the patch. */
+  private state: Progress = { step: 0, stepName: STEPS[0].label };
+  /**
+   * Search attribute updates not sent yet, by key (the last value wins): updates made with no await
+   * between them go out as one UpsertWorkflowSearchAttributes command when the workflow next
+   * waits, so that identify and steps 1 and 2 cost one event and one visibility write, not three.
+   */
   private pending: Map<string, SearchAttributeUpdatePair> | undefined;
 
-  constructor(private readonly title: string) {
+  constructor(private title: string) {
     setHandler(progressQuery, () => this.state);
     this.render();
   }
 
-  /** Names the Start once validation has told us what it is. */
-  identify(jobId: string, namespace: string, name: string): void {
+  /**
+   * Names the Start once validation has told us what it is. The summary heads the current details,
+   * so that a Start begun without a static summary (the temporal CLI, a Go client) says what it is.
+   */
+  identify(jobId: string, namespace: string, name: string, summary?: string): void {
     this.state = { ...this.state, trainJob: `${namespace}/${name}` };
+    if (summary) this.title = summary;
     this.upsert([
       { key: DispatchJobId, value: jobId },
       { key: DispatchTrainJob, value: name },
@@ -53,9 +46,14 @@ export class ProgressReporter {
   }
 
   enter(step: StepNumber, waitingFor: string): void {
-    this.state = { ...this.state, step, stepName: STEPS[step], waitingFor };
+    this.state = { ...this.state, step, stepName: STEPS[step].label, waitingFor };
     this.upsert([{ key: DispatchStep, value: stepLabel(step) }]);
     this.render();
+  }
+
+  /** The step the Start is at, or stopped at. */
+  get step(): StepNumber {
+    return this.state.step;
   }
 
   created(uid: string): void {
@@ -64,20 +62,12 @@ export class ProgressReporter {
 
   finish(outcome: string): void {
     this.state = { ...this.state, waitingFor: undefined };
-    const final: SearchAttributeUpdatePair[] = [{ key: DispatchStep, value: outcome }];
-    // With nothing pending both versions send the outcome at once, so no patch marker is needed.
-    if (this.pending) {
-      this.upsert(final);
-      this.flush();
-    } else upsertSearchAttributes(final);
+    this.upsert([{ key: DispatchStep, value: outcome }]);
+    this.flush();
     this.render(outcome);
   }
 
   private upsert(pairs: SearchAttributeUpdatePair[]): void {
-    if (!this.pending && !patched(COALESCE_UPSERTS_PATCH)) {
-      upsertSearchAttributes(pairs);
-      return;
-    }
     if (!this.pending) {
       this.pending = new Map();
       // A microtask runs once the workflow code waits, still within this workflow task.

@@ -1,8 +1,9 @@
 // Steps 2 to 9 of Start, shared by StartTrainJob and the preflight probe (which is "a Start like
 // any other, with a spec of its own"). Everything that decides runs here from the pure core; the
-// activities only talk to the API server. Failure at steps 7-9, or cancellation once something may
-// exist, runs the compensation: stop what this attempt created.
-import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
+// activities only talk to the API server. A Start that ends at a step whose row in steps.ts says
+// so (a failure at 7-9, or a cancellation once step 5 has begun) runs the compensation: stop what
+// this attempt created.
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { Config } from '../model/config.js';
 import { Annotations } from '../model/constants.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
@@ -11,107 +12,69 @@ import { compareReadBack } from '../core/readback.js';
 import { planStart } from '../core/plan.js';
 import { allowListRefusal } from '../core/refusals.js';
 import { runtimeKey, type ValidRequest } from '../core/validated.js';
-import { activitiesFor } from './activity-proxies.js';
+import { activitiesFor, type StartActivities } from './activity-proxies.js';
 import { classify } from './failures.js';
 import type { ProgressReporter } from './progress.js';
-
-/**
- * Patch (docs/versioning.md): dispatch's runtime patch gives container node a read-only downward-API
- * volume (dispatch-pod at /etc/dispatch/pod) instead of env, which Trainer v2.3.0's TrainJob
- * webhook refuses (CONTRACT §4, amended 2026-11-30). Starts recorded before it replay unpatched
- * and render the first patch, so that their read-back compares against what they wrote
- * (test/histories/01-baseline, 02-coalesce-progress-upserts, 03-local-start-steps).
- */
-export const RUNTIME_PATCH_POD_VOLUME = 'runtime-patch-pod-volume';
+import { runStep } from './run-step.js';
+import { mustUndo } from './steps.js';
 
 export interface RunOptions {
   probe?: boolean;
-  /** The Kubernetes calls run as local activities (LOCAL_STEPS_PATCH). */
-  local?: boolean;
 }
 
-/** What exists so far, for the compensation: the stack of the saga, here just a few facts. */
+/** What this attempt has created so far, for the compensation: the saga's stack, as a few facts. */
 interface Created {
-  /** Step 5 was entered: a cancellation from here on may have left a copy behind. */
-  copying: boolean;
-  /** A failure from here on must undo what this attempt created. */
-  compensable: boolean;
-  /** Set from step 7 on: the copy is owned by the TrainJob, so the garbage collector takes it. */
-  ownerSet: boolean;
   copyUid?: string;
+  /** Set once step 7 succeeded: the copy is owned by the TrainJob, so the garbage collector takes it. */
+  ownerSet: boolean;
   ref?: ObjectRef;
 }
 
 export async function runStart(valid: ValidRequest, config: Config, progress: ProgressReporter, options: RunOptions = {}): Promise<StartResult> {
-  const acts = activitiesFor(config, options.local ?? false);
+  const acts = activitiesFor(config);
   const namespace = config.namespace;
   const source = runtimeKey(valid.runtime);
 
   // Step 2: read the runtime named by kubeflow/RuntimeRef, if the allow-list lets us.
-  progress.enter(2, `runtime ${source}`);
   const notAllowed = allowListRefusal(valid.runtime, config);
-  if (notAllowed) throw notAllowed;
-  const runtime = await acts
-    .readRuntime({ namespace, runtime: valid.runtime })
-    .catch((error: unknown) => Promise.reject(classify(error, 2, 'ErrUnreachable', `reading runtime ${source}`)));
+  if (notAllowed) {
+    progress.enter(2, `runtime ${source}`);
+    throw notAllowed;
+  }
+  const runtime = await runStep(progress, 2, `runtime ${source}`, () => acts.readRuntime({ namespace, runtime: valid.runtime }));
 
-  // Steps 3 and 4: the runtime rules (seed 001, every broken rule at once), then render. Nothing
-  // has been created yet.
+  // Steps 3 and 4: the runtime rules (every broken rule at once), then render. Nothing has been
+  // created yet.
   progress.enter(3, `the rules of runtime ${source}, then rendering`);
-  const { runtimeCopy, trainJob, weakened } = planStart(valid, runtime, config, {
-    probe: options.probe ?? false,
-    legacyNodeEnv: !patched(RUNTIME_PATCH_POD_VOLUME),
-  });
+  const { runtimeCopy, trainJob, weakened } = planStart(valid, runtime, config, { probe: options.probe ?? false });
   const name = trainJob.metadata.name!;
   const token = trainJob.metadata.annotations![Annotations.attemptToken]!;
 
-  const created: Created = { copying: false, compensable: false, ownerSet: false };
+  const created: Created = { ownerSet: false };
   try {
-    // Step 5: the runtime copy.
-    progress.enter(5, `runtime copy ${namespace}/${name}`);
-    created.copying = true;
-    const copy = await acts
-      .createRuntimeCopy({ copy: runtimeCopy })
-      .catch((error: unknown) => Promise.reject(classify(error, 5, 'ErrUnreachable', `creating runtime copy ${namespace}/${name}`)));
-    created.compensable = true;
+    const copy = await runStep(progress, 5, `runtime copy ${namespace}/${name}`, () => acts.createRuntimeCopy({ copy: runtimeCopy }));
     created.copyUid = copy.uid;
 
-    // Step 6: the TrainJob. A definite refusal was already cleaned up by the activity.
-    progress.enter(6, `TrainJob ${namespace}/${name}`);
-    const job = await acts.createTrainJob({ trainJob, copy }).catch((error: unknown) => {
-      const cause = classify(error, 6, 'ErrOutcomeUnknown', `creating TrainJob ${namespace}/${name}`);
-      created.compensable = false; // kept for a retried Start of this attempt, or already deleted
-      // Only an unanswered create may have made our TrainJob: name it (its UID is not known). A
-      // definite refusal names no ref: the TrainJob in the way, if any, is not this attempt's.
-      const ours = cause.type === 'ErrOutcomeUnknown' ? new DispatchError(cause.type, cause.reasons, 6, { namespace, name, uid: '' }) : cause;
-      return Promise.reject(ours);
-    });
+    // Step 6. A definite refusal was already cleaned up by the activity. Only an unanswered create
+    // may have made our TrainJob: its failure names it (its UID is not known). A definite refusal
+    // names no ref: the TrainJob in the way, if any, is not this attempt's.
+    const job = await runStep(progress, 6, `TrainJob ${namespace}/${name}`, () => acts.createTrainJob({ trainJob, copy }), { namespace, name, uid: '' });
     const ref: ObjectRef = { namespace, name, uid: job.uid };
     created.ref = ref;
     progress.created(job.uid);
 
-    // Step 7: owner reference from the copy to the TrainJob.
-    progress.enter(7, `owner of runtime copy ${namespace}/${name}`);
-    await acts
-      .setOwner({ namespace, copy, trainJob: { name, uid: job.uid } })
-      .catch((error: unknown) => Promise.reject(classify(error, 7, 'ErrRejected', 'setting the owner reference', ref)));
+    await runStep(progress, 7, `owner of runtime copy ${namespace}/${name}`, () => acts.setOwner({ namespace, copy, trainJob: { name, uid: job.uid } }), ref);
     created.ownerSet = true;
 
     // Step 8: read back and compare what we wrote.
-    progress.enter(8, `read-back of TrainJob ${namespace}/${name}`);
-    const read = await acts
-      .readBack({ namespace, name })
-      .catch((error: unknown) => Promise.reject(classify(error, 8, 'ErrRejected', 'reading the TrainJob back', ref)));
+    const read = await runStep(progress, 8, `read-back of TrainJob ${namespace}/${name}`, () => acts.readBack({ namespace, name }), ref);
     const differences = compareReadBack(trainJob, read, config.mode);
     if (read.metadata.uid !== job.uid) differences.unshift(`metadata.uid: wrote ${job.uid}, read ${read.metadata.uid ?? '(none)'}`);
     if (differences.length > 0) throw new DispatchError('ErrRejected', differences, 8, ref);
 
     // Step 9: in Kueue mode, the Workload with dispatch's gate and admission check.
     if (config.mode === 'kueue') {
-      progress.enter(9, `the Workload of TrainJob ${namespace}/${name}`);
-      await acts
-        .waitForWorkload({ config, ref })
-        .catch((error: unknown) => Promise.reject(classify(error, 9, 'ErrRejected', 'waiting for the Workload', ref)));
+      await runStep(progress, 9, `the Workload of TrainJob ${namespace}/${name}`, () => acts.waitForWorkload({ config, ref }), ref);
     }
 
     return {
@@ -124,10 +87,20 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
       ...(weakened ? { weakened } : {}),
     };
   } catch (error) {
-    if (!created.compensable && !(created.copying && isCancellation(error))) throw error;
-    await compensate(acts, { namespace, name, token, created, cause: error });
+    const step = progress.step;
+    if (!mustUndo(step, isCancellation(error))) throw unnamedUnlessUnknown(error, step);
+    await compensate(acts, { namespace, name, token, created, step, cause: error });
     throw error instanceof DispatchError && !error.ref && created.ref ? new DispatchError(error.type, error.reasons, error.step, created.ref) : error;
   }
+}
+
+/**
+ * A failure at step 6 names the TrainJob only when the create stayed unanswered, so it may exist
+ * (ErrOutcomeUnknown); a definite refusal's ref would name somebody else's TrainJob.
+ */
+function unnamedUnlessUnknown(error: unknown, step: number): unknown {
+  if (step !== 6 || !(error instanceof DispatchError) || error.type === 'ErrOutcomeUnknown' || !error.ref) return error;
+  return new DispatchError(error.type, error.reasons, error.step);
 }
 
 /**
@@ -135,11 +108,10 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
  * too, the outcome is unknown: the TrainJob may still exist.
  */
 async function compensate(
-  acts: ReturnType<typeof activitiesFor>,
-  input: { namespace: string; name: string; token: string; created: Created; cause: unknown },
+  acts: StartActivities,
+  input: { namespace: string; name: string; token: string; created: Created; step: number; cause: unknown },
 ): Promise<void> {
-  const { namespace, name, token, created, cause } = input;
-  const step = cause instanceof DispatchError ? cause.step : 0;
+  const { namespace, name, token, created, step, cause } = input;
   const { ownerSet, copyUid, ref } = created;
   try {
     await CancellationScope.nonCancellable(() =>
@@ -154,8 +126,8 @@ async function compensate(
       }),
     );
   } catch (stopError) {
-    const stop = classify(stopError, step, 'ErrOutcomeUnknown', `stopping TrainJob ${namespace}/${name}`, created.ref);
+    const stop = classify(stopError, step, 'ErrOutcomeUnknown', `stopping TrainJob ${namespace}/${name}`, ref);
     const first = cause instanceof DispatchError ? cause.reasons : isCancellation(cause) ? ['the Start was cancelled'] : [String(cause)];
-    throw new DispatchError('ErrOutcomeUnknown', [...first, ...stop.reasons.map((r) => `the stop failed too: ${r}`)], step, created.ref ?? { namespace, name, uid: '' });
+    throw new DispatchError('ErrOutcomeUnknown', [...first, ...stop.reasons.map((r) => `the stop failed too: ${r}`)], step, ref ?? { namespace, name, uid: '' });
   }
 }

@@ -1,45 +1,42 @@
-// StartTrainJob(StartRequest) -> StartResult (CONTRACT §1): the seed's nine steps as a durable
-// workflow. Validation runs first ("Start first runs JobSpec.Validate"), then the backend gates.
-import type { Settings } from '../activities/settings-activities.js';
+// StartTrainJob(StartRequest) -> StartResult (docs/contract.md §1): the nine steps of Start as a
+// durable workflow. Validation runs first, then the backend gates.
+import { isCancellation } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
 import type { StartResult } from '../model/results.js';
 import { trainJobName } from '../core/names.js';
+import { startSummary } from '../core/summary.js';
 import { gateRefusal } from '../core/refusals.js';
-import type { ValidRequest } from '../core/validated.js';
-import { getSettings, prepareStart, usesLocalSteps } from './activity-proxies.js';
-import { asWorkflowFailure, classify } from './failures.js';
+import { prepareStart } from './activity-proxies.js';
+import { asWorkflowFailure } from './failures.js';
 import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
-
-/** The settings and the validated request: from one local activity, or as Starts before the patch did. */
-async function prepare(request: unknown, local: boolean): Promise<{ settings: Settings; valid: ValidRequest }> {
-  if (local) {
-    return prepareStart(request).catch((error: unknown) => Promise.reject(classify(error, 0, 'ErrUnreachable', 'preparing the Start')));
-  }
-  const settings = await getSettings();
-  // Loaded only here, on replay of a Start recorded before LOCAL_STEPS_PATCH: "eager" puts the
-  // module in the bundle without instantiating zod in every workflow that never gets here.
-  const { validate } = await import(/* webpackMode: "eager" */ '../core/validate.js');
-  return { settings, valid: validate(request) };
-}
+import { runStep } from './run-step.js';
+import { stepLabel } from './steps.js';
 
 export async function StartTrainJob(request: unknown): Promise<StartResult> {
   const progress = new ProgressReporter('StartTrainJob');
   try {
-    const local = usesLocalSteps();
-    const { settings, valid } = await prepare(request, local);
-    const { job, submission, attempt } = valid.request;
-    progress.identify(job, settings.config.namespace, trainJobName(job, submission));
+    const { settings, valid } = await runStep(progress, 0, 'the request to be validated', () => prepareStart(request));
+    const { namespace } = settings.config;
+    const { job, submission } = valid.request;
+    const name = trainJobName(job, submission);
+    progress.identify(job, namespace, name, startSummary(valid.request, namespace, name));
 
-    progress.enter(1, `backend gates (attempt ${attempt})`);
+    progress.enter(1, `backend gates (attempt ${valid.request.attempt})`);
     const refused = gateRefusal(settings.gates);
     if (refused) throw refused;
 
-    const result = await runStart(valid, settings.config, progress, { local });
+    const result = await runStart(valid, settings.config, progress);
     progress.finish(`started ${result.ref}`);
     return result;
   } catch (error) {
-    progress.finish(error instanceof DispatchError ? `${error.type} at step ${error.step}` : 'cancelled or failed');
+    progress.finish(endedAt(error, progress));
     throw asWorkflowFailure(error);
   }
+}
+
+/** What DispatchStep reads after a Start that did not succeed: the outcome and the step it ended at. */
+export function endedAt(error: unknown, progress: ProgressReporter): string {
+  if (error instanceof DispatchError) return `${error.type} at step ${stepLabel(error.step)}`;
+  return `${isCancellation(error) ? 'cancelled' : 'failed'} at step ${stepLabel(progress.step)}`;
 }

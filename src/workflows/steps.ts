@@ -1,20 +1,57 @@
-// The nine steps of Start, named as the seed names them: what the progress query, the current
-// details in the Temporal UI and the DispatchStep search attribute show.
+// The nine steps of Start as data (docs/start.md): what the progress query, the current details in
+// the Temporal UI and the DispatchStep search attribute call each one, which activity runs it, the
+// error type a call left unanswered until CallBound becomes, and what a failure there leaves to undo.
+import type { ErrorType } from '../model/errors.js';
+import type { Activities } from '../activities/index.js';
+
+/**
+ * What a Start must undo when it ends at this step:
+ * - `nothing`: nothing exists yet, or what exists is kept on purpose (a failed TrainJob create
+ *   keeps the copy for a retried Start of the same attempt, or its activity already deleted it);
+ * - `if-cancelled`: only a cancellation, which may interrupt a call after it acted, leaves
+ *   something behind to stop;
+ * - `always`: the TrainJob exists; any failure or cancellation stops it.
+ */
+export type Undo = 'nothing' | 'if-cancelled' | 'always';
+
+export interface Step {
+  /** The seed's name of the step, as an operator reads it. */
+  label: string;
+  /** The activity that makes the step's Kubernetes call, if it makes one. */
+  activity?: keyof Activities;
+  /** The failure type of a call that stayed unanswered until CallBound (docs/errors.md). */
+  unanswered?: ErrorType;
+  undo: Undo;
+}
 
 export const STEPS = {
-  0: 'validate',
-  1: 'backend gates',
-  2: 'read runtime',
-  3: 'check runtime',
-  4: 'render',
-  5: 'create runtime copy',
-  6: 'create TrainJob',
-  7: 'set owner',
-  8: 'read-back',
-  9: 'wait for Workload',
-} as const;
+  0: { label: 'validate', activity: 'prepareStart', unanswered: 'ErrUnreachable', undo: 'nothing' },
+  1: { label: 'backend gates', undo: 'nothing' },
+  2: { label: 'read runtime', activity: 'readRuntime', unanswered: 'ErrUnreachable', undo: 'nothing' },
+  3: { label: 'check runtime', undo: 'nothing' },
+  4: { label: 'render', undo: 'nothing' },
+  5: { label: 'create runtime copy', activity: 'createRuntimeCopy', unanswered: 'ErrUnreachable', undo: 'if-cancelled' },
+  6: { label: 'create TrainJob', activity: 'createTrainJob', unanswered: 'ErrOutcomeUnknown', undo: 'if-cancelled' },
+  7: { label: 'set owner', activity: 'setOwner', unanswered: 'ErrRejected', undo: 'always' },
+  8: { label: 'read-back', activity: 'readBack', unanswered: 'ErrRejected', undo: 'always' },
+  9: { label: 'wait for Workload', activity: 'waitForWorkload', unanswered: 'ErrRejected', undo: 'always' },
+} as const satisfies Record<number, Step>;
 
 export type StepNumber = keyof typeof STEPS;
 
-/** What an operator reads: "5 create runtime copy". */
-export const stepLabel = (step: StepNumber) => `${step} ${STEPS[step]}`;
+/** The steps that make a Kubernetes call through an activity. */
+export type CallStep = { [N in StepNumber]: (typeof STEPS)[N] extends { activity: string } ? N : never }[StepNumber];
+
+/** The activity of a call step. */
+export type ActivityOf<N extends CallStep> = (typeof STEPS)[N]['activity'];
+
+const isStepNumber = (step: number): step is StepNumber => Object.hasOwn(STEPS, step);
+
+/** What an operator reads: "5 create runtime copy" (a number that is no step: just the number). */
+export const stepLabel = (step: number): string => (isStepNumber(step) ? `${step} ${STEPS[step].label}` : String(step));
+
+/** Whether a Start that ends at `step` (failed, or cancelled if `cancelled`) must stop what it made. */
+export function mustUndo(step: StepNumber, cancelled: boolean): boolean {
+  const { undo } = STEPS[step];
+  return undo === 'always' || (undo === 'if-cancelled' && cancelled);
+}

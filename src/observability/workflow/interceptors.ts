@@ -62,8 +62,9 @@ function reportStop(activityType: string, result: Promise<unknown>): Promise<unk
 }
 
 /**
- * In a Start every stopTrainJob is a compensation (the preflight probe's stop is its clean-up): a
- * local activity since LOCAL_STEPS_PATCH, an activity task before it.
+ * In a Start every stopTrainJob is a compensation (the preflight probe's stop is its clean-up), run
+ * as a local activity. Both kinds of scheduling are watched, so that the metric stays right if that
+ * ever changes.
  */
 class CompensationOutcome implements WorkflowOutboundCallsInterceptor {
   scheduleActivity(input: ActivityInput, next: Next<WorkflowOutboundCallsInterceptor, 'scheduleActivity'>): Promise<unknown> {

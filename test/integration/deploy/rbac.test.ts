@@ -3,16 +3,16 @@
 // ServiceAccount they bind, with a token from the TokenRequest API, exactly as in its Pod. Under
 // that identity the preflight proves every gate, Start succeeds and the compensation deletes what
 // it created; with any single permission removed, the preflight names the gate it breaks and Start
-// refuses accordingly (CONTRACT §8).
+// refuses accordingly (docs/contract.md §8).
 //
 // The identity is the manifests' own ServiceAccount, not the harness's restricted user: that user
 // may already read Trainer objects cluster-wide, which would hide a missing `get`.
 import type { V1ClusterRole, V1PolicyRule, V1Role } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trainJobName } from '../../../src/core/names.js';
-import { PROBE_JOB_ID } from '../../../src/core/probe.js';
+import { PROBE_JOB_PREFIX } from '../../../src/core/probe.js';
 import type { ConfigInput } from '../../../src/model/config.js';
-import { Kueue, Probe, Trainer } from '../../../src/model/constants.js';
+import { Kueue, Trainer } from '../../../src/model/constants.js';
 import { startRequest } from '../../support/requests.js';
 import { configOf, KUEUE, kustomize, PLAIN, type Manifest } from '../../unit/deploy/manifests.js';
 import { PROVEN, startDispatch, type DispatchHarness } from '../support/dispatch.js';
@@ -33,7 +33,8 @@ import {
 } from './apply.js';
 
 const RBAC_KINDS = new Set(['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
-const PROBE_NAME = trainJobName(PROBE_JOB_ID, Probe.submission);
+/** Any probe's TrainJob (and copy) name: each probe run has a JobID of its own (src/core/probe.ts). */
+const PROBE_NAME = new RegExp(`^dj-${PROBE_JOB_PREFIX.toLowerCase()}[0-9a-z]{9}-s1$`);
 
 /** The deployed configuration, with short bounds so that waits and unanswered calls end quickly. */
 function deployedConfig(objects: Manifest[]): Omit<ConfigInput, 'namespace'> {
@@ -155,12 +156,13 @@ async function withoutPermission(
 
 const nameOf = (request: ReturnType<typeof startRequest>) => trainJobName(request.job, request.submission);
 
-/** Waits until no TrainJob or TrainingRuntime of the name is left (a copy goes through the garbage collector). */
-async function gone(d: Deployed, name: string): Promise<void> {
+/** Waits until no TrainJob or TrainingRuntime whose name matches is left (a copy goes through the garbage collector). */
+async function gone(d: Deployed, name: RegExp | string): Promise<void> {
   const names = async () => Object.values(await trainerObjectNames(d.h.kube, d.ns.name)).flat();
+  const matches = (n: string) => (typeof name === 'string' ? n === name : name.test(n));
   await expect
-    .poll(async () => (await names()).includes(name), { timeout: 30_000, interval: 250 })
-    .toBe(false);
+    .poll(async () => (await names()).filter(matches), { timeout: 30_000, interval: 250 })
+    .toEqual([]);
 }
 
 /** Runs the preflight, expects every gate proven, and waits for the probe's objects to be gone. */
@@ -311,18 +313,19 @@ describe('deploy/kubernetes/kueue as its ServiceAccount, on the real Kueue', () 
     const forbidden =
       `workloads.${Kueue.group} is forbidden: User "${d.identity.user}" cannot list resource "workloads" ` +
       `in API group "${Kueue.group}" in the namespace "${d.ns.name}"`;
-    const reasons = [
-      `start: the Workload of TrainJob ${d.ns.name}/${PROBE_NAME} was not right within 3s`,
-      `start: listing Workloads: HTTP 403 Forbidden: ${forbidden}`,
-    ];
     await withoutPermission(d, permission, async () => {
-      expect(await d.h.worker.preflight()).toEqual({
+      const gates = await d.h.worker.preflight();
+      expect(gates).toEqual({
         reach: true,
         write: true,
         start: false,
-        reasons,
+        reasons: [
+          expect.stringMatching(new RegExp(`^start: the Workload of TrainJob ${d.ns.name}/dj-\\S+-s1 was not right within 3s$`)),
+          `start: listing Workloads: HTTP 403 Forbidden: ${forbidden}`,
+        ],
         checkedAt: expect.any(String),
       });
+      const { reasons } = gates;
       await gone(d, PROBE_NAME);
       await expectNothingCreated(d.h.kube, d.ns.name, async () =>
         expectRefusal((await d.h.client.submit(startRequest())).result(), {

@@ -10,14 +10,20 @@ import { probeWorkflowId } from '../../../src/worker/preflight.js';
 import { startRequest } from '../../support/requests.js';
 import type { ActivityCall } from '../support/activity-calls.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
-import { grantRestricted, kubeAccess, uniqueName } from '../support/kube.js';
+import { grantRestricted, kubeAccess, kubeConfig, uniqueName } from '../support/kube.js';
 import { expectNothingCreated, expectRefusal, trainerObjectNames } from '../support/refusals.js';
 import { rule } from '../support/rule-reasons.js';
 import { keyOf, type Json } from '../support/runtimes.js';
 import { dispatchSuite } from '../support/suite.js';
+import { sampleRuntime, trainerObjects } from '../support/trainer.js';
+import { renderProbe } from '../../../src/core/probe.js';
 
-/** The probe's TrainJob (and copy) name: its fixed JobID, submission 1 (CONTRACT §3). */
-const PROBE_NAME = 'dj-0000000000dspatchpr0be0000-s1';
+/** A probe's TrainJob (and copy) name: a JobID of its own run, submission 1 (src/core/probe.ts). */
+const PROBE_NAME = /^dj-0000000000dspatch[0-9a-z]{9}-s1$/;
+
+/** The name of the TrainJob the latest probe of the namespace created. */
+const probeName = async (h: DispatchHarness): Promise<string> =>
+  ((await probeActivities(h)).find((c) => c.type === 'createTrainJob')!.input as { trainJob: TrainJob }).trainJob.metadata.name!;
 
 /** The Kubernetes calls the latest ProbeBackend of the namespace made, in order (first attempts), with inputs and results. */
 async function probeActivities(h: DispatchHarness): Promise<ActivityCall[]> {
@@ -59,14 +65,36 @@ describe('ProbeBackend as an identity that may do everything', () => {
     expect(read.input).toMatchObject({ runtime: { kind: 'ClusterTrainingRuntime', name: 'dispatch-probe' } });
 
     const { trainJob } = calls.find((c) => c.type === 'createTrainJob')!.input as { trainJob: TrainJob };
-    expect(trainJob.metadata.name).toBe(PROBE_NAME);
+    expect(trainJob.metadata.name).toMatch(PROBE_NAME);
     expect(trainJob.spec.trainer).toMatchObject({ image: Probe.image, numNodes: 1 });
     expect(trainJob.spec.trainer?.command?.slice(-1)).toEqual(['true']);
     const patch = trainJob.spec.runtimePatches?.[0] as Json;
     expect(patch.trainingRuntimeSpec.template.spec.replicatedJobs[0].template.spec.template.spec).toMatchObject({ nodeSelector: { [Labels.probeNodeSelector]: LabelValues.probeNodeSelector } });
 
     const stop = calls.find((c) => c.type === 'stopTrainJob')!;
-    expect(stop.result).toEqual({ deleted: [`TrainJob ${suite.ns.name}/${PROBE_NAME}`] });
+    expect(stop.result).toEqual({ deleted: [`TrainJob ${suite.ns.name}/${trainJob.metadata.name}`] });
+  });
+
+  it('never meets another probe: with a TrainJob and copy left by an earlier probe (its stop failed), two probes in a row each prove start under names of their own and leave the leftover alone', async () => {
+    const { runtimeCopy, trainJob } = renderProbe(await sampleRuntime('dispatch-probe'), suite.h.config);
+    const leftover = trainJob.metadata.name!;
+    await trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainingRuntimePlural).create(runtimeCopy);
+    await trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainJobPlural).create(trainJob);
+    try {
+      const names: string[] = [];
+      for (const _ of [1, 2]) {
+        expect(await suite.h.worker.preflight()).toMatchObject({ reach: true, write: true, start: true, reasons: [] });
+        names.push(await probeName(suite.h));
+      }
+      expect(names[0]).toMatch(PROBE_NAME);
+      expect(names[1]).toMatch(PROBE_NAME);
+      expect(new Set([leftover, ...names]).size).toBe(3);
+      expect(await trainerObjectNames(suite.h.kube, suite.ns.name)).toEqual({ trainjobs: [leftover], trainingruntimes: [leftover] });
+    } finally {
+      await trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainJobPlural).delete(leftover);
+      await trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainingRuntimePlural).delete(leftover);
+    }
+    await expectNothingLeft(suite.h);
   });
 
   it('lets a Start through step 1 once it has proven the gates', async () => {

@@ -185,17 +185,6 @@ describe('runtimePatch (CONTRACT §4)', () => {
     expect(podOf(probe).spec.nodeSelector).toEqual({ [Labels.probeNodeSelector]: 'never' });
   });
 
-  it('legacyNodeEnv, for Starts recorded before runtime-patch-pod-volume: the first patch, env on node and on the init container, no volume', () => {
-    const legacy = { ...INPUT, legacyNodeEnv: true };
-    expect(podOf(runtimePatch(loadInputRuntime('dispatch-kind'), legacy, config())).spec).toEqual({
-      containers: [{ name: 'node', env: placementEnv() }],
-    });
-    expect(podOf(runtimePatch(loadInputRuntime('publish'), legacy, PUBLISH)).spec).toEqual({
-      initContainers: [{ name: 'dispatch-publish', env: placementEnv() }],
-      containers: [{ name: 'node', env: placementEnv() }],
-    });
-  });
-
   it('refuses, naming the runtime, a runtime with no trainer job or an unnamed one', () => {
     const runtime = loadInputRuntime('dispatch-kind');
     const jobs = (runtime.spec!.template as { spec: { replicatedJobs: Obj[] } }).spec.replicatedJobs;

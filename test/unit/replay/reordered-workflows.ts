@@ -1,18 +1,17 @@
 // A deliberately broken StartTrainJob for the replay test: the same start as the real one
-// (settings, validation, progress), then the runtime copy is created before the runtime is read,
+// (prepareStart, progress), then the runtime copy is created before the runtime is read,
 // with no patch. Replaying a recorded Start against it must fail with a DeterminismViolationError:
 // this is what the corpus replay exists to catch before a worker runs such a change.
 import { trainJobName } from '../../../src/core/names.js';
 import { runtimeKey } from '../../../src/core/validated.js';
-import { validate } from '../../../src/core/validate.js';
 import type { TrainerRuntime } from '../../../src/model/kube.js';
-import { activitiesFor, getSettings } from '../../../src/workflows/activity-proxies.js';
+import { activitiesFor, prepareStart } from '../../../src/workflows/activity-proxies.js';
 import { ProgressReporter } from '../../../src/workflows/progress.js';
 
 export async function StartTrainJob(request: unknown): Promise<void> {
   const progress = new ProgressReporter('StartTrainJob');
-  const { config } = await getSettings();
-  const valid = validate(request);
+  const { settings, valid } = await prepareStart(request);
+  const { config } = settings;
   const { job, submission, attempt } = valid.request;
   progress.identify(job, config.namespace, trainJobName(job, submission));
   progress.enter(1, `backend gates (attempt ${attempt})`);

@@ -10,16 +10,7 @@ import {
 } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COALESCE_UPSERTS_PATCH } from '../../../src/workflows/progress.js';
-import {
-  allHistories,
-  codeUpserts,
-  historyFiles,
-  loadHistory,
-  manifestOf,
-  patchIds,
-  setNames,
-} from './corpus.js';
+import { allHistories, historyFiles, loadHistory, manifestOf, setNames } from './corpus.js';
 
 // The replay workers' start and stop are noise here; a failed replay is reported by the test.
 try {
@@ -50,26 +41,6 @@ describe('the recorded histories (test/histories)', () => {
     }
   });
 
-  it(`hold Starts from before and after patch ${COALESCE_UPSERTS_PATCH}, so that replay takes both of its branches`, () => {
-    const starts = allHistories().filter(
-      (h) => h.file.startsWith('start-') && h.file !== 'start-refused-invalid-request.json',
-    );
-    const patched = starts.filter((h) => patchIds(h.history).includes(COALESCE_UPSERTS_PATCH));
-    expect(patched.map((h) => h.set)).toContain('02-coalesce-progress-upserts');
-    expect(starts.filter((h) => !patched.includes(h)).map((h) => h.set)).toContain('01-baseline');
-  });
-
-  it('show what the patch saves: a plain Start upserts search attributes 6 times instead of 9, a Kueue Start 7 instead of 10', () => {
-    const upserts = (set: string, file: string) => codeUpserts(loadHistory(set, file).history);
-    expect([
-      upserts('01-baseline', 'start-plain-success.json'),
-      upserts('02-coalesce-progress-upserts', 'start-plain-success.json'),
-    ]).toEqual([9, 6]);
-    expect([
-      upserts('01-baseline', 'start-kueue-success.json'),
-      upserts('02-coalesce-progress-upserts', 'start-kueue-success.json'),
-    ]).toEqual([10, 7]);
-  });
 });
 
 describe('replay', () => {

@@ -1,7 +1,7 @@
 // Every workflow instantiates, in its own module cache, each module the workflow code statically
 // imports (the SDK's reusable V8 context), so a heavy import costs memory per cached workflow: zod
-// cost ~1.1 MB each (docs/performance.md). This keeps zod out of the static import graph; the
-// unpatched replay path reaches it only through an eager dynamic import, evaluated when taken.
+// cost ~1.1 MB each (docs/performance.md). This keeps zod out of the bundle: validation runs in the
+// worker's main thread (the prepareStart local activity).
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -46,8 +46,7 @@ describe('the workflow sandbox', () => {
     expect([...loaded].filter((id) => id.includes('/zod/') || id.endsWith('/model/request.ts'))).toEqual([]);
   });
 
-  it('still bundles validation for Starts recorded before the local-start-steps patch', () => {
-    expect(graph.has('./src/core/validate.ts')).toBe(true);
-    expect(reachable(graph, './src/core/validate.ts')).toContain('./src/model/request.ts');
+  it('bundles no validation at all: zod and the request schema stay in the worker', () => {
+    expect([...graph.keys()].filter((id) => id.includes('/zod/') || id.endsWith('/core/validate.ts') || id.endsWith('/model/request.ts'))).toEqual([]);
   });
 });
