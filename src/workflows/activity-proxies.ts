@@ -10,15 +10,16 @@ import type { Activities } from '../activities/index.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { ERROR_TYPES } from '../model/errors.js';
-import { STEPS, stepLabel, type ActivityOf, type CallStep } from './steps.js';
+import { ACTIVITY_LABELS, STEPS, stepLabel, type ActivityOf, type CallStep } from './steps.js';
 
 /**
  * The settings, and the request validated with them, are read in the worker's main thread by local
  * activities, recorded in the history: zod stays out of the workflow sandbox.
  */
 const settingsCall = (summary: string) => proxyLocalActivities<Activities>({ summary, startToCloseTimeout: '10s' });
-export const prepareStart = settingsCall(stepLabel(0))[STEPS[0].activity];
-export const { getSettings, prepareCapabilities } = settingsCall('read the settings');
+export const prepareStart = settingsCall(ACTIVITY_LABELS.prepareStart).prepareStart;
+export const getSettings = settingsCall(ACTIVITY_LABELS.getSettings).getSettings;
+export const prepareCapabilities = settingsCall(ACTIVITY_LABELS.prepareCapabilities).prepareCapabilities;
 
 const retry: RetryPolicy = {
   initialInterval: '200ms',
@@ -81,9 +82,9 @@ export function activitiesFor(config: Config) {
     createTrainJob: proxyActivities<Activities>(kubeCall(stepLabel(6)))[STEPS[6].activity],
     setOwner: localStep(7),
     readBack: localStep(8),
-    stopTrainJob: local('stop the TrainJob (compensation)').stopTrainJob,
-    checkReach: local('preflight: reach').checkReach,
-    checkWrite: local('preflight: write').checkWrite,
+    stopTrainJob: local(ACTIVITY_LABELS.stopTrainJob).stopTrainJob,
+    checkReach: local(ACTIVITY_LABELS.checkReach).checkReach,
+    checkWrite: local(ACTIVITY_LABELS.checkWrite).checkWrite,
     waitForWorkload: proxyActivities<Activities>({
       summary: stepLabel(9),
       // A worker lost mid-wait is noticed within the heartbeat timeout; the retry resumes the deadline.

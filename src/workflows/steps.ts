@@ -55,3 +55,23 @@ export function mustUndo(step: StepNumber, cancelled: boolean): boolean {
   const { undo } = STEPS[step];
   return undo === 'always' || (undo === 'if-cancelled' && cancelled);
 }
+
+/** The calls outside the nine steps, named for what they do. */
+const OTHER_CALLS = {
+  getSettings: 'settings',
+  prepareCapabilities: 'settings and validation',
+  checkReach: 'preflight reach',
+  checkWrite: 'preflight write',
+  stopTrainJob: 'stop TrainJob',
+} as const satisfies Partial<Record<keyof Activities, string>>;
+
+/**
+ * Every activity's label: a step's is its step label ("5 create runtime copy"). The one name the
+ * Temporal UI (each call's summary), DispatchStep and the metrics' `step` label give a call.
+ */
+export const ACTIVITY_LABELS = {
+  ...OTHER_CALLS,
+  ...Object.fromEntries(
+    Object.entries(STEPS).flatMap(([n, step]) => ('activity' in step ? [[step.activity, stepLabel(Number(n))]] : [])),
+  ),
+} as Record<keyof Activities, string>;

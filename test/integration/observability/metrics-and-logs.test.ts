@@ -112,8 +112,8 @@ describe('metrics and logs after a success, a refusal and a compensation', () =>
   it('dispatch_step_duration_seconds has one observation per activity of each step', async () => {
     const text = await scrape();
     const count = (step: string) => sample(text, 'dispatch_step_duration_seconds_count', { step });
-    // Starts read the settings and validate in one local activity (prepareStart) since LOCAL_STEPS_PATCH.
-    expect(count('settings and validation')).toBe(3);
+    // Starts read the settings and validate in one local activity (prepareStart, step 0).
+    expect(count('0 validate')).toBe(3);
     expect(count('settings')).toBe(0);
     expect(count('2 read runtime')).toBe(3);
     for (const step of [
@@ -126,10 +126,8 @@ describe('metrics and logs after a success, a refusal and a compensation', () =>
       expect(count(step)).toBe(2);
     expect(count('stop TrainJob')).toBe(1);
     expect(count('preflight reach')).toBe(0);
-    // The Workload wait that gave up took timeouts.workload (2 s); the one that succeeded far less.
-    expect(
-      sample(text, 'dispatch_step_duration_seconds_bucket', { step: '9 wait for Workload', le: '1' }),
-    ).toBe(1);
+    // The Workload wait that gave up waited the whole of timeouts.workload (2 s). (How long the real
+    // Kueue took for the other one is a matter of load, not of correctness: no bound on it here.)
     expect(
       sample(text, 'dispatch_step_duration_seconds_sum', { step: '9 wait for Workload' }),
     ).toBeGreaterThan(2);
