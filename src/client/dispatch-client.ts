@@ -9,6 +9,7 @@ import type { JobSpec, StartRequest } from '../model/request.js';
 import type { BackendGates, Capabilities, FindResult, StartResult } from '../model/results.js';
 import { DispatchJobId, DispatchTrainJob } from '../model/search-attributes.js';
 import { trainJobName } from '../core/names.js';
+import { startSummary } from '../core/summary.js';
 import { validate } from '../core/validate.js';
 import type { KubeClients } from '../activities/kube-clients.js';
 import { probeWorkflowId } from '../worker/preflight.js';
@@ -19,9 +20,9 @@ export interface DispatchClientOptions {
   taskQueue?: string;
 }
 
-/** Workflow id of a Start (CONTRACT §1). */
 /** What every Start id of one TrainJob begins with, whatever its attempt. */
 export const startWorkflowIdPrefix = (namespace: string, name: string) => `start/${namespace}/${name}/`;
+/** Workflow id of a Start: `start/<namespace>/<name>/a<attempt>` (docs/contract.md §1). */
 export const startWorkflowId = (namespace: string, name: string, attempt: number) => `${startWorkflowIdPrefix(namespace, name)}a${attempt}`;
 
 /** Rethrows a workflow failure as the typed DispatchError it carries, when it carries one. */
@@ -42,7 +43,7 @@ export class DispatchKubeflowClient {
   /** Starts (or attaches to the running) Start of this request's attempt; validated first. */
   async submit(request: StartRequest): Promise<WorkflowHandleWithFirstExecutionRunId> {
     const valid = validate(request);
-    const { job, submission, attempt, generation } = valid.request;
+    const { job, submission, attempt } = valid.request;
     const name = trainJobName(job, submission);
     return this.client.workflow.start('StartTrainJob', {
       taskQueue: this.taskQueue,
@@ -50,7 +51,7 @@ export class DispatchKubeflowClient {
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
       args: [request],
-      staticSummary: `Start job ${job} g=${generation} s=${submission} a=${attempt} as TrainJob ${this.options.namespace}/${name}`,
+      staticSummary: startSummary(valid.request, this.options.namespace, name),
       typedSearchAttributes: [
         { key: DispatchJobId, value: job },
         { key: DispatchTrainJob, value: name },
@@ -85,7 +86,7 @@ export class DispatchKubeflowClient {
   }
 
   /**
-   * Find (CONTRACT §7): InFlight while a Start of the job's submission runs, or for CallBound after
+   * Find (docs/contract.md §7): InFlight while a Start of the job's submission runs, or for CallBound after
    * one ended in ErrOutcomeUnknown; otherwise Present (the TrainJob, with its token) or Absent.
    */
   async find(job: string, submission: number, kube: KubeClients, callBoundMs: number): Promise<FindResult> {
