@@ -51,8 +51,8 @@ export function formatRendered(planned: PlannedStart, output: 'yaml' | 'json'): 
 
 /**
  * A typed refusal as the CLI prints it. `start` shares it: a failure after the TrainJob was created
- * carries its ref (CONTRACT §6), which the caller needs to act on ErrOutcomeUnknown, so the ref is
- * printed when there is one; `render` never has one.
+ * carries its ref (docs/contract.md §6), which the caller needs to act on ErrOutcomeUnknown, so the
+ * ref is printed when there is one; `render` never has one.
  */
 export function formatRefusal(error: DispatchError, output: 'yaml' | 'json'): { stdout: string; stderr: string } {
   const { type, message, reasons, ref } = error;

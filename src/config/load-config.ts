@@ -1,4 +1,5 @@
-// Reads the configuration file (YAML or JSON; CONTRACT §5) and validates it, naming every error.
+// Reads the configuration file (YAML or JSON; docs/contract.md §5) and validates it, naming every
+// error.
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { ConfigSchema, type Config } from '../model/config.js';

@@ -1,6 +1,6 @@
-// The names and identity strings Start writes (CONTRACT §3). The attempt token is hashed with a
-// pure-JS SHA-256 because this module runs in the Temporal workflow sandbox, where node:crypto
-// is not available.
+// The names and identity strings Start writes (docs/contract.md §3). The attempt token is hashed
+// with a pure-JS SHA-256 because this module runs in the Temporal workflow sandbox, where
+// node:crypto is not available.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { Dispatch } from '../model/constants.js';

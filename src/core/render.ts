@@ -1,6 +1,7 @@
 // Step 4 of Start: everything Start writes to Kubernetes, computed from the validated request, the
-// source runtime and the configuration alone (CONTRACT §3, §4; seed 000, "The TrainJob" and "The
-// runtime copy"). Deterministic and free of I/O: the workflow renders, activities only send.
+// source runtime and the configuration alone (docs/contract.md §3, §4; docs/start.md, "The
+// TrainJob" and "The runtime copy"). Deterministic and free of I/O: the workflow renders,
+// activities only send.
 import type { Config } from '../model/config.js';
 import { Annotations, EnvVars, Labels, LabelValues, Trainer } from '../model/constants.js';
 import { ceilSeconds, parseGoDuration } from '../model/duration.js';

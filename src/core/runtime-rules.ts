@@ -1,6 +1,6 @@
-// The runtime rules (seed 001, "The rules"): what a Trainer runtime must state so that nothing
-// restarts a rank invisibly. Every broken rule is a reason, all at once; Start refuses at step 3
-// and Capabilities applies the same rules.
+// The runtime rules (docs/runtime-rules.md, "The rules"): what a Trainer runtime must state so
+// that nothing restarts a rank invisibly. Every broken rule is a reason, all at once; Start
+// refuses at step 3 and Capabilities applies the same rules.
 import type { Config } from '../model/config.js';
 import type { TrainerRuntime } from '../model/kube.js';
 import { LabelValues, Labels, Trainer } from '../model/constants.js';
@@ -64,7 +64,7 @@ const show = (value: unknown, names = false): string => (names && typeof value =
 /** "is 3" or "is not stated". */
 const is = (value: unknown, names = false): string => (stated(value) ? `is ${show(value, names)}` : 'is not stated');
 
-/** The runtime is in `runtimes`, when that list is set (seed 001: the site's allow-list). */
+/** The runtime is in `runtimes`, when that list is set (docs/runtime-rules.md: the site's allow-list). */
 export function isRuntimeAllowed(ref: RuntimeName, config: Config): boolean {
   return config.runtimes.length === 0 || config.runtimes.includes(runtimeKey(ref));
 }
@@ -179,7 +179,7 @@ const jobSetFailsOnce: Rule = ({ runtime }) => {
   return reasons;
 };
 
-/** The rules, in the seed's order. */
+/** The rules, in the order of docs/runtime-rules.md (rules 1 to 10). */
 const RULES: readonly Rule[] = [
   allowListed,
   plainOrTorch,
@@ -205,7 +205,10 @@ function locateTrainer(runtime: TrainerRuntime): TrainerJob | undefined {
   return { index, where: whereIs(job, index), spec: jobSpec(job) ?? {}, pod: podSpec(job) };
 }
 
-/** go/dispatch's IdentityWeakener answer for what allowRankRestart waived (seed 001, "allowRankRestart"). */
+/**
+ * go/dispatch's IdentityWeakener answer for what allowRankRestart waived (docs/runtime-rules.md,
+ * "allowRankRestart").
+ */
 export function weakenedReason(waived: readonly string[]): string {
   return (
     `allowRankRestart: the runtime's trainer job states ${waived.join(' and ')}, so a failed rank can ` +
@@ -213,7 +216,7 @@ export function weakenedReason(waived: readonly string[]): string {
   );
 }
 
-/** Checks a runtime against every rule of seed 001; `ref` is the runtime the job named. */
+/** Checks a runtime against every rule of docs/runtime-rules.md; `ref` is the runtime the job named. */
 export function checkRuntime(runtime: TrainerRuntime, ref: RuntimeName, config: Config): RuntimeVerdict {
   const key = runtimeKey(ref);
   const check: Check = { runtime, ref, config, trainer: locateTrainer(runtime), waived: [] };
@@ -227,7 +230,7 @@ export function checkRuntime(runtime: TrainerRuntime, ref: RuntimeName, config: 
 }
 
 /**
- * Start's ProcsPerNode check (seed 000, JobSpec table): a runtime without mlPolicy.torch would
+ * Start's ProcsPerNode check (docs/start.md, JobSpec table): a runtime without mlPolicy.torch would
  * ignore numProcPerNode, so asking for it is refused (ErrUnsupported, step 4). Capabilities never
  * refuses it; it answers the capability no.
  */

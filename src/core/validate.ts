@@ -1,6 +1,7 @@
-// Start's request checks (seed 000: the request, spec and extension tables; CONTRACT §2): every
-// problem at once. Field-local messages live in the zod schemas; what spans fields or reads the
-// extension table is here, and is checked on the raw input even when the parse failed elsewhere.
+// Start's request checks (docs/start.md: the request, spec and extension tables; docs/contract.md
+// §2): every problem at once. Field-local messages live in the zod schemas; what spans fields or
+// reads the extension table is here, and is checked on the raw input even when the parse failed
+// elsewhere.
 import type { z } from 'zod';
 import { Extensions, Limits } from '../model/constants.js';
 import { DispatchError } from '../model/errors.js';
@@ -58,7 +59,7 @@ function readExtension<T>(
 }
 
 /**
- * The extension table of a raw spec (seed 000, "Extensions"). A spec or extension map of the
+ * The extension table of a raw spec (docs/start.md, "Extensions"). A spec or extension map of the
  * wrong type yields nothing here: the schema parse already names it.
  */
 function readExtensions(rawSpec: unknown, scope: ExtensionScope): ExtensionReading {
@@ -84,7 +85,7 @@ function readExtensions(rawSpec: unknown, scope: ExtensionScope): ExtensionReadi
 
 /**
  * What the schema cannot see on a raw spec: Trainer's 128-item limits on command and env, less
- * what dispatch adds (seed 000, JobSpec table), and an env key zod would drop.
+ * what dispatch adds (docs/start.md, JobSpec table), and an env key zod would drop.
  */
 function rawSpecReasons(rawSpec: unknown): string[] {
   const spec = asObject(rawSpec);

@@ -1,4 +1,4 @@
-// The configuration file (CONTRACT §5), validated with every error named. Defaults are the
+// The configuration file (docs/contract.md §5), validated with every error named. Defaults are the
 // contract's; durations are Go duration strings.
 import { z } from 'zod';
 import { Dispatch } from './constants.js';

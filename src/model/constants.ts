@@ -1,5 +1,5 @@
 // Every label, annotation, name and condition key the product writes or reads, in one place
-// (CONTRACT §3, §4, §8), so that no string literal is repeated in code.
+// (docs/contract.md §3, §4, §8), so that no string literal is repeated in code.
 
 export const DISPATCH_DOMAIN = 'dispatch.phpboyscout.uk';
 
@@ -43,7 +43,7 @@ export const Trainer = {
   nodeContainer: 'node',
 } as const;
 
-/** The downward-API field paths dispatch's runtime patch reads (CONTRACT §4). */
+/** The downward-API field paths dispatch's runtime patch reads (docs/contract.md §4). */
 export const FieldPaths = {
   podName: 'metadata.name',
   podUid: 'metadata.uid',
@@ -54,7 +54,7 @@ export const FieldPaths = {
 
 /**
  * The downward-API volume dispatch's runtime patch adds to the trainer pod, mounted read-only in
- * container node (and the publish init container): one file per field (CONTRACT §4).
+ * container node (and the publish init container): one file per field (docs/contract.md §4).
  */
 export const PodInfo = {
   volume: 'dispatch-pod',
@@ -86,7 +86,7 @@ export const Dispatch = {
   maxNameLength: 37,
 } as const;
 
-/** dispatch's environment variables, in the order they follow the job's env (CONTRACT §3). */
+/** dispatch's environment variables, in the order they follow the job's env (docs/contract.md §3). */
 export const EnvVars = {
   jobId: 'DISPATCH_JOB_ID',
   generation: 'DISPATCH_GENERATION',
@@ -120,7 +120,7 @@ export const Extensions = {
   sharedCheckpoint: 'dispatch/SharedCheckpoint',
 } as const;
 
-/** The preflight probe's fixed spec (seed: "The preflight probe"). */
+/** The preflight probe's fixed spec (docs/start.md, "The preflight probe"). */
 export const Probe = {
   image: 'dispatch.invalid/never:probe',
   command: ['true'],

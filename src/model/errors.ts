@@ -1,4 +1,4 @@
-// The six error types of CONTRACT §6, in one module: how the worker builds a Temporal
+// The six error types of docs/contract.md §6, in one module: how the worker builds a Temporal
 // ApplicationFailure for each, and how a client maps a failure back to a typed error. Workflow code
 // imports this module, so it stays free of zod: every workflow instantiates the modules it imports
 // (docs/performance.md); the schemas of these shapes are in error-schemas.ts.
@@ -18,7 +18,7 @@ export function isErrorType(value: unknown): value is ErrorType {
   return (ERROR_TYPES as readonly unknown[]).includes(value);
 }
 
-/** Whether the caller may retry, per CONTRACT §6. */
+/** Whether the caller may retry, per docs/contract.md §6. */
 export const CALLER_RETRY: Record<ErrorType, 'no' | 'yes' | 'later' | 'with care'> = {
   ErrInvalid: 'no',
   ErrUnsupported: 'no',

@@ -1,6 +1,7 @@
-// StartRequest and JobSpec (CONTRACT §2): the JSON a caller sends to StartTrainJob. The schemas are
-// the single source of truth for the types, the field-level validation messages (go/dispatch's
-// JobSpec.Validate and the request table of the seed) and the exported JSON Schema.
+// StartRequest and JobSpec (docs/contract.md §2): the JSON a caller sends to StartTrainJob. The
+// schemas are the single source of truth for the types, the field-level validation messages
+// (go/dispatch's JobSpec.Validate and the request table of docs/start.md) and the exported JSON
+// Schema.
 import { z } from 'zod';
 import { Limits, RESERVED_ENV_PREFIX } from './constants.js';
 import { parseGoDuration } from './duration.js';
@@ -152,8 +153,8 @@ export type RuntimeRefExtension = z.infer<typeof RuntimeRefExtensionSchema>;
 export type ImageExtension = z.infer<typeof ImageExtensionSchema>;
 
 /**
- * What TrainJobCapabilities answers for (CONTRACT §1). Capabilities checks the runtime, not the
- * rest of the spec, so only the fields it reads are checked and the others are let through.
+ * What TrainJobCapabilities answers for (docs/contract.md §1). Capabilities checks the runtime, not
+ * the rest of the spec, so only the fields it reads are checked and the others are let through.
  */
 export const CapabilitiesRequestSchema = z.strictObject({
   spec: z.looseObject({

@@ -1,4 +1,4 @@
-// What the workflows return (CONTRACT §1, §7, §8).
+// What the workflows return (docs/contract.md §1, §7, §8).
 import { z } from 'zod';
 import { ObjectRefSchema } from './error-schemas.js';
 

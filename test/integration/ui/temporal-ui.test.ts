@@ -9,6 +9,7 @@ import { trainJobName } from '../../../src/core/names.js';
 import { waitFor } from '../../../dev/harness/process.js';
 import { TEMPORAL_NAMESPACE } from '../../../dev/harness/temporal.js';
 import { SearchAttributes, Trainer } from '../../../src/model/constants.js';
+import { DispatchStep } from '../../../src/model/search-attributes.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import type { Progress } from '../../../src/workflows/progress.js';
 import { stepLabel, STEPS } from '../../../src/workflows/steps.js';
@@ -165,7 +166,10 @@ describe('the Temporal UI shows a Start in flight (Kueue mode, held at step 9)',
       '__temporal_workflow_metadata',
     );
     const lines = currentDetails.split(/ *\n+/).map((line) => line.replaceAll('**', '').trim());
-    expect(lines).toContain(`Step: 9 of 9, ${STEPS[9]}`);
+    // The first line says what the static summary says, so a Start begun without one (the temporal
+    // CLI, a Go client) still says what it is.
+    expect(lines[0]).toBe(summary);
+    expect(lines).toContain(`Step: 9 of 9, ${STEPS[9].label}`);
     expect(lines).toContain(`Waiting for: the Workload of TrainJob ${ns.name}/${start.name}`);
     await waitFor(
       async () => {
@@ -184,7 +188,10 @@ describe('the Temporal UI shows a Start in flight (Kueue mode, held at step 9)',
     await Promise.all([start, other].map((s) => s.handle.cancel()));
     for (const s of [start, other]) {
       await expect(s.handle.result()).rejects.toThrow();
-      expect((await s.handle.describe()).status.name).toBe('CANCELLED');
+      const described = await s.handle.describe();
+      expect(described.status.name).toBe('CANCELLED');
+      // DispatchStep names the step the Start was cancelled at.
+      expect(described.typedSearchAttributes.get(DispatchStep)).toBe(`cancelled at step ${stepLabel(9)}`);
     }
     const exists = async (plural: string, name: string) =>
       h.kube.custom
