@@ -91,8 +91,9 @@ export class ProgressReporter {
       ...(trainJob ? [`TrainJob: ${trainJob}${uid ? ` (uid ${uid})` : ''}`] : []),
       ...(outcome ? [`Outcome: ${outcome}`] : []),
     ];
-    // One Markdown paragraph with hard breaks: the UI sizes its details frame without paragraph
-    // margins, so separate paragraphs would cut the last line off.
-    setCurrentDetails(lines.join('  \n'));
+    // One Markdown paragraph with hard breaks: the UI sizes its details frame by lines, without
+    // paragraph margins, so separate paragraphs would cut the last line off. A last, blank line
+    // leaves room for the summary, which wraps on a narrow screen.
+    setCurrentDetails([...lines, '\u00a0'].join('  \n'));
   }
 }
