@@ -33,7 +33,7 @@ export function validOf(request: StartRequest): ValidRequest {
   };
 }
 
-/** CONTRACT §2's example request, on the given runtime. */
+/** docs/contract.md §2's example request, on the given runtime. */
 export function exampleRequest(runtime: RuntimeRefExtension, spec: Partial<StartRequest['spec']> = {}): StartRequest {
   return {
     job: '01JD0Q3J0Y6Q7J7Z4W2X5V8K9M',
@@ -75,7 +75,7 @@ const DISPATCH_KIND: RuntimeRefExtension = { kind: 'ClusterTrainingRuntime', nam
 export const GOLDEN_CASES: GoldenCase[] = [
   {
     name: 'plain',
-    about: 'plain mode: spec.suspend true, no Kueue keys; CONTRACT §2 example request on the seed runtime',
+    about: 'plain mode: spec.suspend true, no Kueue keys; docs/contract.md §2 example request on the example runtime dispatch-kind',
     runtime: 'dispatch-kind',
     config: config(),
     request: exampleRequest(DISPATCH_KIND),

@@ -1,4 +1,4 @@
-// fast-check arbitraries for requests within the adapter's limits (CONTRACT §2, seed 000's spec
+// fast-check arbitraries for requests within the adapter's limits (docs/contract.md §2, docs/start.md's spec
 // table), shared by the property tests of rendering.
 import fc from 'fast-check';
 import { Extensions, Limits } from '../../src/model/constants.js';

@@ -3,9 +3,9 @@
 // then after longer than timeouts.call. The worker reaches the API server through the fault proxy,
 // which holds the step's first request until the server is down, then answers 502 for it (its
 // upstream refuses connections) until it is back. A short outage: the Start completes. A long one:
-// the Start ends with the type CONTRACT §6 gives the step, and leaves nothing, except at step 6,
+// the Start ends with the type docs/contract.md §6 gives the step, and leaves nothing, except at step 6,
 // whose ErrOutcomeUnknown keeps the runtime copy, unowned, for the retried Start of the attempt
-// (seed 000 step 5), which then completes and owns it.
+// (docs/start.md step 5), which then completes and owns it.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

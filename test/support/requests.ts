@@ -1,4 +1,4 @@
-// Start requests for tests: CONTRACT §2's example, with a fresh JobID each time so that tests
+// Start requests for tests: docs/contract.md §2's example, with a fresh JobID each time so that tests
 // sharing a namespace never collide on a TrainJob name.
 import { randomJobId } from '../../src/client/job-id.js';
 import type { StartRequest } from '../../src/model/request.js';

@@ -1,5 +1,5 @@
 // The CLI commands that go through Temporal (start, check-runtime, probe, find), run as an operator
-// runs them (a process, TEMPORAL_* in the environment), and the typed client's Find (CONTRACT §7).
+// runs them (a process, TEMPORAL_* in the environment), and the typed client's Find (docs/contract.md §7).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -81,7 +81,7 @@ describe('the dispatch-kubeflow CLI through Temporal', () => {
   });
 });
 
-describe('Find (CONTRACT §7)', () => {
+describe('Find (docs/contract.md §7)', () => {
   const callMs = () => toMillis(parseGoDuration(suite.h.config.timeouts.call)!);
 
   it('answers Absent for a submission that was never started', async () => {

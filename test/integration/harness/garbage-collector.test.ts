@@ -1,5 +1,5 @@
 // The real garbage collector: an object owned by a TrainJob goes when the TrainJob goes, which is
-// how a runtime copy is collected (seed 000, step 7).
+// how a runtime copy is collected (docs/start.md, step 7).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Trainer } from '../../../src/model/constants.js';
 import { waitFor } from '../../../dev/harness/process.js';
@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => ns?.dispose());
 
-it('seed 000, step 7: deleting the TrainJob makes the garbage collector delete the runtime it owns', async () => {
+it('docs/start.md, step 7: deleting the TrainJob makes the garbage collector delete the runtime it owns', async () => {
   const kc = kubeConfig();
   const jobs = trainerObjects(kc, ns.name, Trainer.trainJobPlural);
   const runtimes = trainerObjects(kc, ns.name, Trainer.trainingRuntimePlural);

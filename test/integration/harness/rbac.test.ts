@@ -1,5 +1,5 @@
 // The restricted identity: RBAC is in force (403 on what it lacks) and SelfSubjectAccessReview
-// answers for it, which is how the write gate is proven (CONTRACT §8).
+// answers for it, which is how the write gate is proven (docs/contract.md §8).
 import { AuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Trainer } from '../../../src/model/constants.js';

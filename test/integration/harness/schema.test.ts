@@ -1,5 +1,5 @@
 // The real CRDs are in force, and the sample runtimes dev:up applies pass the real schema and
-// every rule of seed 001.
+// every rule of docs/runtime-rules.md.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../../src/model/config.js';
 import { Trainer } from '../../../src/model/constants.js';
@@ -16,7 +16,7 @@ describe('real schema', () => {
   });
   afterAll(async () => ns?.dispose());
 
-  it('CONTRACT §4a: the CRD defaults spec.managedBy on a TrainJob created without it', async () => {
+  it('docs/contract.md §4a: the CRD defaults spec.managedBy on a TrainJob created without it', async () => {
     const jobs = trainerObjects(kubeConfig(), ns.name, Trainer.trainJobPlural);
     const created = (await jobs.create(minimalTrainJob('defaulted'))) as { spec?: { managedBy?: string } };
     expect(created.spec?.managedBy).toBe(Trainer.controllerManagedBy);
@@ -47,7 +47,7 @@ describe('sample runtimes', () => {
     await expect(applySamples(kubeAccess(), { dryRun: true })).resolves.toHaveLength(3);
   });
 
-  it('seed 001, every rule: each sample runtime passes', async () => {
+  it('docs/runtime-rules.md, every rule: each sample runtime passes', async () => {
     const config = ConfigSchema.parse({ namespace: 'dispatch' });
     for (const runtime of await readSamples()) {
       const name = runtime.metadata?.name as string;

@@ -2,7 +2,7 @@
 // metacharacters, newlines, very long strings and non-ASCII text go through a real Start, are read
 // back from the API server unchanged in the TrainJob, and reach the process unchanged when the
 // stored command is run with the stored environment, as the container would run it: the prologue
-// under /bin/sh, then exec of the job's command (seed 000, JobSpec table, Command, Env, WorkDir).
+// under /bin/sh, then exec of the job's command (docs/start.md, JobSpec table, Command, Env, WorkDir).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

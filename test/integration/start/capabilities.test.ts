@@ -1,4 +1,4 @@
-// TrainJobCapabilities on the real servers (seed 001: "Capabilities(ctx, &spec) applies the same
+// TrainJobCapabilities on the real servers (docs/runtime-rules.md: "Capabilities(ctx, &spec) applies the same
 // rules"): it reads the runtime a spec names and answers, or refuses naming every broken rule.
 // ProcsPerNode is answered, never refused, and the rest of the spec is not its business.
 import { randomUUID } from 'node:crypto';
@@ -28,7 +28,7 @@ async function refusedCapabilities(harness: DispatchHarness, spec: Record<string
   await expect(harness.client.capabilities(spec)).rejects.toMatchObject({ type: expected.type, step: expected.step, reasons: expected.reasons });
 }
 
-describe('TrainJobCapabilities (seed 001)', () => {
+describe('TrainJobCapabilities (docs/runtime-rules.md)', () => {
   it('answers ProcsPerNode no for a runtime with no ML policy (dispatch-kind)', async () => {
     expect(await suite.h.client.capabilities(specOn(KIND))).toEqual({ runtime: 'ClusterTrainingRuntime/dispatch-kind', procsPerNode: false });
   });

@@ -1,5 +1,5 @@
 // Every failure step of Start against the real API server, with the fault proxy making the answers
-// go missing (seed 000 steps 5-8, CONTRACT §6-7): what the caller gets, and what is left behind.
+// go missing (docs/start.md steps 5-8, docs/contract.md §6-7): what the caller gets, and what is left behind.
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DispatchError, fromFailure } from '../../../src/model/errors.js';

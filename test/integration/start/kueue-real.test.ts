@@ -1,4 +1,4 @@
-// StartTrainJob in Kueue mode on the real Kueue v0.19.2 (seed 000 step 9; CONTRACT §3, §4a): its
+// StartTrainJob in Kueue mode on the real Kueue v0.19.2 (docs/start.md step 9; docs/contract.md §3, §4a): its
 // webhook suspends the TrainJob and appends its own runtime patch, its controller makes the
 // Workload with dispatch's gate copied onto it and the ClusterQueue's admission check listed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

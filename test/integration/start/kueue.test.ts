@@ -1,4 +1,4 @@
-// StartTrainJob in Kueue mode, step 9's refusals and timing, with a Kueue stand-in (seed 000 step 9).
+// StartTrainJob in Kueue mode, step 9's refusals and timing, with a Kueue stand-in (docs/start.md step 9).
 // The real Kueue cannot be made to omit a Workload, be slow, or drop the gate or the check, so this
 // file runs on a cluster of its own without Kueue (its CRDs only), where FakeKueue makes each
 // TrainJob's Workload or misbehaves on purpose. The real Kueue's path is in kueue-real.test.ts.
@@ -80,7 +80,7 @@ function harnessHelpers(get: () => { h: DispatchHarness; ns: TestNamespace }) {
   };
 }
 
-describe('StartTrainJob, Kueue mode (seed 000 step 9; CONTRACT §3, §4a, §7)', () => {
+describe('StartTrainJob, Kueue mode (docs/start.md step 9; docs/contract.md §3, §4a, §7)', () => {
   let ns: TestNamespace;
   let h: DispatchHarness;
   let kueue: FakeKueue;

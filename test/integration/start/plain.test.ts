@@ -21,7 +21,7 @@ afterAll(async () => {
 const get = (plural: string, name: string) =>
   h.kube.custom.getNamespacedCustomObject({ group: Trainer.group, version: Trainer.version, namespace: ns.name, plural, name });
 
-describe('StartTrainJob, plain mode (seed 000, steps 1-8)', () => {
+describe('StartTrainJob, plain mode (docs/start.md, steps 1-8)', () => {
   it('creates the runtime copy and a suspended TrainJob that owns it, and returns its ref and UID', async () => {
     const request = startRequest();
     const result = await h.client.startTrainJob(request);

@@ -1,4 +1,4 @@
-// ProbeBackend on the real servers (CONTRACT §8; seed 000, "The preflight probe"): reach, write and
+// ProbeBackend on the real servers (docs/contract.md §8; docs/start.md, "The preflight probe"): reach, write and
 // start proven in order, the probe Start stopped and gone; a restricted identity leaves the write
 // gate unproven, naming each missing permission, and Start then refuses with ErrReadOnly.
 import type { V1PolicyRule } from '@kubernetes/client-node';
@@ -49,7 +49,7 @@ describe('ProbeBackend as an identity that may do everything', () => {
     await expectNothingLeft(suite.h);
   });
 
-  it("ran the probe as seed 000 describes it: a Start on probeRuntime, with the probe's spec and node selector, then stopped", async () => {
+  it("ran the probe as docs/start.md describes it: a Start on probeRuntime, with the probe's spec and node selector, then stopped", async () => {
     const calls = await probeActivities(suite.h);
     expect(calls.map((c) => c.type)).toEqual([
       'checkReach',

@@ -19,7 +19,7 @@ import { sampleRuntime, trainerObjects } from '../support/trainer.js';
 
 const suite = dispatchSuite('refusals');
 
-/** The TrainJob's (and the copy's) name, computed here from CONTRACT §3 rather than by the product. */
+/** The TrainJob's (and the copy's) name, computed here from docs/contract.md §3 rather than by the product. */
 const nameOf = (request: { job: string; submission: number }) => `dj-${request.job.toLowerCase()}-s${request.submission}`;
 const tokenOf = (name: string, attempt: number) =>
   `${attempt}-${createHash('sha256').update(`${suite.ns.name}/${name}/${attempt}`).digest('hex').slice(0, 12)}`;
@@ -51,7 +51,7 @@ const withoutExtension = (key: string) => {
 const envOf = (entries: number) => Object.fromEntries(Array.from({ length: entries }, (_, i) => [`V${String(i).padStart(3, '0')}`, 'x']));
 const commandOf = (items: number) => Array.from({ length: items }, (_, i) => `arg${i}`);
 
-describe('step 1: the backend gates (seed 000; CONTRACT §8)', () => {
+describe('step 1: the backend gates (docs/start.md; docs/contract.md §8)', () => {
   const gates = (g: Partial<BackendGates>): BackendGates => ({
     reach: true,
     write: true,
@@ -95,7 +95,7 @@ describe('step 1: the backend gates (seed 000; CONTRACT §8)', () => {
       expected: { type: 'ErrUnsupported', step: 1, reasons: ['start: not proven'] },
     },
   ];
-  it.each(cases)('seed 000, step 1: $what', async ({ gates: given, expected }) => {
+  it.each(cases)('docs/start.md, step 1: $what', async ({ gates: given, expected }) => {
     const g = await startDispatch({ namespace: suite.ns.name, gates: given });
     try {
       await refused(startRequest(), expected, g);
@@ -105,7 +105,7 @@ describe('step 1: the backend gates (seed 000; CONTRACT §8)', () => {
   });
 });
 
-describe('the request table (seed 000, "The request"; each refusal is ErrInvalid)', () => {
+describe('the request table (docs/start.md, "The request"; each refusal is ErrInvalid)', () => {
   it.each([
     { row: 'Job: not a valid JobID', patch: { job: 'not-a-ulid' }, reason: 'job: not a valid JobID' },
     { row: 'Job: a lower-case ULID is not canonical', patch: { job: '01jd0q3j0y6q7j7z4w2x5v8k9m' }, reason: 'job: not a valid JobID' },
@@ -114,13 +114,13 @@ describe('the request table (seed 000, "The request"; each refusal is ErrInvalid
     { row: 'Submission: 0 is outside 1 to 999,999', patch: { submission: 0 }, reason: 'submission: submission outside 1 to 999,999' },
     { row: 'Submission: 1,000,000 is outside 1 to 999,999', patch: { submission: 1_000_000 }, reason: 'submission: submission outside 1 to 999,999' },
     { row: 'Attempt: negative', patch: { attempt: -1 }, reason: 'attempt: negative attempt' },
-    { row: 'Attempt: not an integer (CONTRACT §2)', patch: { attempt: 1.5 }, reason: 'attempt: attempt must be an integer' },
-    { row: 'an unknown key (CONTRACT §2)', patch: { colour: 'blue' }, reason: 'colour: unknown field' },
-  ])('seed 000, request table, $row', async ({ patch, reason }) => {
+    { row: 'Attempt: not an integer (docs/contract.md §2)', patch: { attempt: 1.5 }, reason: 'attempt: attempt must be an integer' },
+    { row: 'an unknown key (docs/contract.md §2)', patch: { colour: 'blue' }, reason: 'colour: unknown field' },
+  ])('docs/start.md, request table, $row', async ({ patch, reason }) => {
     await refusedRaw({ ...startRequest(), ...patch }, invalid(reason));
   });
 
-  it('seed 000, request table: the edges of every range are accepted (generation 18,000,000, submission 999,999, attempt 0)', async () => {
+  it('docs/start.md, request table: the edges of every range are accepted (generation 18,000,000, submission 999,999, attempt 0)', async () => {
     const request = { ...startRequest(), generation: 18_000_000, submission: 999_999, attempt: 0 };
     const result = await suite.h.client.startTrainJob(request);
     expect(result.name).toBe(nameOf(request));
@@ -129,8 +129,8 @@ describe('the request table (seed 000, "The request"; each refusal is ErrInvalid
   });
 });
 
-describe("the spec (seed 000: JobSpec.Validate's list, then the adapter's limits)", () => {
-  it('seed 000, "The spec": JobSpec.Validate reports every problem of one request at once', async () => {
+describe("the spec (docs/start.md: JobSpec.Validate's list, then the adapter's limits)", () => {
+  it('docs/start.md, "The spec": JobSpec.Validate reports every problem of one request at once', async () => {
     const request = withSpec({
       command: [],
       env: { A: 'x\u0000y', DISPATCH_X: '1', '1BAD': 'v' },
@@ -156,32 +156,32 @@ describe("the spec (seed 000: JobSpec.Validate's list, then the adapter's limits
     );
   });
 
-  it('seed 000, "The spec": a NUL in the command is ErrInvalid', async () => {
+  it('docs/start.md, "The spec": a NUL in the command is ErrInvalid', async () => {
     await refusedRaw(withSpec({ command: ['python', 'a\u0000b'] }), invalid('spec.command[1]: NUL in command'));
   });
 
-  it('seed 000, JobSpec table, Command: more than 124 items is ErrInvalid', async () => {
+  it('docs/start.md, JobSpec table, Command: more than 124 items is ErrInvalid', async () => {
     await refusedRaw(
       withSpec({ command: commandOf(125) }),
       invalid('spec.command: 125 items; at most 124 are allowed (Trainer allows 128, the prologue takes 4)'),
     );
   });
 
-  it('seed 000, JobSpec table, Env: more than 122 entries is ErrInvalid', async () => {
+  it('docs/start.md, JobSpec table, Env: more than 122 entries is ErrInvalid', async () => {
     await refusedRaw(
       withSpec({ env: envOf(123), workDir: undefined }),
       invalid('spec.env: 123 entries; at most 122 are allowed (Trainer allows 128, dispatch adds 6 variables)'),
     );
   });
 
-  it('seed 000, JobSpec table, Env: more than 121 entries with WorkDir is ErrInvalid', async () => {
+  it('docs/start.md, JobSpec table, Env: more than 121 entries with WorkDir is ErrInvalid', async () => {
     await refusedRaw(
       withSpec({ env: envOf(122), workDir: '/workspace' }),
       invalid('spec.env: 122 entries; at most 121 are allowed with workDir set (Trainer allows 128, dispatch adds 7 variables)'),
     );
   });
 
-  it("seed 000, JobSpec table: 124 command items and 122 (121 with WorkDir) env entries are accepted, and fit the real CRD's 128", async () => {
+  it("docs/start.md, JobSpec table: 124 command items and 122 (121 with WorkDir) env entries are accepted, and fit the real CRD's 128", async () => {
     for (const spec of [
       { command: commandOf(124), env: envOf(122), workDir: undefined },
       { command: commandOf(124), env: envOf(121), workDir: '/workspace' },
@@ -193,28 +193,28 @@ describe("the spec (seed 000: JobSpec.Validate's list, then the adapter's limits
   });
 });
 
-describe('the extensions (seed 000, "Extensions")', () => {
-  it('seed 000, Extensions, dispatch/Image: missing is ErrInvalid', async () => {
+describe('the extensions (docs/start.md, "Extensions")', () => {
+  it('docs/start.md, Extensions, dispatch/Image: missing is ErrInvalid', async () => {
     await refusedRaw(withoutExtension('dispatch/Image'), invalid('spec.extensions.dispatch/Image: is required'));
   });
 
-  it('seed 000, Extensions, dispatch/Image: an empty Ref is ErrInvalid', async () => {
+  it('docs/start.md, Extensions, dispatch/Image: an empty Ref is ErrInvalid', async () => {
     const request = startRequest({ spec: { extensions: { 'dispatch/Image': { ref: '' } } } });
     await refusedRaw(request, invalid('spec.extensions.dispatch/Image.ref: empty Ref'));
   });
 
-  it('seed 000, Extensions, kubeflow/RuntimeRef: missing is ErrInvalid', async () => {
+  it('docs/start.md, Extensions, kubeflow/RuntimeRef: missing is ErrInvalid', async () => {
     await refusedRaw(withoutExtension('kubeflow/RuntimeRef'), invalid('spec.extensions.kubeflow/RuntimeRef: is required'));
   });
 
-  it('seed 000, Extensions, any other: refused with ErrUnsupported, never ignored', async () => {
+  it('docs/start.md, Extensions, any other: refused with ErrUnsupported, never ignored', async () => {
     const request = startRequest({ spec: { extensions: { 'acme/Thing': { colour: 'blue' } } } });
     await refusedRaw(request, { type: 'ErrUnsupported', step: 4, reasons: ['extension acme/Thing is not supported on Kubeflow'] });
   });
 });
 
-describe('step 2: the runtime named by kubeflow/RuntimeRef (seed 000; seed 001, the first rule)', () => {
-  it('seed 001, "it exists": a ClusterTrainingRuntime that does not exist is ErrUnsupported', async () => {
+describe('step 2: the runtime named by kubeflow/RuntimeRef (docs/start.md; docs/runtime-rules.md, the first rule)', () => {
+  it('docs/runtime-rules.md, "it exists": a ClusterTrainingRuntime that does not exist is ErrUnsupported', async () => {
     const name = uniqueName('missing');
     await refused(startRequest({ runtime: { kind: 'ClusterTrainingRuntime', name } }), {
       type: 'ErrUnsupported',
@@ -223,7 +223,7 @@ describe('step 2: the runtime named by kubeflow/RuntimeRef (seed 000; seed 001, 
     });
   });
 
-  it('seed 001, "it exists": a TrainingRuntime is read from the configured namespace, and one missing there is ErrUnsupported', async () => {
+  it('docs/runtime-rules.md, "it exists": a TrainingRuntime is read from the configured namespace, and one missing there is ErrUnsupported', async () => {
     // The name of a ClusterTrainingRuntime that does exist: the kind decides where it is looked for.
     await refused(startRequest({ runtime: { kind: 'TrainingRuntime', name: 'dispatch-kind' } }), {
       type: 'ErrUnsupported',
@@ -232,7 +232,7 @@ describe('step 2: the runtime named by kubeflow/RuntimeRef (seed 000; seed 001, 
     });
   });
 
-  it("seed 001, the site's allow-list: a runtime outside the configured runtimes is ErrUnsupported, without reading it", async () => {
+  it("docs/runtime-rules.md, the site's allow-list: a runtime outside the configured runtimes is ErrUnsupported, without reading it", async () => {
     const g = await startDispatch({ namespace: suite.ns.name, config: { runtimes: ['ClusterTrainingRuntime/dispatch-torch'] } });
     try {
       await refused(
@@ -260,51 +260,51 @@ describe('step 2: the runtime named by kubeflow/RuntimeRef (seed 000; seed 001, 
   });
 });
 
-describe('step 3: the runtime rules (seed 001, "The rules"; ErrUnsupported naming every reason)', () => {
+describe('step 3: the runtime rules (docs/runtime-rules.md, "The rules"; ErrUnsupported naming every reason)', () => {
   const refusedOn = async (runtime: RuntimeRef, reasons: string[], harness = suite.h) =>
     refused(startRequest({ runtime }), { type: 'ErrUnsupported', step: 3, reasons }, harness);
 
-  it('seed 001: the trainer job states backoffLimit 3', async () => {
+  it('docs/runtime-rules.md: the trainer job states backoffLimit 3', async () => {
     const runtime = await suite.runtimes.cluster('backoff', ({ job }) => (job.backoffLimit = 3));
     await refusedOn(runtime, [rule.backoff(keyOf(runtime), 3)]);
   });
 
-  it('seed 001: the trainer pod template states restartPolicy OnFailure', async () => {
+  it('docs/runtime-rules.md: the trainer pod template states restartPolicy OnFailure', async () => {
     const runtime = await suite.runtimes.cluster('onfailure', ({ pod }) => (pod.restartPolicy = 'OnFailure'));
     await refusedOn(runtime, [rule.restartPolicy(keyOf(runtime), 'is OnFailure')]);
   });
 
-  it('seed 001: a replicated job besides the trainer one', async () => {
+  it('docs/runtime-rules.md: a replicated job besides the trainer one', async () => {
     const runtime = await suite.runtimes.cluster('extra', ({ jobSet }) => jobSet.replicatedJobs.push(extraJob('launcher')));
     await refusedOn(runtime, [rule.extraJob(keyOf(runtime), 1, 'launcher')]);
   });
 
-  it('seed 001: no replicated job labelled as the trainer', async () => {
+  it('docs/runtime-rules.md: no replicated job labelled as the trainer', async () => {
     const runtime = await suite.runtimes.cluster('unlabelled', ({ replicatedJob }) => delete replicatedJob.template.metadata);
     await refusedOn(runtime, [rule.noTrainer(keyOf(runtime), 'replicatedJobs[0] "node"')]);
   });
 
-  it('seed 001: mlPolicy names mpi', async () => {
+  it('docs/runtime-rules.md: mlPolicy names mpi', async () => {
     const runtime = await suite.runtimes.cluster('mpi', ({ spec }) => (spec.mlPolicy.mpi = {}));
     await refusedOn(runtime, [rule.mlPolicy(keyOf(runtime), 'mpi')]);
   });
 
-  it('seed 001: the trainer job has a podFailurePolicy rule with action Ignore', async () => {
+  it('docs/runtime-rules.md: the trainer job has a podFailurePolicy rule with action Ignore', async () => {
     const runtime = await suite.runtimes.cluster('ignore', bendRankRestart);
     await refusedOn(runtime, [rule.ignore(keyOf(runtime), 0)]);
   });
 
-  it('seed 001: a namespaced TrainingRuntime is held to the same rules', async () => {
+  it('docs/runtime-rules.md: a namespaced TrainingRuntime is held to the same rules', async () => {
     const runtime = await suite.runtimes.namespaced(suite.ns.name, 'ns-onfailure', ({ pod }) => (pod.restartPolicy = 'OnFailure'));
     await refusedOn(runtime, [rule.restartPolicy(keyOf(runtime), 'is OnFailure')]);
   });
 
-  it('seed 001: a runtime that breaks every rule at once is refused with every reason, in the order of the rules', async () => {
+  it('docs/runtime-rules.md: a runtime that breaks every rule at once is refused with every reason, in the order of the rules', async () => {
     const runtime = await suite.runtimes.cluster('broken', breakEveryRule);
     await refusedOn(runtime, everyRuleReasons(keyOf(runtime)));
   });
 
-  it('seed 001: FailJob and Count rules, and a JobSet failurePolicy of maxRestarts 0 and FailJobSet rules, are accepted', async () => {
+  it('docs/runtime-rules.md: FailJob and Count rules, and a JobSet failurePolicy of maxRestarts 0 and FailJobSet rules, are accepted', async () => {
     const runtime = await suite.runtimes.cluster('accepted', ({ jobSet, job }) => {
       jobSet.failurePolicy = { maxRestarts: 0, rules: [jobSetRule('fail', 'FailJobSet')] };
       job.podFailurePolicy = { rules: [exitCodeRule('FailJob'), exitCodeRule('Count')] };
@@ -313,7 +313,7 @@ describe('step 3: the runtime rules (seed 001, "The rules"; ErrUnsupported namin
     expect(result.weakened).toBeUndefined();
   });
 
-  it('seed 001, publish.via initContainer: a trainer pod without the configured init container', async () => {
+  it('docs/runtime-rules.md, publish.via initContainer: a trainer pod without the configured init container', async () => {
     const g = await startDispatch({ namespace: suite.ns.name, config: { publish: { via: 'initContainer', initContainer: 'publisher' } } });
     try {
       const runtime = { kind: 'ClusterTrainingRuntime', name: 'dispatch-kind' } as const;
@@ -325,7 +325,7 @@ describe('step 3: the runtime rules (seed 001, "The rules"; ErrUnsupported namin
     }
   });
 
-  describe('allowRankRestart (seed 001)', () => {
+  describe('allowRankRestart (docs/runtime-rules.md)', () => {
     let lenient: DispatchHarness;
     beforeAll(async () => {
       lenient = await startDispatch({ namespace: suite.ns.name, config: { allowRankRestart: true } });
@@ -338,7 +338,7 @@ describe('step 3: the runtime rules (seed 001, "The rules"; ErrUnsupported namin
       expect(result.weakened).toBe(weakened('a podFailurePolicy Ignore rule'));
     });
 
-    it("answers with the seed's text when it finds both an Ignore rule and backoffLimitPerIndex", async () => {
+    it("answers with the documented IdentityWeakener text when it finds both an Ignore rule and backoffLimitPerIndex", async () => {
       const runtime = await suite.runtimes.cluster('waived-both', ({ job }) => {
         job.podFailurePolicy = { rules: [ignoreRule, ignoreRule] };
         job.completionMode = 'Indexed';
@@ -362,8 +362,8 @@ describe('step 3: the runtime rules (seed 001, "The rules"; ErrUnsupported namin
   });
 });
 
-describe('step 4: ProcsPerNode (seed 000, JobSpec table)', () => {
-  it('seed 000, JobSpec table, ProcsPerNode: a runtime without mlPolicy.torch is ErrUnsupported', async () => {
+describe('step 4: ProcsPerNode (docs/start.md, JobSpec table)', () => {
+  it('docs/start.md, JobSpec table, ProcsPerNode: a runtime without mlPolicy.torch is ErrUnsupported', async () => {
     await refused(startRequest({ spec: { procsPerNode: 8 } }), {
       type: 'ErrUnsupported',
       step: 4,
@@ -371,7 +371,7 @@ describe('step 4: ProcsPerNode (seed 000, JobSpec table)', () => {
     });
   });
 
-  it('seed 000, JobSpec table, ProcsPerNode: a torch runtime takes it as spec.trainer.numProcPerNode', async () => {
+  it('docs/start.md, JobSpec table, ProcsPerNode: a torch runtime takes it as spec.trainer.numProcPerNode', async () => {
     const result = await suite.h.client.startTrainJob(
       startRequest({ runtime: { kind: 'ClusterTrainingRuntime', name: 'dispatch-torch' }, spec: { procsPerNode: 8 } }),
     );
@@ -380,7 +380,7 @@ describe('step 4: ProcsPerNode (seed 000, JobSpec table)', () => {
   });
 });
 
-describe('step 5: a runtime copy already there (seed 000, step 5)', () => {
+describe('step 5: a runtime copy already there (docs/start.md, step 5)', () => {
   const copies = () => trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainingRuntimePlural);
   const jobs = () => trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainJobPlural);
 
@@ -394,7 +394,7 @@ describe('step 5: a runtime copy already there (seed 000, step 5)', () => {
     } as TrainerRuntime);
   }
 
-  it('seed 000, step 5: a copy with an owner is not reused: ErrRejected, and it is left as it was', async () => {
+  it('docs/start.md, step 5: a copy with an owner is not reused: ErrRejected, and it is left as it was', async () => {
     const request = startRequest();
     const name = nameOf(request);
     // A real owner: the garbage collector would delete a copy whose owner does not exist.
@@ -414,7 +414,7 @@ describe('step 5: a runtime copy already there (seed 000, step 5)', () => {
     expect(await jobs().find(name)).toBeUndefined();
   });
 
-  it("seed 000, step 5: a copy whose spec differs from the source runtime's is not reused: ErrRejected", async () => {
+  it("docs/start.md, step 5: a copy whose spec differs from the source runtime's is not reused: ErrRejected", async () => {
     const request = startRequest();
     const name = nameOf(request);
     const before = await existingCopy(name, (await sampleRuntime('dispatch-torch')).spec!);
@@ -428,7 +428,7 @@ describe('step 5: a runtime copy already there (seed 000, step 5)', () => {
     expect(await jobs().find(name)).toBeUndefined();
   });
 
-  it("seed 000, step 5: a copy with no owner and the source's spec is reused", async () => {
+  it("docs/start.md, step 5: a copy with no owner and the source's spec is reused", async () => {
     const request = startRequest();
     const name = nameOf(request);
     const before = await existingCopy(name, (await sampleRuntime('dispatch-kind')).spec!);
@@ -439,7 +439,7 @@ describe('step 5: a runtime copy already there (seed 000, step 5)', () => {
   });
 });
 
-describe('step 6: a TrainJob of the name already there (CONTRACT §7)', () => {
+describe('step 6: a TrainJob of the name already there (docs/contract.md §7)', () => {
   const copies = () => trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainingRuntimePlural);
   const jobs = () => trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainJobPlural);
 

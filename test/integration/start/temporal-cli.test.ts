@@ -1,4 +1,4 @@
-// A client we did not write (CONTRACT §1): the `temporal` CLI starts each workflow type by name with
+// A client we did not write (docs/contract.md §1): the `temporal` CLI starts each workflow type by name with
 // plain JSON, reads the result, and sees a refusal's type and reasons in the failure it prints.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -29,7 +29,7 @@ async function temporal(...args: string[]): Promise<CliRun> {
   return { code: finished.code, output: JSON.parse(finished.stdout) as Record<string, unknown>, stderr: finished.stderr };
 }
 
-/** CONTRACT §2's example, byte for byte but for the runtime it names, which this cluster has as dispatch-torch. */
+/** docs/contract.md §2's example, byte for byte but for the runtime it names, which this cluster has as dispatch-torch. */
 const contractExample = () =>
   readFileSync(new URL('../../fixtures/requests/contract-example.json', import.meta.url), 'utf8').replace(
     '"name": "torch-distributed"',
@@ -42,7 +42,7 @@ const contractExample = () =>
  */
 const RAW = '--no-json-shorthand-payloads';
 
-/** The result payload of a raw run: its encoding must be plain JSON (CONTRACT §1); its data, parsed. */
+/** The result payload of a raw run: its encoding must be plain JSON (docs/contract.md §1); its data, parsed. */
 function payloadOf(run: CliRun): unknown {
   const { metadata, data } = run.output.result as { metadata: { encoding: string }; data: string };
   expect(Buffer.from(metadata.encoding, 'base64').toString()).toBe('json/plain');
@@ -53,8 +53,8 @@ const failureOf = (run: CliRun) =>
   (run.output.closeEvent as { workflowExecutionFailedEventAttributes: { failure: { message: string; applicationFailureInfo: unknown } } })
     .workflowExecutionFailedEventAttributes.failure;
 
-describe('the temporal CLI as a caller (CONTRACT §1)', () => {
-  it("starts StartTrainJob by type name with CONTRACT §2's JSON, and reads the StartResult", async () => {
+describe('the temporal CLI as a caller (docs/contract.md §1)', () => {
+  it("starts StartTrainJob by type name with docs/contract.md §2's JSON, and reads the StartResult", async () => {
     const name = 'dj-01jd0q3j0y6q7j7z4w2x5v8k9m-s12';
     const workflowId = `start/${suite.ns.name}/${name}/a1`;
     const taskQueue = suite.h.config.temporal.taskQueue;

@@ -1,4 +1,4 @@
-// A stand-in for Kueue in integration tests (seed 000 step 9). The cluster has Kueue's CRDs but no
+// A stand-in for Kueue in integration tests (docs/start.md step 9). The cluster has Kueue's CRDs but no
 // Kueue controller, so this watches the TrainJobs of one namespace and, for each, does what Kueue
 // would: optionally what its admission webhook adds to the TrainJob, then a Workload owned by the
 // TrainJob, labelled with its UID, with the TrainJob's admission-gated-by annotation propagated and
@@ -195,7 +195,7 @@ export class FakeKueue {
     this.record(trainJob, 'status', workloadName);
   }
 
-  /** What Kueue's mutating webhook adds to a TrainJob of a queue (CONTRACT §4a). */
+  /** What Kueue's mutating webhook adds to a TrainJob of a queue (docs/contract.md §4a). */
   private async playWebhook(trainJob: TrainJob): Promise<void> {
     await this.api.patchNamespacedCustomObject({
       group: Trainer.group,

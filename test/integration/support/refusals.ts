@@ -1,4 +1,4 @@
-// A refusal as a caller receives it from the real Temporal server (CONTRACT §6): the raw
+// A refusal as a caller receives it from the real Temporal server (docs/contract.md §6): the raw
 // ApplicationFailure the workflow failed with (its type, non-retryable, details {reasons, step,
 // ref?}, a message naming every reason), and the typed DispatchError a TypeScript client maps it
 // to, which must say the same. Plus what a refusal before step 5 must leave: nothing.
@@ -88,7 +88,7 @@ export async function trainerObjectNames(kube: KubeClients, namespace: string): 
 
 /**
  * Runs `refuse` and asserts the namespace holds the same TrainJobs and TrainingRuntimes after it as
- * before: a refusal at steps 1-4 happens before anything is created (seed 000, step 4).
+ * before: a refusal at steps 1-4 happens before anything is created (docs/start.md, step 4).
  */
 export async function expectNothingCreated(kube: KubeClients, namespace: string, refuse: () => Promise<unknown>): Promise<void> {
   const before = await trainerObjectNames(kube, namespace);

@@ -3,7 +3,7 @@
 // here, not imported from the product, so that a change to it shows up as a failing test.
 import type { Json, RuntimeEdit } from './runtimes.js';
 
-/** The reasons of seed 001's rules, as the product words them, for a runtime `key`. */
+/** The reasons of the runtime rules (docs/runtime-rules.md), as the product words them, for a runtime `key`. */
 export const rule = {
   mlPolicy: (key: string, policy: string) =>
     `${key}: spec.mlPolicy.${policy} is set; mlPolicy may name nothing but torch besides numNodes (v1 runs plain and torch runtimes only)`,
@@ -82,7 +82,7 @@ export const bendRankRestart: RuntimeEdit = ({ job }) => {
   job.podFailurePolicy = { rules: [ignoreRule] };
 };
 
-/** go/dispatch's IdentityWeakener answer (seed 001, "allowRankRestart") for what was found. */
+/** go/dispatch's IdentityWeakener answer (docs/runtime-rules.md, "allowRankRestart") for what was found. */
 export const weakened = (states: string) =>
   `allowRankRestart: the runtime's trainer job states ${states}, so a failed rank can rerun under the same ` +
   'DISPATCH_ATTEMPT and one execution can contain a restarted rank';

@@ -1,4 +1,4 @@
-// Trainer runtimes that break (or bend) seed 001's rules, created on the real API server for one
+// Trainer runtimes that break (or bend) the runtime rules (docs/runtime-rules.md), created on the real API server for one
 // test file: cluster-scoped ones under unique names, deleted again in afterAll; namespaced ones in
 // the test's namespace. Each starts as a copy of a sample runtime and is edited where it matters.
 import type { KubeClients } from '../../../src/activities/kube-clients.js';

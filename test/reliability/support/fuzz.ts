@@ -222,7 +222,7 @@ export function mutate(value: Json, mutation: Mutation): Json {
   }
 }
 
-/** Valid requests (CONTRACT §2) on the sample runtime dispatch-kind, within the adapter's limits. */
+/** Valid requests (docs/contract.md §2) on the sample runtime dispatch-kind, within the adapter's limits. */
 export const validRequestArb = requestArb({ kind: 'ClusterTrainingRuntime', name: 'dispatch-kind' }).map(
   (r) => viaJson(r),
 );
@@ -323,7 +323,7 @@ const duration = fc.oneof(
   fc.tuple(fc.nat(3), fc.nat(59), fc.integer({ min: 1, max: 59 })).map(([h, m, s]) => `${h}h${m}m${s}s`),
 );
 
-/** Valid configurations (CONTRACT §5): what a site may write. */
+/** Valid configurations (docs/contract.md §5): what a site may write. */
 export const validConfigArb: fc.Arbitrary<Json> = fc
   .record(
     {

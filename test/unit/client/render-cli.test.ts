@@ -128,7 +128,7 @@ describe.concurrent('render: success, exit 0', () => {
     expect([body.runtimeCopy!.kind, body.trainJob!.kind]).toEqual(['TrainingRuntime', 'TrainJob']);
   });
 
-  it('seed 001, allowRankRestart: json carries weakened when the waiver applied (allowRankRestart true, an Ignore rule)', async () => {
+  it('docs/runtime-rules.md, allowRankRestart: json carries weakened when the waiver applied (allowRankRestart true, an Ignore rule)', async () => {
     const run = await render(
       { config: 'waiver.json', request: 'request.yaml', runtime: 'ignore-rule.json' },
       'json',

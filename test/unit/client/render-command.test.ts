@@ -114,7 +114,7 @@ describe('renderOffline: steps 2 to 4 of Start, without a cluster', () => {
     );
   });
 
-  it("seed 001, rule: the allow-list checks the manifest's kind and name", () => {
+  it("docs/runtime-rules.md, rule: the allow-list checks the manifest's kind and name", () => {
     const manifest = { ...dispatchKind(), kind: 'TrainingRuntime' };
     // The request names an allowed runtime; the manifest, of another kind, is what would be copied.
     const allowOnlyCluster = config({ runtimes: ['ClusterTrainingRuntime/dispatch-kind'] });
@@ -146,7 +146,7 @@ describe('renderOffline: steps 2 to 4 of Start, without a cluster', () => {
     expect(error.reasons.map((r) => r.split(':')[0])).toEqual(['job', 'generation']);
   });
 
-  it('seed 001: a runtime that breaks the rules is ErrUnsupported at step 3, naming every reason', () => {
+  it('docs/runtime-rules.md: a runtime that breaks the rules is ErrUnsupported at step 3, naming every reason', () => {
     const broken = dispatchKindWith(({ pod, job }) => {
       pod.restartPolicy = 'OnFailure';
       job.backoffLimit = 3;
@@ -158,7 +158,7 @@ describe('renderOffline: steps 2 to 4 of Start, without a cluster', () => {
     expect(error.reasons[1]).toMatch(/^ClusterTrainingRuntime\/dispatch-kind: .*backoffLimit is 3/);
   });
 
-  it('seed 000, JobSpec table, ProcsPerNode: on a runtime without mlPolicy.torch it is ErrUnsupported at step 4', () => {
+  it('docs/start.md, JobSpec table, ProcsPerNode: on a runtime without mlPolicy.torch it is ErrUnsupported at step 4', () => {
     const error = refusal(() => renderOffline(exampleRequest(KIND, { procsPerNode: 8 }), source(), config()));
     expect([error.type, error.step, error.reasons]).toEqual([
       'ErrUnsupported',
@@ -169,7 +169,7 @@ describe('renderOffline: steps 2 to 4 of Start, without a cluster', () => {
     ]);
   });
 
-  it('seed 001, allowRankRestart: a waived Ignore rule renders, with the IdentityWeakener reason', () => {
+  it('docs/runtime-rules.md, allowRankRestart: a waived Ignore rule renders, with the IdentityWeakener reason', () => {
     expect(
       renderOffline(exampleRequest(KIND), source(withIgnoreRule()), config({ allowRankRestart: true }))
         .weakened,

@@ -1,4 +1,4 @@
-// Reading the configuration file (CONTRACT §5): YAML or JSON, the contract's defaults, and every
+// Reading the configuration file (docs/contract.md §5): YAML or JSON, the contract's defaults, and every
 // error named in one ConfigError. The schema's own field rules are in test/unit/model/config.test.ts;
 // these tests are about the file and what a caller of loadConfig/parseConfig receives.
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
@@ -9,12 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig, readDocument } from '../../../src/config/load-config.js';
 import type { Config } from '../../../src/model/config.js';
 
-const CONTRACT_EXAMPLE = fileURLToPath(
+const EXAMPLE_FILE = fileURLToPath(
   new URL('../../fixtures/config/contract-example.yaml', import.meta.url),
 );
 
-/** CONTRACT §5's example file, with every default it states. */
-const CONTRACT_DEFAULTS: Config = {
+/** docs/contract.md §5's example file, with every default it states. */
+const EXAMPLE_DEFAULTS: Config = {
   namespace: 'ml-jobs',
   runtimes: [],
   mode: 'plain',
@@ -58,13 +58,13 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 describe('loadConfig: YAML or JSON', () => {
-  it("reads CONTRACT §5's example YAML file, comments and all, as written", async () => {
-    expect(await loadConfig(CONTRACT_EXAMPLE)).toEqual(CONTRACT_DEFAULTS);
+  it("reads docs/contract.md §5's example YAML file, comments and all, as written", async () => {
+    expect(await loadConfig(EXAMPLE_FILE)).toEqual(EXAMPLE_DEFAULTS);
   });
 
   it('reads the same configuration from a JSON file', async () => {
-    expect(await loadConfig(await write('config.json', JSON.stringify(CONTRACT_DEFAULTS, null, 2)))).toEqual(
-      CONTRACT_DEFAULTS,
+    expect(await loadConfig(await write('config.json', JSON.stringify(EXAMPLE_DEFAULTS, null, 2)))).toEqual(
+      EXAMPLE_DEFAULTS,
     );
   });
 
@@ -74,11 +74,11 @@ describe('loadConfig: YAML or JSON', () => {
   });
 });
 
-describe('CONTRACT §5: defaults', () => {
+describe('docs/contract.md §5: defaults', () => {
   it('a file with only the namespace gets every default the contract states (kueue queue and check have none)', async () => {
     expect(await loadConfig(await write('minimal.yaml', 'namespace: ml-jobs\n'))).toEqual({
-      ...CONTRACT_DEFAULTS,
-      kueue: { ...CONTRACT_DEFAULTS.kueue, queue: '', admissionCheck: '' },
+      ...EXAMPLE_DEFAULTS,
+      kueue: { ...EXAMPLE_DEFAULTS.kueue, queue: '', admissionCheck: '' },
     });
   });
 
@@ -101,11 +101,11 @@ describe('CONTRACT §5: defaults', () => {
   it('parseConfig applies the same defaults to a value already read', () => {
     expect(
       parseConfig({ namespace: 'ml-jobs', kueue: { queue: 'user-queue', admissionCheck: 'dispatch' } }),
-    ).toEqual(CONTRACT_DEFAULTS);
+    ).toEqual(EXAMPLE_DEFAULTS);
   });
 });
 
-describe('CONTRACT §5: every error named', () => {
+describe('docs/contract.md §5: every error named', () => {
   it('every wrong field at once, each by its path, in the ConfigError and its message', async () => {
     const text = [
       'namespace: ML_Jobs',

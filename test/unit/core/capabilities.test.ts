@@ -25,7 +25,7 @@ function refusal(run: () => unknown): DispatchError {
   throw new Error('not refused');
 }
 
-describe('capabilities (seed 001: "Capabilities(ctx, &spec) applies the same rules")', () => {
+describe('capabilities (docs/runtime-rules.md: "Capabilities(ctx, &spec) applies the same rules")', () => {
   it('the example runtime is supported; ProcsPerNode is answered no (no mlPolicy.torch)', () => {
     const answer = capabilities(dispatchKind(), REF, config());
     expect(answer).toEqual({ runtime: 'ClusterTrainingRuntime/dispatch-kind', procsPerNode: false });

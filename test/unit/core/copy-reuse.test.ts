@@ -13,7 +13,7 @@ const copy = (spec: Record<string, unknown>, owners: { kind: string; name: strin
   spec,
 });
 
-describe('seed 000, step 5: reuse of a runtime copy found by a retried Start', () => {
+describe('docs/start.md, step 5: reuse of a runtime copy found by a retried Start', () => {
   const spec = { mlPolicy: { numNodes: 2 }, template: { spec: { replicatedJobs: [{ name: 'node' }] } } };
 
   it('reuses a copy with no owner whose spec equals the source runtime', () => {

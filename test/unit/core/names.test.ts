@@ -10,8 +10,8 @@ const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // The TrainJob CRD's own rule on metadata.name (RFC 1035: a letter first).
 const RFC1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 
-describe('trainJobName (seed 000, "The TrainJob": dj-<lowercase JobID>-s<N>, at most 37 characters)', () => {
-  it('seed 000, request table, Job and Submission: the name and its suffix', () => {
+describe('trainJobName (docs/start.md, "The TrainJob": dj-<lowercase JobID>-s<N>, at most 37 characters)', () => {
+  it('docs/start.md, request table, Job and Submission: the name and its suffix', () => {
     expect(trainJobName('01JD0Q3J0Y6Q7J7Z4W2X5V8K9M', 12)).toBe('dj-01jd0q3j0y6q7j7z4w2x5v8k9m-s12');
   });
 
@@ -33,7 +33,7 @@ describe('trainJobName (seed 000, "The TrainJob": dj-<lowercase JobID>-s<N>, at 
   });
 });
 
-describe('attemptToken (CONTRACT §3: <attempt>-<first 12 hex of sha256("<namespace>/<name>/<attempt>")>)', () => {
+describe('attemptToken (docs/contract.md §3: <attempt>-<first 12 hex of sha256("<namespace>/<name>/<attempt>")>)', () => {
   const nodeToken = (ns: string, name: string, attempt: number) =>
     `${attempt}-${createHash('sha256').update(`${ns}/${name}/${attempt}`).digest('hex').slice(0, 12)}`;
 
@@ -48,7 +48,7 @@ describe('attemptToken (CONTRACT §3: <attempt>-<first 12 hex of sha256("<namesp
     );
   });
 
-  it('seed 000, request table, Attempt: the token starts with the attempt', () => {
+  it('docs/start.md, request table, Attempt: the token starts with the attempt', () => {
     expect(attemptToken('ml-jobs', 'dj-x-s1', 0)).toMatch(/^0-[0-9a-f]{12}$/);
     expect(attemptToken('ml-jobs', 'dj-x-s1', 42)).toMatch(/^42-[0-9a-f]{12}$/);
   });
@@ -67,14 +67,14 @@ describe('attemptToken (CONTRACT §3: <attempt>-<first 12 hex of sha256("<namesp
 });
 
 describe('epochPrefix and comment', () => {
-  it('seed 000, request table, Generation: DISPATCH_K8S_EPOCH_PREFIX = G × 10^6 + N', () => {
+  it('docs/start.md, request table, Generation: DISPATCH_K8S_EPOCH_PREFIX = G × 10^6 + N', () => {
     expect(epochPrefix(3, 12)).toBe(3_000_012);
     expect(epochPrefix(0, 1)).toBe(1);
     expect(epochPrefix(Limits.generationMax, Limits.submissionMax)).toBe(18_000_000_999_999);
     expect(Number.isSafeInteger(epochPrefix(Limits.generationMax, Limits.submissionMax))).toBe(true);
   });
 
-  it('seed 000, request table, Submission and Attempt: the comment', () => {
+  it('docs/start.md, request table, Submission and Attempt: the comment', () => {
     expect(comment('01JD0Q3J0Y6Q7J7Z4W2X5V8K9M', 3, 12, 1)).toBe(
       'dispatch job=01JD0Q3J0Y6Q7J7Z4W2X5V8K9M g=3 s=12 a=1',
     );

@@ -28,7 +28,7 @@ describe('probeRequest', () => {
     expect(valid.request.generation).toBe(0);
   });
 
-  it('seed 000: the image dispatch.invalid/never:probe, the command true, one node, submission 1, attempt 1', () => {
+  it('docs/start.md: the image dispatch.invalid/never:probe, the command true, one node, submission 1, attempt 1', () => {
     expect(valid.image).toBe('dispatch.invalid/never:probe');
     expect(valid.request.spec.command).toEqual(['true']);
     expect(valid.request.spec.nodes).toBe(1);
@@ -36,7 +36,7 @@ describe('probeRequest', () => {
     expect(valid.request.attempt).toBe(1);
   });
 
-  it('seed 000: the runtime named by probeRuntime', () => {
+  it('docs/start.md: the runtime named by probeRuntime', () => {
     expect(valid.runtime).toEqual({ kind: 'ClusterTrainingRuntime', name: 'dispatch-probe' });
     expect(probeRequest(config({ probeRuntime: 'TrainingRuntime/site-probe' })).runtime).toEqual({
       kind: 'TrainingRuntime',
@@ -48,7 +48,7 @@ describe('probeRequest', () => {
 describe('renderProbe', () => {
   const { trainJob, runtimeCopy } = renderProbe(loadInputRuntime('dispatch-probe'), config());
 
-  it('seed 000: its runtime patch adds the node selector dispatch.phpboyscout.uk/probe: never', () => {
+  it('docs/start.md: its runtime patch adds the node selector dispatch.phpboyscout.uk/probe: never', () => {
     expect(podSpecOfPatch(trainJob.spec.runtimePatches[0]).nodeSelector).toEqual({
       [Labels.probeNodeSelector]: 'never',
     });

@@ -1,6 +1,6 @@
 // The prologue, really run under the shells a container's /bin/sh may be: the job's arguments
 // reach the program byte for byte, WorkDir is entered, and a missing WorkDir exits 125 with one
-// line on stderr (seed 000, spec table, WorkDir; CONTRACT §3).
+// line on stderr (docs/start.md, spec table, WorkDir; docs/contract.md §3).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,7 +53,7 @@ const echoArgs = (args: string[]) => [PRINTF, '%s\\0', 'marker', ...args];
 const printed = (stdout: Buffer) => stdout.toString('utf8').split('\u0000').slice(1, -1);
 
 describe.each(SHELLS.map((s) => [s.join(' '), s] as const))('the prologue under %s', (_name, shell) => {
-  it('seed 000, spec table, Command: passes every argument byte for byte', () => {
+  it('docs/start.md, spec table, Command: passes every argument byte for byte', () => {
     const args = [
       'with space',
       "quo'te",
@@ -108,7 +108,7 @@ describe.each(SHELLS.map((s) => [s.join(' '), s] as const))('the prologue under 
     expect(run(shell, ['/bin/sh', '-c', 'exit 7']).status).toBe(7);
   });
 
-  it('seed 000, spec table, WorkDir: enters DISPATCH_K8S_WORKDIR', () => {
+  it('docs/start.md, spec table, WorkDir: enters DISPATCH_K8S_WORKDIR', () => {
     const dir = path.join(scratch, 'work dir $x');
     mkdirSync(dir, { recursive: true });
     const result = run(shell, ['/bin/pwd', '-P'], { [EnvVars.workDir]: dir });
@@ -129,7 +129,7 @@ describe.each(SHELLS.map((s) => [s.join(' '), s] as const))('the prologue under 
     );
   });
 
-  it('seed 000, spec table, WorkDir: a missing directory makes the container exit 125 with one line on stderr', () => {
+  it('docs/start.md, spec table, WorkDir: a missing directory makes the container exit 125 with one line on stderr', () => {
     const missing = path.join(scratch, 'no such dir');
     const result = run(shell, [PRINTF, 'ran'], { [EnvVars.workDir]: missing });
     expect(result.status).toBe(Dispatch.workDirExitCode);
@@ -150,7 +150,7 @@ describe.each(SHELLS.map((s) => [s.join(' '), s] as const))('the prologue under 
   });
 });
 
-describe('trainerCommand (seed 000, "The TrainJob", spec.trainer.command)', () => {
+describe('trainerCommand (docs/start.md, "The TrainJob", spec.trainer.command)', () => {
   it("is /bin/sh, -c, the prologue, dispatch-prologue, then the job's command", () => {
     expect(trainerCommand(['python', 'train.py'])).toEqual([
       '/bin/sh',

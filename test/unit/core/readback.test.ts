@@ -1,4 +1,4 @@
-// Read-back (seed 000, step 8; CONTRACT §4a): what Start wrote must be what the server holds,
+// Read-back (docs/start.md, step 8; docs/contract.md §4a): what Start wrote must be what the server holds,
 // allowing what admission webhooks and CRD defaults legitimately add.
 import { describe, expect, it } from 'vitest';
 import { compareReadBack, diffJson } from '../../../src/core/readback.js';

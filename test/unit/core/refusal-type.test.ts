@@ -1,4 +1,4 @@
-// CONTRACT §6 (amended 2026-11-30): which failure a definite refusal is. An admission webhook's
+// docs/contract.md §6 (amended 2026-11-30): which failure a definite refusal is. An admission webhook's
 // denial is ErrRejected whatever its status (controller-runtime's webhooks deny with 403), as are 400
 // and 422 Invalid; only RBAC's 403 is ErrReadOnly. The messages are the API server's wording
 // (k8s.io/apiserver v0.36: responsewriters.ForbiddenStatusError, webhook errors.ToStatusErr).

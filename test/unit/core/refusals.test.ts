@@ -12,7 +12,7 @@ const gates = (over: Partial<BackendGates>): BackendGates => ({
   ...over,
 });
 
-describe('seed 000 step 1: refusing a backend whose gates are not proven (CONTRACT §8)', () => {
+describe('docs/start.md step 1: refusing a backend whose gates are not proven (docs/contract.md §8)', () => {
   it('all gates proven: no refusal', () => {
     expect(gateRefusal(gates({}))).toBeUndefined();
   });
@@ -39,7 +39,7 @@ describe('seed 000 step 1: refusing a backend whose gates are not proven (CONTRA
   });
 });
 
-describe('seed 001, allow-list row: a runtime outside `runtimes` is refused before it is read', () => {
+describe('docs/runtime-rules.md, allow-list row: a runtime outside `runtimes` is refused before it is read', () => {
   it('names the runtime and the list; an empty list allows any', () => {
     const config = parseConfig({ namespace: 'ml', runtimes: ['ClusterTrainingRuntime/a'] });
     expect(allowListRefusal({ kind: 'ClusterTrainingRuntime', name: 'a' }, config)).toBeUndefined();

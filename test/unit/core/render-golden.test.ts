@@ -22,7 +22,7 @@ function goldenText(c: GoldenCase, rendered: RenderedStart): string {
   return header + doc(rendered.runtimeCopy) + doc(rendered.trainJob);
 }
 
-describe('golden files (seed 000, "The TrainJob" and "The runtime copy")', () => {
+describe('golden files (docs/start.md, "The TrainJob" and "The runtime copy")', () => {
   it.each(GOLDEN_CASES.map((c) => [c.name, c] as const))('%s', (name, c) => {
     const rendered = renderCase(c);
     const text = goldenText(c, rendered);

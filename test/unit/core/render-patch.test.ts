@@ -1,4 +1,4 @@
-// dispatch's runtime patch, row by row (CONTRACT §4; seed 000, "The TrainJob", spec.runtimePatches).
+// dispatch's runtime patch, row by row (docs/contract.md §4; docs/start.md, "The TrainJob", spec.runtimePatches).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { placementEnv, podInfoMount, podInfoVolume, runtimePatch } from '../../../src/core/runtime-patch.js';
@@ -109,7 +109,7 @@ const PATCH_SCHEMA = (
   }
 ).properties.spec.properties.runtimePatches.items;
 
-describe('runtimePatch (CONTRACT §4)', () => {
+describe('runtimePatch (docs/contract.md §4)', () => {
   const patch = runtimePatch(loadInputRuntime('dispatch-kind'), INPUT, config());
 
   it('has manager dispatch.phpboyscout.uk/dispatch', () => {

@@ -1,5 +1,5 @@
-// renderStart, row by row: seed 000's request table and spec table ("Becomes"), "The TrainJob",
-// "The runtime copy", and CONTRACT §3 and §4.
+// renderStart, row by row: docs/start.md's request table and spec table ("Becomes"), "The TrainJob",
+// "The runtime copy", and docs/contract.md §3 and §4.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { attemptToken } from '../../../src/core/names.js';
@@ -54,7 +54,7 @@ const DISPATCH_VARS = [
   EnvVars.epochPrefix,
 ];
 
-describe('seed 000, request table, "Becomes"', () => {
+describe('docs/start.md, request table, "Becomes"', () => {
   const { trainJob, runtimeCopy } = render();
 
   it("Job: the TrainJob's name, the job-id labels, DISPATCH_JOB_ID", () => {
@@ -103,7 +103,7 @@ describe('seed 000, request table, "Becomes"', () => {
   });
 });
 
-describe('seed 000, spec table, "Becomes"', () => {
+describe('docs/start.md, spec table, "Becomes"', () => {
   it('Command: spec.trainer.command: /bin/sh, -c, the prologue, dispatch-prologue, then the command', () => {
     expect(render().trainJob.spec.trainer.command).toEqual([
       '/bin/sh',
@@ -217,7 +217,7 @@ describe('seed 000, spec table, "Becomes"', () => {
   });
 });
 
-describe('seed 000, "The TrainJob" table', () => {
+describe('docs/start.md, "The TrainJob" table', () => {
   it('spec.runtimeRef: {apiGroup: trainer.kubeflow.org, kind: TrainingRuntime, name: the runtime copy}', () => {
     const { trainJob, runtimeCopy } = render();
     expect(trainJob.spec.runtimeRef).toEqual({
@@ -306,7 +306,7 @@ describe('seed 000, "The TrainJob" table', () => {
   });
 });
 
-describe('CONTRACT §3: labels and annotations on both objects', () => {
+describe('docs/contract.md §3: labels and annotations on both objects', () => {
   it.each(['plain', 'kueue'] as const)('%s mode', (mode) => {
     const { trainJob, runtimeCopy } = render({}, { kueue: mode === 'kueue' });
     for (const object of [trainJob, runtimeCopy]) {
@@ -326,7 +326,7 @@ describe('CONTRACT §3: labels and annotations on both objects', () => {
   });
 });
 
-describe('seed 000, "The runtime copy"', () => {
+describe('docs/start.md, "The runtime copy"', () => {
   it("a TrainingRuntime with the TrainJob's name, whose spec is the source runtime's, copied verbatim", () => {
     const source = loadInputRuntime('torch-distributed');
     const { runtimeCopy, trainJob } = render({}, { runtime: 'torch-distributed' });

@@ -19,7 +19,7 @@ const example = (change: (parts: Parts) => void = () => {}): TrainerRuntime => d
 /** The reasons the example with one change gets under a configuration. */
 const reasonsOf = (change: (parts: Parts) => void, cfg: Config = config()): string[] => checkRuntime(example(change), REF, cfg).reasons;
 
-describe('seed 001, the example runtime', () => {
+describe('docs/runtime-rules.md, the example runtime', () => {
   it('test/fixtures/runtimes/dispatch-kind.yaml (internal/kindtest/testdata/base.yaml) satisfies every rule', () => {
     expect(checkRuntime(dispatchKind(), REF, config())).toEqual({ reasons: [], torch: false, runtime: 'ClusterTrainingRuntime/dispatch-kind' });
   });
@@ -36,7 +36,7 @@ describe('seed 001, the example runtime', () => {
   });
 });
 
-describe('seed 001, rule: the runtime is in runtimes, if that list is set (the site\'s allow-list)', () => {
+describe('docs/runtime-rules.md, rule: the runtime is in runtimes, if that list is set (the site\'s allow-list)', () => {
   it('an empty list allows any runtime', () => {
     expect(isRuntimeAllowed(REF, config())).toBe(true);
     expect(isRuntimeAllowed({ kind: 'TrainingRuntime', name: 'x' }, config({ runtimes: [] }))).toBe(true);
@@ -58,7 +58,7 @@ describe('seed 001, rule: the runtime is in runtimes, if that list is set (the s
   });
 });
 
-describe('seed 001, rule: mlPolicy names nothing but torch, besides numNodes', () => {
+describe('docs/runtime-rules.md, rule: mlPolicy names nothing but torch, besides numNodes', () => {
   it('a torch runtime passes and is torch', () => {
     const verdict = checkRuntime(example(({ mlPolicy }) => (mlPolicy.torch = { numProcPerNode: 'auto' })), REF, config());
     expect(verdict.reasons).toEqual([]);
@@ -85,7 +85,7 @@ describe('seed 001, rule: mlPolicy names nothing but torch, besides numNodes', (
   });
 });
 
-describe('seed 001, rule: the replicated jobs are the trainer one and nothing else', () => {
+describe('docs/runtime-rules.md, rule: the replicated jobs are the trainer one and nothing else', () => {
   const initializer = { name: 'dataset-initializer', template: { metadata: { labels: { 'trainer.kubeflow.org/trainjob-ancestor-step': 'dataset-initializer' } }, spec: {} } };
   const because = 'the replicated jobs must be the trainer one and nothing else (initializers, MPI launchers and other steps were never exercised)';
 
@@ -121,7 +121,7 @@ describe('seed 001, rule: the replicated jobs are the trainer one and nothing el
   });
 });
 
-describe('seed 001, rule: the trainer job\'s pod template states restartPolicy: Never', () => {
+describe('docs/runtime-rules.md, rule: the trainer job\'s pod template states restartPolicy: Never', () => {
   it.each(['OnFailure', 'Always'])('restartPolicy %s is refused', (policy) => {
     expect(reasonsOf(({ pod }) => (pod.restartPolicy = policy))).toEqual([
       `${NODE}spec.template.spec.restartPolicy is ${policy}; must be Never (a kubelet restarting a container in place raises neither A nor J)`,
@@ -135,7 +135,7 @@ describe('seed 001, rule: the trainer job\'s pod template states restartPolicy: 
   });
 });
 
-describe('seed 001, rule: the trainer job states backoffLimit: 0', () => {
+describe('docs/runtime-rules.md, rule: the trainer job states backoffLimit: 0', () => {
   it('backoffLimit 3 is refused', () => {
     expect(reasonsOf(({ job }) => (job.backoffLimit = 3))).toEqual([
       `${NODE}spec.backoffLimit is 3; must be 0 (a failed rank's pod would be replaced within one execution)`,
@@ -154,7 +154,7 @@ describe('seed 001, rule: the trainer job states backoffLimit: 0', () => {
   });
 });
 
-describe('seed 001, rule: no podFailurePolicy rule with action Ignore, and no backoffLimitPerIndex (waived by allowRankRestart)', () => {
+describe('docs/runtime-rules.md, rule: no podFailurePolicy rule with action Ignore, and no backoffLimitPerIndex (waived by allowRankRestart)', () => {
   const because = 'it lets the Job replace a failed pod without failing; allowRankRestart waives this';
   const ignoreRule = { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] };
   const withIgnore = ({ job }: Parts) => (job.podFailurePolicy = { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }, ignoreRule] });
@@ -202,7 +202,7 @@ describe('seed 001, rule: no podFailurePolicy rule with action Ignore, and no ba
     expect(verdict.weakened).toBe(`allowRankRestart: the runtime's trainer job states backoffLimitPerIndex, ${weakenedTail}`);
   });
 
-  it('allowRankRestart waives both, and the IdentityWeakener text is the seed\'s exactly', () => {
+  it('allowRankRestart waives both, and the IdentityWeakener text is exactly docs/runtime-rules.md\'s', () => {
     const verdict = checkRuntime(example(withBoth), REF, config({ allowRankRestart: true }));
     expect(verdict.reasons).toEqual([]);
     expect(verdict.weakened).toBe(
@@ -230,7 +230,7 @@ describe('seed 001, rule: no podFailurePolicy rule with action Ignore, and no ba
   });
 });
 
-describe('seed 001, rule: every podFailurePolicy rule has a known action (FailJob, FailIndex, Count or Ignore)', () => {
+describe('docs/runtime-rules.md, rule: every podFailurePolicy rule has a known action (FailJob, FailIndex, Count or Ignore)', () => {
   const because = 'must be one of FailJob, FailIndex, Count, Ignore (an unknown action is meaning the adapter does not understand)';
 
   it('FailJob and Count rules are accepted (they only fail the Job sooner or count against backoffLimit: 0)', () => {
@@ -255,7 +255,7 @@ describe('seed 001, rule: every podFailurePolicy rule has a known action (FailJo
   });
 });
 
-describe('seed 001, rule: the trainer pod has a container named node', () => {
+describe('docs/runtime-rules.md, rule: the trainer pod has a container named node', () => {
   it('a trainer pod without it is refused', () => {
     expect(reasonsOf(({ pod }) => ((pod.containers as Obj[])[0]!.name = 'trainer'))).toEqual([
       `${NODE}spec.template.spec.containers has no container named node (dispatch's runtime patch names it)`,
@@ -272,7 +272,7 @@ describe('seed 001, rule: the trainer pod has a container named node', () => {
   });
 });
 
-describe('seed 001, rule: under publish.via: initContainer, the trainer pod has an init container with the configured name', () => {
+describe('docs/runtime-rules.md, rule: under publish.via: initContainer, the trainer pod has an init container with the configured name', () => {
   const initContainer = config({ publish: { via: 'initContainer' } });
   const missing = (name: string) =>
     `${NODE}spec.template.spec.initContainers has no container named ${name}, which publish.via: initContainer needs ` +
@@ -299,7 +299,7 @@ describe('seed 001, rule: under publish.via: initContainer, the trainer pod has 
   });
 });
 
-describe('seed 001, rule: the JobSet failurePolicy, if there is one, has maxRestarts 0 (or unset) and every rule\'s action is FailJobSet', () => {
+describe('docs/runtime-rules.md, rule: the JobSet failurePolicy, if there is one, has maxRestarts 0 (or unset) and every rule\'s action is FailJobSet', () => {
   const because = 'v1 restarts nothing natively; a restart the plan never chose is unplanned recovery';
 
   it('an absent failurePolicy is accepted (JobSet then fails on the first Job failure)', () => {
@@ -331,7 +331,7 @@ describe('seed 001, rule: the JobSet failurePolicy, if there is one, has maxRest
   });
 });
 
-describe('seed 001, "naming every reason it finds": a runtime that breaks many rules gets every reason', () => {
+describe('docs/runtime-rules.md, "naming every reason it finds": a runtime that breaks many rules gets every reason', () => {
   it('all at once, in the order of the rules', () => {
     const runtime = example(({ mlPolicy, replicatedJobs, trainer, job, pod, jobSet }) => {
       mlPolicy.mpi = { numProcPerNode: 1 };
@@ -382,7 +382,7 @@ describe('seed 001, "naming every reason it finds": a runtime that breaks many r
   });
 });
 
-describe('seed 000, JobSpec table, ProcsPerNode: a runtime without mlPolicy.torch, which would ignore it, is ErrUnsupported at Start', () => {
+describe('docs/start.md, JobSpec table, ProcsPerNode: a runtime without mlPolicy.torch, which would ignore it, is ErrUnsupported at Start', () => {
   const plain = checkRuntime(dispatchKind(), REF, config());
   const torch = checkRuntime(example(({ mlPolicy }) => (mlPolicy.torch = {})), REF, config());
 

@@ -143,7 +143,7 @@ describe('validate: properties', () => {
     );
   });
 
-  it('CONTRACT §2: a valid generated request passes, and the parsed request is what was sent', () => {
+  it('docs/contract.md §2: a valid generated request passes, and the parsed request is what was sent', () => {
     fc.assert(
       fc.property(validRequest, (request) => {
         const valid = validate(request);
@@ -156,7 +156,7 @@ describe('validate: properties', () => {
     );
   });
 
-  it('CONTRACT §2: an unknown key anywhere is ErrInvalid naming its path', () => {
+  it('docs/contract.md §2: an unknown key anywhere is ErrInvalid naming its path', () => {
     fc.assert(
       fc.property(validRequest, fc.constantFrom(...strictPlaces), unknownKey, fc.jsonValue(), (generated, place, key, value) => {
         const request = structuredClone(generated);
@@ -171,7 +171,7 @@ describe('validate: properties', () => {
     );
   });
 
-  it('CONTRACT §2: non-integers are invalid in every integer field', () => {
+  it('docs/contract.md §2: non-integers are invalid in every integer field', () => {
     fc.assert(
       fc.property(validRequest, fc.constantFrom(...INTEGER_FIELDS), nonInteger, (generated, field, value) => {
         const request = structuredClone(generated);

@@ -5,7 +5,7 @@ import { DispatchError } from '../../../src/model/errors.js';
 
 type Json = Record<string, unknown>;
 
-/** CONTRACT §2's example request, a fresh copy each time. */
+/** docs/contract.md §2's example request, a fresh copy each time. */
 const example = (): Json => JSON.parse(readFileSync(new URL('../../fixtures/requests/contract-example.json', import.meta.url), 'utf8')) as Json;
 
 /** The example with `change` applied to a copy of it. */
@@ -37,8 +37,8 @@ function expectInvalid(input: unknown, ...reasons: string[]): DispatchError {
 
 const env = (count: number): Record<string, string> => Object.fromEntries(Array.from({ length: count }, (_, i) => [`V${i}`, 'x']));
 
-describe('seed 000, request table, Spec: a valid request is accepted (it becomes the TrainJob)', () => {
-  it('CONTRACT §2 example is accepted, with its Image and RuntimeRef extracted', () => {
+describe('docs/start.md, request table, Spec: a valid request is accepted (it becomes the TrainJob)', () => {
+  it('docs/contract.md §2 example is accepted, with its Image and RuntimeRef extracted', () => {
     const valid = validate(example());
     expect(valid.image).toBe('ghcr.io/example/train:1.4');
     expect(valid.runtime).toEqual({ kind: 'ClusterTrainingRuntime', name: 'torch-distributed' });
@@ -73,7 +73,7 @@ describe('seed 000, request table, Spec: a valid request is accepted (it becomes
   });
 });
 
-describe('seed 000, request table (each refusal is ErrInvalid)', () => {
+describe('docs/start.md, request table (each refusal is ErrInvalid)', () => {
   it.each(['01jd0q3j0y6q7j7z4w2x5v8k9m', '81JD0Q3J0Y6Q7J7Z4W2X5V8K9M', '01JD0Q3J0Y6Q7J7Z4W2X5V8K9', '01JD0Q3J0Y6Q7J7Z4W2X5V8K9MM', '01JD0Q3J0Y6Q7J7Z4W2X5V8K9U', ''])(
     'Job: %j is not a valid JobID',
     (job) => {
@@ -109,7 +109,7 @@ describe('seed 000, request table (each refusal is ErrInvalid)', () => {
     expect(validate(withRequest((r) => (r.attempt = 0))).request.attempt).toBe(0);
   });
 
-  it('CONTRACT §2: non-integers are invalid (generation, submission, attempt)', () => {
+  it('docs/contract.md §2: non-integers are invalid (generation, submission, attempt)', () => {
     expectInvalid(
       withRequest((r) => {
         r.generation = 1.5;
@@ -141,7 +141,7 @@ describe('seed 000, request table (each refusal is ErrInvalid)', () => {
   });
 });
 
-describe('seed 000, "The spec": JobSpec.Validate reports every problem at once', () => {
+describe('docs/start.md, "The spec": JobSpec.Validate reports every problem at once', () => {
   it('no command, NUL in command and env, fewer than one node, negative counts and time limit, reserved and malformed env keys, bad checkpoint', () => {
     const error = expectInvalid(
       withRequest((_, spec) => {
@@ -208,7 +208,7 @@ describe('seed 000, "The spec": JobSpec.Validate reports every problem at once',
   });
 });
 
-describe('seed 000, JobSpec table', () => {
+describe('docs/start.md, JobSpec table', () => {
   it('Command: 124 items are accepted', () => {
     expect(validate(withRequest((_, spec) => (spec.command = Array(124).fill('a')))).request.spec.command).toHaveLength(124);
   });
@@ -330,7 +330,7 @@ describe('seed 000, JobSpec table', () => {
   });
 });
 
-describe('seed 000, Extensions table', () => {
+describe('docs/start.md, Extensions table', () => {
   it('dispatch/Image: missing is ErrInvalid', () => {
     expectInvalid(withRequest((_, __, ext) => delete ext['dispatch/Image']), 'spec.extensions.dispatch/Image: is required');
   });
@@ -442,7 +442,7 @@ describe('seed 000, Extensions table', () => {
   });
 });
 
-describe('CONTRACT §2: an unknown key anywhere is ErrInvalid naming its path', () => {
+describe('docs/contract.md §2: an unknown key anywhere is ErrInvalid naming its path', () => {
   it('at the top, in spec, in native, in an extension', () => {
     expectInvalid(
       withRequest((r, spec, ext) => {

@@ -42,7 +42,7 @@ describe('the test Workloads match the Kueue v0.19.2 Workload CRD', () => {
   });
 });
 
-describe('checkWorkload (seed 000, step 9)', () => {
+describe('checkWorkload (docs/start.md, step 9)', () => {
   it.each(['v1beta1', 'v1beta2'] as const)(
     'a %s Workload with the job-uid label, the gate and the check passes',
     (version) => {

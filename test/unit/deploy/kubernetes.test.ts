@@ -1,6 +1,6 @@
 // deploy/kubernetes: both kustomizations build, their objects agree with each other (names,
 // namespaces, labels and selectors, ports, the configuration), the worker runs locked down, and
-// the RBAC is exactly what the write gate checks (CONTRACT §8), plus list on Workloads in Kueue mode.
+// the RBAC is exactly what the write gate checks (docs/contract.md §8), plus list on Workloads in Kueue mode.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type {
@@ -108,7 +108,7 @@ describe.each(Object.entries(builds))('deploy/kubernetes, %s mode', (mode, objec
     );
   });
 
-  it('grants exactly what the write gate reviews (CONTRACT §8), plus list on Workloads in Kueue mode: no wildcard, no other verb', () => {
+  it('grants exactly what the write gate reviews (docs/contract.md §8), plus list on Workloads in Kueue mode: no wildcard, no other verb', () => {
     const reviewed = writeGateChecks(config.namespace).map(
       (c) => `${c.verb} ${c.resource}.${Trainer.group} ${c.namespace ? `in ${c.namespace}` : 'cluster-wide'}`,
     );

@@ -10,11 +10,11 @@ function reasons(input: unknown): string[] {
   return parsed.success ? [] : issuesToReasons(parsed.error.issues);
 }
 
-/** CONTRACT §5's example file, verbatim: it states every default, and a kueue queue and check. */
+/** The example configuration of docs/contract.md §5, as the fixture holds it: every default, and a kueue queue and check. */
 const contractExample = (): unknown =>
   parse(readFileSync(new URL('../../fixtures/config/contract-example.yaml', import.meta.url), 'utf8'));
 
-describe('CONTRACT §5: configuration defaults', () => {
+describe('docs/contract.md §5: configuration defaults', () => {
   it('the contract\'s example file is valid and kept as written', () => {
     expect(ConfigSchema.parse(contractExample())).toEqual(contractExample());
   });
@@ -76,7 +76,7 @@ describe('CONTRACT §5: configuration defaults', () => {
   });
 });
 
-describe('CONTRACT §5: every error named', () => {
+describe('docs/contract.md §5: every error named', () => {
   it('namespace is required, and must be a DNS-1123 label of at most 63 characters', () => {
     expect(reasons({})).toEqual(['namespace: is required']);
     expect(reasons({ namespace: 5 })).toEqual(['namespace: must be a string, not a number']);

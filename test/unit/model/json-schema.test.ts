@@ -7,7 +7,7 @@ import { PUBLISHED_SCHEMAS, renderJsonSchema } from '../../../src/model/json-sch
 
 const docs = join(import.meta.dirname, '..', '..', '..', 'docs', 'schema');
 const fixtures = join(import.meta.dirname, '..', '..', 'fixtures');
-// CONTRACT §2's example request and §5's example configuration, verbatim.
+// docs/contract.md §2's example request and §5's example configuration, as the fixtures hold them.
 const exampleRequest = JSON.parse(readFileSync(join(fixtures, 'requests', 'contract-example.json'), 'utf8')) as Record<string, unknown>;
 const exampleConfig = parse(readFileSync(join(fixtures, 'config', 'contract-example.yaml'), 'utf8')) as Record<string, unknown>;
 
@@ -17,7 +17,7 @@ describe('published JSON Schemas (docs/schema)', () => {
     expect(onDisk).toBe(renderJsonSchema(file as keyof typeof PUBLISHED_SCHEMAS));
   });
 
-  it("accepts CONTRACT §2's example request and refuses an unknown key", () => {
+  it("accepts docs/contract.md §2's example request and refuses an unknown key", () => {
     const ajv = new Ajv2020({ strict: false });
     const validate = ajv.compile(JSON.parse(renderJsonSchema('start-request.schema.json')));
     expect(validate(exampleRequest)).toBe(true);
@@ -25,7 +25,7 @@ describe('published JSON Schemas (docs/schema)', () => {
     expect(validate({ ...exampleRequest, generation: 1.5 })).toBe(false);
   });
 
-  it("accepts CONTRACT §5's example config", () => {
+  it("accepts docs/contract.md §5's example config", () => {
     const ajv = new Ajv2020({ strict: false });
     const validate = ajv.compile(JSON.parse(renderJsonSchema('config.schema.json')));
     const config = exampleConfig;

@@ -54,7 +54,7 @@ describe('issuesToReasons', () => {
     expect(reasons(schema.pick({ a: true }), { a: null }, false)).toEqual(['a: must be a string, not null']);
   });
 
-  it('a custom type message is kept for a present value (the seed\'s words)', () => {
+  it('a custom type message is kept for a present value (the words of docs/start.md\'s request table)', () => {
     expect(reasons(schema.pick({ n: true }), { n: 1.5 })).toEqual(['n: n must be an integer']);
     expect(reasons(schema.pick({ n: true }), { n: '1' })).toEqual(['n: n must be an integer']);
   });
@@ -75,7 +75,7 @@ describe('issuesToReasons', () => {
   });
 });
 
-describe('CONTRACT §2: JobID is a ULID in canonical form', () => {
+describe('docs/contract.md §2: JobID is a ULID in canonical form', () => {
   it.each(['01JD0Q3J0Y6Q7J7Z4W2X5V8K9M', '00000000000000000000000000', '7ZZZZZZZZZZZZZZZZZZZZZZZZZ'])('%s is valid', (id) => {
     expect(JobIdSchema.safeParse(id).success).toBe(true);
   });
@@ -94,7 +94,7 @@ describe('CONTRACT §2: JobID is a ULID in canonical form', () => {
   });
 });
 
-describe('seed 000, Extensions table: the extension schemas', () => {
+describe('docs/start.md, Extensions table: the extension schemas', () => {
   it('dispatch/Image: an empty Ref is refused, a non-empty one accepted', () => {
     expect(reasons(ImageExtensionSchema, { ref: '' })).toEqual(['ref: empty Ref']);
     expect(ImageExtensionSchema.parse({ ref: 'busybox' })).toEqual({ ref: 'busybox' });
