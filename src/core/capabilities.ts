@@ -1,4 +1,4 @@
-// TrainJobCapabilities' answer (seed 001: "Capabilities(ctx, &spec) applies the same rules"): the
+// TrainJobCapabilities' answer (docs/runtime-rules.md: capabilities apply the same rules): the
 // runtime rules refuse, and ProcsPerNode is answered, never refused.
 import type { Config } from '../model/config.js';
 import { DispatchError } from '../model/errors.js';

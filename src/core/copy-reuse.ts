@@ -1,4 +1,4 @@
-// Seed 000, step 5: a retried Start that finds a runtime copy of its name reuses it only if the copy
+// Step 5 (docs/start.md): a retried Start that finds a runtime copy of its name reuses it only if the copy
 // has no owner and its spec equals the source runtime's; otherwise Start refuses with ErrRejected.
 import type { KubeObject, TrainerRuntime } from '../model/kube.js';
 import { deepEqual } from './deep-equal.js';

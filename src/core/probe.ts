@@ -1,4 +1,4 @@
-// The preflight probe (seed 000, "The preflight probe"): a Start like any other, with a spec of
+// The preflight probe (docs/start.md, "The preflight probe"): a Start like any other, with a spec of
 // its own, rendered with { probe: true } so its runtime patch pins it to a node no node matches.
 import type { Config } from '../model/config.js';
 import { Extensions, Probe } from '../model/constants.js';

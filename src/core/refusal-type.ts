@@ -1,4 +1,4 @@
-// Which failure a definite refusal of a Kubernetes call is (CONTRACT §6, amended 2026-11-30), in
+// Which failure a definite refusal of a Kubernetes call is (docs/contract.md §6, amended 2026-11-30), in
 // one place for every activity that decides it. An admission webhook's denial is the cluster
 // refusing the object, whatever its status (controller-runtime's webhooks deny with 403): it is
 // ErrRejected, like 400 and 422 Invalid. Only the authorizer's 403, whose message the API server

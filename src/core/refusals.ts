@@ -5,7 +5,7 @@ import type { BackendGates } from '../model/results.js';
 import { isRuntimeAllowed } from './runtime-rules.js';
 import { runtimeKey, type RuntimeName } from './validated.js';
 
-/** Step 1: the refusal for the first gate the latest preflight did not prove (CONTRACT §8). */
+/** Step 1: the refusal for the first gate the latest preflight did not prove (docs/contract.md §8). */
 export function gateRefusal(gates: BackendGates | undefined): DispatchError | undefined {
   if (!gates) return new DispatchError('ErrUnreachable', ['reach: not proven (no preflight has completed yet)'], 1);
   const why = (gate: string) => {

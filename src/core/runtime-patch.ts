@@ -1,4 +1,4 @@
-// dispatch's single spec.runtimePatches entry (CONTRACT §4). Only fields the TrainJob CRD's patch
+// dispatch's single spec.runtimePatches entry (docs/contract.md §4). Only fields the TrainJob CRD's patch
 // schema lists are written: anything else would be pruned by the API server and then fail
 // read-back. Nothing here has a default in that schema (a downwardAPI volume's defaultMode, a
 // fieldRef's apiVersion), so the server stores the entry as written. Trainer v2.3.0's TrainJob

@@ -1,6 +1,6 @@
-// Turning what an activity threw into the typed failure a caller sees (CONTRACT §6): a definite
+// Turning what an activity threw into the typed failure a caller sees (docs/contract.md §6): a definite
 // refusal keeps the type the activity gave it; an activity that stayed unanswered until CallBound
-// becomes the type the seed gives its step (ErrUnreachable at 2 and 5, ErrOutcomeUnknown at 6).
+// becomes the type docs/start.md gives its step (ErrUnreachable at 2 and 5, ErrOutcomeUnknown at 6).
 import { ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
 import { DispatchError, fromFailure, toApplicationFailure, type ErrorType, type ObjectRef } from '../model/errors.js';
 

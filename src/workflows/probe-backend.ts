@@ -1,5 +1,5 @@
 // ProbeBackend() -> BackendGates (docs/contract.md §8): proves reach, write and start, in order. The start
-// gate is the seed's preflight probe: a Start like any other, on probeRuntime, with a node selector
+// gate is the preflight probe (docs/start.md): a Start like any other, on probeRuntime, with a node selector
 // no node matches, stopped as soon as it has been started.
 import { isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
 import { Probe } from '../model/constants.js';

@@ -15,7 +15,7 @@ import type { Activities } from '../activities/index.js';
 export type Undo = 'nothing' | 'if-cancelled' | 'always';
 
 export interface Step {
-  /** The seed's name of the step, as an operator reads it. */
+  /** The step's name in docs/start.md, as an operator reads it. */
   label: string;
   /** The activity that makes the step's Kubernetes call, if it makes one. */
   activity?: keyof Activities;
