@@ -1,4 +1,4 @@
-// The reach and write gates of the preflight (CONTRACT §8). The start gate is a probe Start,
+// The reach and write gates of the preflight (docs/contract.md §8). The start gate is a probe Start,
 // which the ProbeBackend workflow runs through the same steps as any Start.
 import type { V1SelfSubjectAccessReview } from '@kubernetes/client-node';
 import { Trainer } from '../model/constants.js';

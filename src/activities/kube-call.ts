@@ -1,4 +1,4 @@
-// The one "call the API and classify the answer" helper every activity uses (CONTRACT §6):
+// The one "call the API and classify the answer" helper every activity uses (docs/contract.md §6):
 // an HTTP answer carrying a Status is definite; no answer at all (refused or reset connection,
 // a request that outlived its bound, 5xx, 429) is unanswered, and is thrown as a retryable failure
 // so that Temporal retries it with backoff until the activity's schedule-to-close bound (CallBound).

@@ -1,4 +1,4 @@
-// WorkloadChecks (seed 000 step 9, CONTRACT §7): the checks of many waiting Starts share one list,
+// WorkloadChecks (seed 000 step 9, docs/contract.md §7): the checks of many waiting Starts share one list,
 // and each Start gets what a list of its own Workload alone would have answered.
 import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
