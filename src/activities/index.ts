@@ -1,5 +1,12 @@
 // All activities, built once per worker with their dependencies (samples-typescript's
 // activities-dependency-injection). Workflows take the type only.
+//
+// Errors, one convention for every activity: a definite refusal is thrown as a DispatchError
+// (type, reasons, step, ref?); a call the Kubernetes API left unanswered throws kube-call.ts's
+// retryable `KubeUnanswered` failure, which Temporal retries until CallBound; anything else is a
+// bug and is thrown as it is. A DispatchError becomes the non-retryable ApplicationFailure the
+// workflows read (type, details [{reasons, step, ref?}]) here, in `typedFailures`, and nowhere else.
+import { DispatchError, toApplicationFailure } from '../model/errors.js';
 import { keepingAlive } from './context.js';
 import type { KubeClients } from './kube-clients.js';
 import { gateActivities } from './gate-activities.js';
@@ -19,14 +26,29 @@ export interface ActivityDeps {
   requestTimeoutMs?: number;
 }
 
-/** The same activities, each heartbeating while it runs (keepingAlive). */
-function keptAlive<T extends Record<string, (...args: never[]) => Promise<unknown>>>(activities: T): T {
-  return Object.fromEntries(Object.entries(activities).map(([name, fn]) => [name, keepingAlive(fn)])) as T;
+type ActivityFn = (...args: never[]) => Promise<unknown>;
+
+/** The same activities, each wrapped by `wrap`. */
+function eachActivity<T extends Record<string, ActivityFn>>(activities: T, wrap: (fn: ActivityFn) => ActivityFn): T {
+  return Object.fromEntries(Object.entries(activities).map(([name, fn]) => [name, wrap(fn)])) as T;
 }
+
+/** The same activities, each heartbeating while it runs (keepingAlive). */
+const keptAlive = <T extends Record<string, ActivityFn>>(activities: T): T => eachActivity(activities, keepingAlive);
+
+/** The same activities, a DispatchError they throw turned into its ApplicationFailure. */
+const typedFailures = <T extends Record<string, ActivityFn>>(activities: T): T =>
+  eachActivity(activities, (fn) => async (...args) => {
+    try {
+      return await fn(...args);
+    } catch (error) {
+      throw error instanceof DispatchError ? toApplicationFailure(error) : error;
+    }
+  });
 
 export function createActivities(deps: ActivityDeps) {
   const env = { kube: deps.kube, requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
-  return {
+  return typedFailures({
     ...settingsActivities(deps.settings),
     ...prepareActivities(deps.settings),
     ...keptAlive(gateActivities(env)),
@@ -34,7 +56,7 @@ export function createActivities(deps: ActivityDeps) {
     ...keptAlive(trainJobActivities(env)),
     // The Workload wait heartbeats on its own, with the deadline a retry resumes.
     ...workloadActivities(new WorkloadChecks(env.kube, env.requestTimeoutMs)),
-  };
+  });
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -3,7 +3,7 @@
 // Validation is pure, but running it here keeps zod out of the workflow sandbox, where every cached
 // workflow would instantiate its own copy of the schemas (~1 MB each; docs/performance.md). The
 // result is recorded in the history, so a replay neither validates again nor reads newer settings.
-import { DispatchError, toApplicationFailure } from '../model/errors.js';
+// A refused request is the DispatchError validate throws (index.ts makes it the failure).
 import type { CapabilitiesQuery } from '../core/validate.js';
 import { validate, validateCapabilitiesRequest } from '../core/validate.js';
 import type { ValidRequest } from '../core/validated.js';
@@ -19,25 +19,13 @@ export interface PreparedCapabilities {
   query: CapabilitiesQuery;
 }
 
-/**
- * The work's result; a refusal (DispatchError) crosses to the workflow as its non-retryable
- * ApplicationFailure, anything else is a bug and is thrown as it is.
- */
-function prepared<T>(work: () => T): T {
-  try {
-    return work();
-  } catch (error) {
-    throw error instanceof DispatchError ? toApplicationFailure(error) : error;
-  }
-}
-
 export function prepareActivities(source: SettingsSource) {
   return {
     async prepareStart(request: unknown): Promise<PreparedStart> {
-      return prepared(() => ({ settings: settingsOf(source), valid: validate(request) }));
+      return { settings: settingsOf(source), valid: validate(request) };
     },
     async prepareCapabilities(request: unknown): Promise<PreparedCapabilities> {
-      return prepared(() => ({ settings: settingsOf(source), query: validateCapabilitiesRequest(request) }));
+      return { settings: settingsOf(source), query: validateCapabilitiesRequest(request) };
     },
   };
 }

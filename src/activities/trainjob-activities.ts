@@ -1,24 +1,19 @@
 // Steps 6, 7 and 8 of Start, and the compensation that stops what Start created.
-import { Annotations, Trainer } from '../model/constants.js';
-import { failure, type ObjectRef } from '../model/errors.js';
-import type { KubeObject, TrainJob } from '../model/kube.js';
-import { isBeingDeleted } from '../core/copy-reuse.js';
-import { classifyRefusal, type RefusalType } from '../core/refusal-type.js';
-import { callsFor, DELETION_POLL_MS, pause, type ActivityEnv } from './context.js';
+import { Trainer } from '../model/constants.js';
+import { DispatchError, type ObjectRef } from '../model/errors.js';
+import type { TrainJob } from '../model/kube.js';
+import { attemptTokenOf } from '../core/create-conflict.js';
+import { decideLookedUp, stopTargets, type StopObject } from '../core/stop-plan.js';
+import { callsFor, type ActivityEnv } from './context.js';
+import { createOrAdopt } from './create-or-adopt.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
-import { describeObject, TRAINING_RUNTIMES, TRAINJOBS, type ObjectCalls } from './objects.js';
+import { describeObject, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind, type ObjectCalls } from './objects.js';
 import type { CreatedObject } from './runtime-activities.js';
 
-const tokenOf = (object: KubeObject) => object.metadata?.annotations?.[Annotations.attemptToken];
-
-/** Whether a TrainJob runs on the runtime copy of the given name. */
-const refersTo = (trainJob: KubeObject, copyName: string) => {
-  const ref = (trainJob as Partial<TrainJob>).spec?.runtimeRef;
-  return ref?.kind === Trainer.trainingRuntimeKind && ref.name === copyName;
-};
+const KINDS: Record<StopObject, NamespacedKind> = { trainJob: TRAINJOBS, copy: TRAINING_RUNTIMES };
 
 /** Deletes by UID, treating "already gone" and "not ours any more" as done. Unanswered throws (retried). */
-async function deleteOwn(calls: ObjectCalls, kind: typeof TRAINJOBS, namespace: string, object: CreatedObject): Promise<string | undefined> {
+async function deleteOwn(calls: ObjectCalls, kind: NamespacedKind, namespace: string, object: CreatedObject): Promise<string | undefined> {
   const answer: KubeAnswer<unknown> = await calls.deleteByUid(kind, namespace, object.name, object.uid);
   if (answer.answered === 'ok' || answer.status === 404 || answer.status === 409) return undefined;
   return `deleting ${describeObject(kind, namespace, object.name)}: ${describeRefusal(answer)}`;
@@ -44,48 +39,21 @@ export function trainJobActivities(env: ActivityEnv) {
   return {
     /**
      * Step 6. Creates the TrainJob. A 409 whose object carries this attempt's token is the earlier,
-     * unanswered create of this attempt: it is adopted (CONTRACT §7). A definite refusal deletes the
-     * runtime copy (unless another TrainJob runs on it) and returns the cause.
+     * unanswered create of this attempt: it is adopted (docs/contract.md §7; decideConflict). A
+     * definite refusal deletes the runtime copy (unless another TrainJob runs on it) and throws the cause.
      */
     async createTrainJob(input: { trainJob: TrainJob; copy: CreatedObject }): Promise<CreatedObject & { adopted: boolean }> {
       const calls = callsFor(env);
       const { name = '', namespace = '' } = input.trainJob.metadata;
-      const where = describeObject(TRAINJOBS, namespace, name);
-      const token = tokenOf(input.trainJob);
-      const refuse = async (type: RefusalType, reason: string, keepCopy: boolean) => {
-        const reasons = [reason];
-        if (!keepCopy) {
-          const notDeleted = await deleteOwn(calls, TRAINING_RUNTIMES, namespace, input.copy);
-          if (notDeleted) reasons.push(notDeleted);
-        }
-        return failure(type, reasons, 6);
-      };
-      /** A definite refusal of one of our calls: its type by classifyRefusal; the copy is deleted. */
-      const refused = async (what: string, answer: { status: number; reason: string; message: string }) => {
-        const { type, reason } = classifyRefusal(what, answer, describeRefusal(answer));
-        return refuse(type, reason, false);
-      };
-      for (;;) {
-        const created = await calls.create(TRAINJOBS, namespace, input.trainJob);
-        if (created.answered === 'ok') return { name, uid: created.value.metadata?.uid ?? '', adopted: false };
-        if (created.status !== 409) throw await refused(`creating ${where}`, created);
-
-        const existing = await calls.get(TRAINJOBS, namespace, name);
-        if (existing.answered === 'definite') {
-          if (existing.status === 404) continue;
-          throw await refused(`reading existing ${where}`, existing);
-        }
-        if (isBeingDeleted(existing.value)) {
-          await pause(DELETION_POLL_MS, { waitingFor: `${where} to finish deleting` });
-          continue;
-        }
-        if (tokenOf(existing.value) === token) return { name, uid: existing.value.metadata?.uid ?? '', adopted: true };
-        throw await refuse(
-          'ErrRejected',
-          `${where} already exists with attempt token ${tokenOf(existing.value) ?? '(none)'}; this attempt's is ${token}`,
-          refersTo(existing.value, input.copy.name),
-        );
+      const rule = { adopt: 'same-token', token: attemptTokenOf(input.trainJob), copyName: input.copy.name } as const;
+      const outcome = await createOrAdopt(calls, TRAINJOBS, input.trainJob, rule);
+      if (outcome.do !== 'refuse') return { name, uid: outcome.uid, adopted: outcome.do === 'adopt' };
+      const reasons = [...outcome.reasons];
+      if (!outcome.keepCopy) {
+        const notDeleted = await deleteOwn(calls, TRAINING_RUNTIMES, namespace, input.copy);
+        if (notDeleted) reasons.push(notDeleted);
       }
+      throw new DispatchError(outcome.type, reasons, 6);
     },
 
     /** Step 7. Makes the TrainJob the copy's owner, so that deleting the TrainJob collects the copy. */
@@ -102,7 +70,7 @@ export function trainJobActivities(env: ActivityEnv) {
       ]);
       if (answer.answered === 'definite') {
         const where = describeObject(TRAINING_RUNTIMES, input.namespace, input.copy.name);
-        throw failure('ErrRejected', [`owner reference could not be set on ${where}: ${describeRefusal(answer)}`], 7);
+        throw new DispatchError('ErrRejected', [`owner reference could not be set on ${where}: ${describeRefusal(answer)}`], 7);
       }
     },
 
@@ -111,7 +79,7 @@ export function trainJobActivities(env: ActivityEnv) {
       const answer = await callsFor(env).get(TRAINJOBS, input.namespace, input.name);
       if (answer.answered === 'definite') {
         const where = describeObject(TRAINJOBS, input.namespace, input.name);
-        throw failure('ErrRejected', [`reading back ${where}: ${describeRefusal(answer)}`], 8);
+        throw new DispatchError('ErrRejected', [`reading back ${where}: ${describeRefusal(answer)}`], 8);
       }
       const { metadata, spec } = answer.value as TrainJob;
       const { name, namespace, uid, labels, annotations, deletionTimestamp } = metadata;
@@ -119,37 +87,35 @@ export function trainJobActivities(env: ActivityEnv) {
     },
 
     /**
-     * Compensation (CONTRACT §7): deletes this attempt's TrainJob by UID with Background propagation,
-     * and the runtime copy too when its owner reference was never set. An object whose UID the
-     * workflow learnt is deleted by that UID; one whose create went unanswered (a cancellation during
-     * step 5 or 6) is looked up by name and deleted only if it carries this attempt's token. So an
-     * object of the same name that this attempt did not create is never touched. A definite refusal
-     * is ErrOutcomeUnknown: the TrainJob may still exist.
+     * Compensation (docs/contract.md §7): deletes, with Background propagation, what the stop plan
+     * names (src/core/stop-plan.ts): this attempt's TrainJob, and the runtime copy too when its owner
+     * reference was never set; each by the UID the workflow learnt, or, when its create went
+     * unanswered, looked up by name and deleted only if decideLookedUp finds it this attempt's. A
+     * definite refusal is ErrOutcomeUnknown: the TrainJob may still exist.
      */
     async stopTrainJob(input: StopInput): Promise<{ deleted: string[] }> {
       const calls = callsFor(env);
       const problems: string[] = [];
       const deleted: string[] = [];
-      const targets: [typeof TRAINJOBS, string | undefined][] = [[TRAINJOBS, input.trainJobUid]];
-      if (!input.ownerSet) targets.push([TRAINING_RUNTIMES, input.copyUid]);
-      for (const [kind, knownUid] of targets) {
+      for (const target of stopTargets(input)) {
+        const kind = KINDS[target.object];
         const where = describeObject(kind, input.namespace, input.name);
-        let uid = knownUid;
+        let uid = target.uid;
         if (!uid) {
           const found = await calls.get(kind, input.namespace, input.name);
-          if (found.answered === 'definite') {
-            if (found.status !== 404) problems.push(`reading ${where}: ${describeRefusal(found)}`);
+          if (found.answered === 'definite' && found.status !== 404) {
+            problems.push(`reading ${where}: ${describeRefusal(found)}`);
             continue;
           }
-          const owned = (found.value.metadata?.ownerReferences ?? []).length > 0;
-          if (tokenOf(found.value) !== input.token || (kind === TRAINING_RUNTIMES && owned)) continue;
-          uid = found.value.metadata?.uid ?? '';
+          const decision = decideLookedUp(target.object, found.answered === 'ok' ? found.value : undefined, input.token);
+          if (!decision.delete) continue;
+          uid = decision.uid;
         }
         const problem = await deleteOwn(calls, kind, input.namespace, { name: input.name, uid });
         if (problem) problems.push(problem);
         else deleted.push(where);
       }
-      if (problems.length > 0) throw failure('ErrOutcomeUnknown', problems, input.step, input.ref);
+      if (problems.length > 0) throw new DispatchError('ErrOutcomeUnknown', problems, input.step, input.ref);
       return { deleted };
     },
   };

@@ -1,10 +1,10 @@
 // Step 9 in Kueue mode: one heartbeating activity that checks every second, up to
 // timeouts.workload, for the TrainJob's Workload to exist, carry dispatch's gate and list the
-// admission check (CONTRACT §7: one activity, so a Start's history stays small however long it waits).
+// admission check (docs/contract.md §7: one activity, so a Start's history stays small however long it waits).
 import { Context } from '@temporalio/activity';
 import type { Config } from '../model/config.js';
 import { toMillis, parseGoDuration } from '../model/duration.js';
-import { failure, type ObjectRef } from '../model/errors.js';
+import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { Workload } from '../model/kube.js';
 import { checkWorkload } from '../core/workload.js';
 import { sleep } from './context.js';
@@ -49,7 +49,7 @@ export function workloadActivities(checks: WorkloadChecks) {
         ctx.heartbeat({ deadline, checks: made, reasons } satisfies WaitProgress);
         await sleep(Math.min(WORKLOAD_POLL_MS, left));
       }
-      throw failure(
+      throw new DispatchError(
         'ErrRejected',
         [`the Workload of TrainJob ${ref.namespace}/${ref.name} was not right within ${config.timeouts.workload}`, ...reasons],
         9,

@@ -109,11 +109,6 @@ export function toApplicationFailure(error: DispatchError): ApplicationFailure {
   });
 }
 
-/** Same, from its parts. */
-export function failure(type: ErrorType, reasons: readonly string[], step: number, ref?: ObjectRef): ApplicationFailure {
-  return toApplicationFailure(new DispatchError(type, reasons, step, ref));
-}
-
 /**
  * The typed error behind a failure a client received (a WorkflowFailedError's cause, an
  * ApplicationFailure directly, or anything in between), or undefined when it carries none.

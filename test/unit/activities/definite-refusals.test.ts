@@ -1,14 +1,15 @@
-// Steps 2, 5 and 6 type a definite refusal by one rule (src/core/refusal-type.ts, CONTRACT §6):
+// Steps 2, 5 and 6 type a definite refusal by one rule (src/core/refusal-type.ts, docs/contract.md §6):
 // RBAC's 403 is ErrReadOnly; an admission webhook's denial (a 403 too) is ErrRejected, like any
-// other refusal. The activities run in a mock activity context against a fake API.
+// other refusal. The activities, as createActivities builds them (so a refusal arrives as the
+// ApplicationFailure the workflows read), run in a mock activity context against a fake API.
 import { ApiException } from '@kubernetes/client-node';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import type { KubeClients } from '../../../src/activities/kube-clients.js';
 import { TRAINING_RUNTIMES, ObjectCalls } from '../../../src/activities/objects.js';
-import { fetchRuntime, runtimeActivities } from '../../../src/activities/runtime-activities.js';
-import { trainJobActivities } from '../../../src/activities/trainjob-activities.js';
+import { createActivities } from '../../../src/activities/index.js';
+import { fetchRuntime } from '../../../src/activities/runtime-activities.js';
 import { renderStart } from '../../../src/core/render.js';
 import { DispatchError, fromFailure } from '../../../src/model/errors.js';
 import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
@@ -41,7 +42,8 @@ function fakeKube(refusal: ApiException<unknown>): Fake {
   return { kube: { custom, server: 'fake' } as unknown as KubeClients, deleted };
 }
 
-const env = (fake: Fake) => ({ kube: fake.kube, requestTimeoutMs: 1000 });
+const activitiesOf = (fake: Fake) =>
+  createActivities({ kube: fake.kube, settings: { config: config(), latestGates: () => undefined }, requestTimeoutMs: 1000 });
 const rendered = () =>
   renderStart(
     validOf(exampleRequest({ kind: 'ClusterTrainingRuntime', name: 'dispatch-kind' })),
@@ -80,7 +82,7 @@ describe('a definite refusal is typed by refusalType at steps 2, 5 and 6', () =>
   it('step 5: RBAC forbids creating the copy: ErrReadOnly; a webhook denial: ErrRejected, naming it', async () => {
     const create = (refusal: ApiException<unknown>) =>
       failureOf(
-        new MockActivityEnvironment().run(runtimeActivities(env(fakeKube(refusal))).createRuntimeCopy, {
+        new MockActivityEnvironment().run(activitiesOf(fakeKube(refusal)).createRuntimeCopy, {
           copy: rendered().runtimeCopy,
         }),
       );
@@ -102,7 +104,7 @@ describe('a definite refusal is typed by refusalType at steps 2, 5 and 6', () =>
       const { trainJob } = rendered();
       const copy = { name: trainJob.metadata.name!, uid: 'copy-uid' };
       const failure = await failureOf(
-        new MockActivityEnvironment().run(trainJobActivities(env(fake)).createTrainJob, { trainJob, copy }),
+        new MockActivityEnvironment().run(activitiesOf(fake).createTrainJob, { trainJob, copy }),
       );
       return { failure, deleted: fake.deleted };
     };

@@ -1,0 +1,36 @@
+// The create of steps 5 and 6: create; on 409 read what is there and let the pure decision
+// (src/core/create-conflict.ts) say whether to create again, wait for a deletion, adopt or refuse.
+import { decideConflict, type ConflictRule, type Refuse } from '../core/create-conflict.js';
+import { classifyRefusal } from '../core/refusal-type.js';
+import type { KubeObject } from '../model/kube.js';
+import { DELETION_POLL_MS, pause } from './context.js';
+import { describeRefusal } from './kube-call.js';
+import { describeObject, type NamespacedKind, type ObjectCalls } from './objects.js';
+
+export type CreateOutcome = { do: 'created' | 'adopt'; uid: string } | Refuse;
+
+/** A definite refusal of a call, typed by classifyRefusal: ErrReadOnly for RBAC's 403 alone (docs/contract.md §6). */
+export function refusedCall(what: string, answer: { status: number; reason: string; message: string }): Refuse {
+  const { type, reason } = classifyRefusal(what, answer, describeRefusal(answer));
+  return { do: 'refuse', type, reasons: [reason] };
+}
+
+/**
+ * Creates `body`, or finds the object of its name that `rule` says is this Start's. A refusal is
+ * returned, not thrown, so that the step can undo what came before it. Unanswered throws (retried).
+ */
+export async function createOrAdopt(calls: ObjectCalls, kind: NamespacedKind, body: KubeObject, rule: ConflictRule): Promise<CreateOutcome> {
+  const { name = '', namespace = '' } = body.metadata ?? {};
+  const where = describeObject(kind, namespace, name);
+  for (;;) {
+    const created = await calls.create(kind, namespace, body);
+    if (created.answered === 'ok') return { do: 'created', uid: created.value.metadata?.uid ?? '' };
+    if (created.status !== 409) return refusedCall(`creating ${where}`, created);
+
+    const read = await calls.get(kind, namespace, name);
+    if (read.answered === 'definite' && read.status !== 404) return refusedCall(`reading existing ${where}`, read);
+    const decision = decideConflict({ where, existing: read.answered === 'ok' ? read.value : undefined, rule });
+    if (decision.do === 'wait') await pause(DELETION_POLL_MS, { waitingFor: decision.reason });
+    else if (decision.do !== 'retry') return decision;
+  }
+}

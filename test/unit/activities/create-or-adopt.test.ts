@@ -1,0 +1,113 @@
+// The shared create loop of steps 5 and 6 (createOrAdopt) against a scripted fake API, through the
+// activities as createActivities builds them; and the one error convention: a DispatchError
+// arrives as its non-retryable ApplicationFailure, an unanswered call as the retryable KubeUnanswered.
+import { ApiException } from '@kubernetes/client-node';
+import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { describe, expect, it } from 'vitest';
+import { createActivities } from '../../../src/activities/index.js';
+import { UNANSWERED } from '../../../src/activities/kube-call.js';
+import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import { renderStart } from '../../../src/core/render.js';
+import { Annotations } from '../../../src/model/constants.js';
+import type { KubeObject } from '../../../src/model/kube.js';
+import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
+
+const status = (code: number, reason: string) => new ApiException(code, reason, { reason, message: reason }, {});
+const CONFLICT = status(409, 'AlreadyExists');
+const GONE = status(404, 'NotFound');
+
+/** A fake API answering creates and gets from scripts, in order; records every call. */
+function scripted(creates: (KubeObject | Error)[], gets: (KubeObject | Error)[]) {
+  const calls: string[] = [];
+  const next = (script: (KubeObject | Error)[], what: string) => {
+    calls.push(what);
+    const answer = script.shift();
+    if (answer === undefined) throw new Error(`unscripted ${what}`);
+    return answer instanceof Error ? Promise.reject(answer) : Promise.resolve(answer);
+  };
+  const custom = {
+    createNamespacedCustomObject: (p: { plural: string }) => next(creates, `create ${p.plural}`),
+    getNamespacedCustomObject: (p: { plural: string }) => next(gets, `get ${p.plural}`),
+    deleteNamespacedCustomObject: (p: { plural: string; body: { preconditions: { uid: string } } }) => {
+      calls.push(`delete ${p.plural} ${p.body.preconditions.uid}`);
+      return Promise.resolve({});
+    },
+  };
+  const kube = { custom, server: 'fake' } as unknown as KubeClients;
+  const activities = createActivities({ kube, settings: { config: config(), latestGates: () => undefined }, requestTimeoutMs: 1000 });
+  return { activities, calls };
+}
+
+const rendered = () =>
+  renderStart(validOf(exampleRequest({ kind: 'ClusterTrainingRuntime', name: 'dispatch-kind' })), loadInputRuntime('dispatch-kind'), config());
+
+const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A) => new MockActivityEnvironment().run(fn, ...args);
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable('the activity succeeded'),
+    (e: unknown) => e,
+  );
+
+describe('createOrAdopt: the create of steps 5 and 6 after a 409', () => {
+  it('step 6: gone again is created again; being deleted is waited for; our token is adopted', async () => {
+    const { trainJob } = rendered();
+    const deleting = { ...trainJob, metadata: { ...trainJob.metadata, uid: 'old', deletionTimestamp: '2026-01-01T00:00:00Z' } };
+    const ours = { ...trainJob, metadata: { ...trainJob.metadata, uid: 'landed' } };
+    const { activities, calls } = scripted([CONFLICT, CONFLICT, CONFLICT], [GONE, deleting, ours]);
+    const copy = { name: trainJob.metadata.name!, uid: 'copy-uid' };
+    expect(await run(activities.createTrainJob, { trainJob, copy })).toEqual({ name: copy.name, uid: 'landed', adopted: true });
+    expect(calls).toEqual(['create trainjobs', 'get trainjobs', 'create trainjobs', 'get trainjobs', 'create trainjobs', 'get trainjobs']);
+  });
+
+  it("step 6: another attempt's TrainJob on our copy is ErrRejected, and the copy is kept", async () => {
+    const { trainJob } = rendered();
+    const theirs = {
+      ...trainJob,
+      metadata: { ...trainJob.metadata, uid: 'theirs', annotations: { [Annotations.attemptToken]: 'other-token' } },
+    };
+    const { activities, calls } = scripted([CONFLICT], [theirs]);
+    const copy = { name: trainJob.metadata.name!, uid: 'copy-uid' };
+    const error = await rejection(run(activities.createTrainJob, { trainJob, copy }));
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    expect(error).toMatchObject({ type: 'ErrRejected', nonRetryable: true });
+    const [details] = (error as ApplicationFailure).details as [{ reasons: string[]; step: number }];
+    expect(details.step).toBe(6);
+    expect(details.reasons).toEqual([expect.stringMatching(/already exists with attempt token other-token; this attempt's is /)]);
+    expect(calls.filter((call) => call.startsWith('delete'))).toEqual([]);
+  });
+
+  it('step 5: a copy with the same spec and no owner is reused; one with an owner is ErrRejected', async () => {
+    const { runtimeCopy } = rendered();
+    const left = { ...runtimeCopy, metadata: { ...runtimeCopy.metadata, uid: 'left' } };
+    const reuse = scripted([CONFLICT], [left]);
+    expect(await run(reuse.activities.createRuntimeCopy, { copy: runtimeCopy })).toMatchObject({ uid: 'left', reused: true });
+
+    const owned = {
+      ...left,
+      metadata: { ...left.metadata, ownerReferences: [{ apiVersion: 'v1', kind: 'TrainJob', name: 'other', uid: 'o' }] },
+    };
+    const refuse = scripted([CONFLICT], [owned]);
+    const error = await rejection(run(refuse.activities.createRuntimeCopy, { copy: runtimeCopy }));
+    expect(error).toMatchObject({ type: 'ErrRejected', nonRetryable: true });
+    expect((error as ApplicationFailure).details).toEqual([
+      { reasons: [expect.stringMatching(/already exists and is owned by TrainJob\/other$/)], step: 5 },
+    ]);
+  });
+});
+
+describe('one error convention for every activity', () => {
+  it('a refused request at prepareStart arrives as the non-retryable ErrInvalid failure', async () => {
+    const { activities } = scripted([], []);
+    const error = await rejection(activities.prepareStart({}));
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    expect(error).toMatchObject({ type: 'ErrInvalid', nonRetryable: true });
+  });
+
+  it('an unanswered call arrives as the retryable KubeUnanswered failure, untouched', async () => {
+    const { activities } = scripted([], [Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })]);
+    const error = await rejection(run(activities.readRuntime, { namespace: 'ml-jobs', runtime: { kind: 'TrainingRuntime', name: 'torch' } }));
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    expect(error).toMatchObject({ type: UNANSWERED, nonRetryable: false });
+  });
+});
