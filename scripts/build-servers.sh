@@ -76,4 +76,31 @@ for entry in "${tools[@]}"; do
   echo "built $tool $version in $((SECONDS - start))s" >&2
   echo "$tool=$out/$binary"
 done
+
+# The Java time-skipping test server (TestWorkflowEnvironment.createTimeSkipping), from Maven
+# Central: its runtime classpath, copied by the consumer project scripts/servers/temporal-test-server/
+# (pinned in its pom.xml), and a launcher that runs it. Skipped, with a note, without java and mvn.
+# With --print, a missing test server only leaves its line out: the exit status stays the Go servers'.
+tts_dir="$here/servers/temporal-test-server"
+tts_version=$(sed -n 's:.*<temporal-test-server.version>\(.*\)</temporal-test-server.version>.*:\1:p' "$tts_dir/pom.xml")
+tts_out="$cache_root/temporal-test-server-$tts_version-$(sha256sum <"$tts_dir/pom.xml" | cut -c1-10)"
+if [ -x "$tts_out/temporal-test-server" ]; then
+  echo "temporal-test-server=$tts_out/temporal-test-server"
+elif ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+  echo "skipping temporal-test-server: it needs java and mvn on PATH" >&2
+elif ! $print_only; then
+  echo "fetching temporal-test-server $tts_version from Maven Central (once; cached in $tts_out) …" >&2
+  start=$SECONDS
+  rm -rf "$tts_out.tmp" && mkdir -p "$tts_out.tmp"
+  with_progress "temporal-test-server $tts_version" \
+    mvn -q -B -f "$tts_dir/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tts_out.tmp/lib" >&2
+  # $1 is the port; --enable-time-skipping may follow (the SDK's client unlocks time skipping anyway).
+  printf '%s\n' '#!/bin/sh' \
+    'exec "${JAVA_HOME:+$JAVA_HOME/bin/}java" -cp "$(dirname "$0")/lib/*" io.temporal.testserver.TestServer "$@"' \
+    >"$tts_out.tmp/temporal-test-server"
+  chmod +x "$tts_out.tmp/temporal-test-server"
+  rm -rf "$tts_out" && mv "$tts_out.tmp" "$tts_out"
+  echo "fetched temporal-test-server $tts_version in $((SECONDS - start))s" >&2
+  echo "temporal-test-server=$tts_out/temporal-test-server"
+fi
 exit $missing
