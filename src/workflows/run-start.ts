@@ -63,11 +63,11 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     created.ref = ref;
     progress.created(job.uid);
 
-    await runStep(progress, 7, `owner of runtime copy ${namespace}/${name}`, () => acts.setOwner({ namespace, copy, trainJob: { name, uid: job.uid } }), ref);
+    await runStep(progress, 7, `the owner reference of runtime copy ${namespace}/${name}`, () => acts.setOwner({ namespace, copy, trainJob: { name, uid: job.uid } }), ref);
     created.ownerSet = true;
 
     // Step 8: read back and compare what we wrote.
-    const read = await runStep(progress, 8, `read-back of TrainJob ${namespace}/${name}`, () => acts.readBack({ namespace, name }), ref);
+    const read = await runStep(progress, 8, `the read-back of TrainJob ${namespace}/${name}`, () => acts.readBack({ namespace, name }), ref);
     const differences = compareReadBack(trainJob, read, config.mode);
     if (read.metadata.uid !== job.uid) differences.unshift(`metadata.uid: wrote ${job.uid}, read ${read.metadata.uid ?? '(none)'}`);
     if (differences.length > 0) throw new DispatchError('ErrRejected', differences, 8, ref);
