@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 echo "== typecheck and lint"
 npx tsc -p tsconfig.json --noEmit
 npx eslint .
+bash scripts/test-artefact.sh # dist/, the workflow bundles and a production install (docs/testing.md)
 
 echo "== servers (built once from the Go module proxy, then cached)"
 bash scripts/build-servers.sh
