@@ -4,9 +4,17 @@
 // The replay test (test/unit/replay/) replays every set with the current workflow code, so a
 // workflow change that would break a running Start fails `npm test`. See docs/versioning.md.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -19,7 +27,7 @@ import { trainJobName } from '../src/core/names.js';
 import { adminAccess } from '../dev/harness/cluster.js';
 import { FaultProxy, type FaultRule } from '../dev/harness/fault-proxy.js';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../dev/harness/kube-access.js';
-import { repoRoot } from '../dev/harness/paths.js';
+import { devDir, repoRoot } from '../dev/harness/paths.js';
 import { startTestStack } from '../dev/harness/stack.js';
 import type { ConfigInput } from '../src/model/config.js';
 import { Trainer } from '../src/model/constants.js';
@@ -35,12 +43,36 @@ import { minimalTrainJob, sampleRuntime } from '../test/integration/support/trai
 import { startRequest } from '../test/support/requests.js';
 import { HISTORIES_DIR, manifestOf, setNames, type Manifest } from '../test/unit/replay/corpus.js';
 import { historyToJson } from '../test/unit/replay/history-json.js';
+import {
+  appendOnlyProblems,
+  baselineHeader,
+  hashesOf,
+  isBaselineHeader,
+  linesOf,
+  parseSums,
+  SUMS_FILE,
+  sumsLine,
+  sumsVersions,
+  verifyCorpus,
+} from '../test/unit/replay/history-sums.js';
 
-const HELP = `Usage: npm run histories:record -- --set <name> [--note <text>] [--replace]
+const HELP = `Usage: npm run histories:record -- --set <name> [--note <text>] [--baseline | --experiment]
 
 Starts a local stack, runs every scenario, and writes test/histories/<name>/*.json plus its
-manifest.json, then regenerates test/histories/README.md. An existing set is kept (its histories
-are what running Starts of that workflow version look like) unless --replace is given.
+manifest.json (with the full commit it was recorded from), appends the files' sha256 to
+test/histories/SHA256SUMS, then regenerates test/histories/README.md. docs/versioning.md has the
+rules, checked here before any server starts:
+
+  - the tree is clean: no change to a tracked file, no untracked file outside test/histories;
+  - <name> is a new folder, named after every set there is (NN-what, sorted: SHA256SUMS is
+    appended to in order); a set is never recorded again;
+  - the sets there are match SHA256SUMS, whose git history has only ever gained lines.
+
+--baseline   the one fresh baseline: test/histories holds no set and no SHA256SUMS (remove them
+             in a commit first); SHA256SUMS restarts with "# baseline <date>". Refused once a
+             baseline has been committed.
+--experiment records from any tree into .dev/histories/<name>/ (git-ignored), and touches
+             nothing in test/histories.
 `;
 
 /** Short timeouts so that every failure scenario ends in seconds. */
@@ -300,20 +332,104 @@ async function outcomeOf(handle: WorkflowHandle): Promise<Outcome> {
 /** A fixed JobID per scenario, so that re-recording changes names and tokens as little as possible. */
 const jobIdOf = (index: number) => `01JD0Q3J0Y6Q7J7Z4W2X5V${String(index).padStart(4, '0')}`;
 
-function gitCommit(): string {
-  const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
-    cwd: repoRoot,
-    encoding: 'utf8',
-  }).trim();
-  const dirty = execFileSync(
-    'git',
-    ['status', '--porcelain', '--', 'src/workflows', 'src/core', 'src/model'],
-    {
-      cwd: repoRoot,
-      encoding: 'utf8',
-    },
-  ).trim();
-  return dirty ? `${commit} (with uncommitted changes to the workflow code)` : commit;
+const git = (...args: string[]): string =>
+  execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+/**
+ * What the tree has that HEAD does not: changed tracked files, and untracked files outside
+ * test/histories (a set recorded earlier and not committed yet may be there). node_modules is the
+ * installed dependencies, not the tree (a worktree's symlink to it escapes .gitignore's
+ * `node_modules/`).
+ */
+function uncommitted(): string[] {
+  return git('status', '--porcelain=v1', '--untracked-files=all', '--', '.', ':(exclude)node_modules')
+    .split('\n')
+    .filter((line) => line && !(line.startsWith('?? ') && line.slice(3).startsWith('test/histories/')));
+}
+
+/** A refusal of the recorder's rules: printed as a message, not a stack. */
+class RecordRefused extends Error {}
+
+const SET_NAME = /^\d{2,}-[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+interface Plan {
+  setDir: string;
+  /** The full commit, or for an experiment the commit and whether the tree had changes. */
+  commit: string;
+  /** Where SHA256SUMS gets the set's lines: appended, after a new baseline header, or not at all. */
+  sums: 'append' | 'baseline' | 'none';
+}
+
+/** Every refusal, before anything starts; throws a message naming what to do instead. */
+function plan(set: string, mode: { baseline: boolean; experiment: boolean }): Plan {
+  const refuse = (why: string): never => {
+    throw new RecordRefused(why);
+  };
+  if (mode.baseline && mode.experiment) refuse('--baseline and --experiment exclude each other');
+  if (!SET_NAME.test(set)) refuse(`set name "${set}": want NN-what-changed (digits, a dash, kebab-case)`);
+  let commit = '';
+  try {
+    commit = git('rev-parse', '--verify', 'HEAD').trim();
+  } catch {
+    refuse(`${repoRoot} is not a git checkout with a commit: a set names the commit it was recorded from`);
+  }
+  const changes = uncommitted();
+  if (mode.experiment) {
+    const setDir = join(devDir, 'histories', set);
+    if (existsSync(setDir)) refuse(`${setDir} exists: pick another name or remove it`);
+    const dirty =
+      changes.length > 0 ? ` with ${changes.length} uncommitted changes (experiment)` : ' (experiment)';
+    return { setDir, commit: `${commit}${dirty}`, sums: 'none' };
+  }
+  if (changes.length > 0)
+    refuse(
+      [
+        `the tree has uncommitted changes; a set is recorded from a clean checkout of a commit, so that its manifest's commit is the code that recorded it:`,
+        ...changes.slice(0, 20).map((line) => `  ${line}`),
+        ...(changes.length > 20 ? [`  ... and ${changes.length - 20} more`] : []),
+        `Commit them, or record from a clean worktree (docs/versioning.md), or pass --experiment to record into .dev/histories/.`,
+      ].join('\n'),
+    );
+  const setDir = join(HISTORIES_DIR, set);
+  if (existsSync(setDir))
+    refuse(`${setDir} exists: a recorded set is never recorded again; a new set gets a new folder`);
+  const sets = setNames();
+  const versions = sumsVersions();
+  if (mode.baseline) {
+    if (sets.length > 0 || existsSync(SUMS_FILE))
+      refuse(
+        `--baseline records into an empty corpus: first commit the removal of every set and of test/histories/SHA256SUMS (there are: ${[...sets, ...(existsSync(SUMS_FILE) ? ['SHA256SUMS'] : [])].join(', ')})`,
+      );
+    const done = versions.find((v) => isBaselineHeader(linesOf(v.text)[0]));
+    if (done)
+      refuse(
+        `the one baseline has been used (${done.label}: "${linesOf(done.text)[0]}"); record a new set instead`,
+      );
+    return { setDir, commit, sums: 'baseline' };
+  }
+  if (sets.length === 0)
+    refuse('test/histories holds no set: the first set of an empty corpus is the baseline (--baseline)');
+  const problems = [...verifyCorpus(), ...appendOnlyProblems(versions)];
+  if (problems.length > 0)
+    refuse(
+      `the corpus does not match test/histories/SHA256SUMS:\n${problems.map((p) => `  ${p}`).join('\n')}`,
+    );
+  const last = [...parseSums(readFileSync(SUMS_FILE, 'utf8')).entries.keys()].at(-1) ?? '';
+  if (`${set}/` <= last) refuse(`set name "${set}" sorts before ${last}: number it after every set there is`);
+  return { setDir, commit, sums: 'append' };
+}
+
+/** Appends the new set's files to SHA256SUMS (after a new baseline header for a baseline). */
+function writeSums(set: string, files: Iterable<string>, sums: 'append' | 'baseline'): void {
+  const paths = [...files].map((file) => `${set}/${file}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const lines = [...hashesOf(paths)].map(([path, hash]) => sumsLine(path, hash));
+  if (sums === 'baseline') writeFileSync(SUMS_FILE, [baselineHeader(new Date()), ...lines, ''].join('\n'));
+  else {
+    const before = readFileSync(SUMS_FILE, 'utf8');
+    appendFileSync(SUMS_FILE, [...(before.endsWith('\n') || !before ? [] : ['']), ...lines, ''].join('\n'));
+  }
+  const problems = verifyCorpus();
+  if (problems.length > 0) throw new Error(`SHA256SUMS after writing ${set}:\n${problems.join('\n')}`);
 }
 
 function writeKubeconfig(dir: string, name: string, access: KubeAccess): string {
@@ -332,6 +448,27 @@ function writeIndex(): void {
     '`test/unit/replay/replay.test.ts` replays every one of them with the current workflow code on',
     'every `npm test`. docs/versioning.md says when to record a new set and why old sets stay.',
     '',
+    'The rules, and what holds them:',
+    '',
+    '- **A recorded set is never edited or recorded again; a new set gets a new folder**, numbered',
+    '  after every other. `SHA256SUMS` (`sha256sum` format; `cd test/histories && sha256sum -c',
+    '  SHA256SUMS`) has the hash of every file of every set, and the recorder only appends to it.',
+    '  `test/unit/replay/history-guard.test.ts` fails when a file differs from its hash, a file is not',
+    '  listed or a listed one is gone, and, in a git checkout, when a committed line of `SHA256SUMS`',
+    '  was ever removed or changed, so editing a history and its hash together fails too. The',
+    '  recorder refuses a folder that exists and a corpus that does not match `SHA256SUMS`.',
+    '- **A set is recorded from a clean checkout**: the recorder refuses a tree with a change to a',
+    '  tracked file or an untracked file outside test/histories, and writes the full commit into the',
+    '  manifest, so that it names the code that recorded the set. (`--experiment` records any tree,',
+    '  into .dev/histories/, never here.)',
+    '- **One baseline**: once, before a release, every set may be replaced by one fresh set recorded',
+    '  with `--baseline` into an emptied corpus; `SHA256SUMS` then starts again with a first line',
+    '  `# baseline <date>`, and the append-only check counts from the commit that wrote it. A second',
+    '  baseline fails the same check.',
+    '- **Every patch has histories of both branches**: for each `patched()` id in src/workflows there',
+    '  is a history with its marker and, for each workflow type that has it, one from an earlier set',
+    '  without it (history-guard.test.ts; a `deprecatePatch()` id needs only the first).',
+    '',
   ];
   for (const m of sets) {
     lines.push(`## ${m.set}`, '', `${m.note}`, '', `Recorded ${m.recordedAt} with commit ${m.commit}.`, '');
@@ -348,7 +485,8 @@ async function main(): Promise<void> {
     options: {
       set: { type: 'string' },
       note: { type: 'string' },
-      replace: { type: 'boolean' },
+      baseline: { type: 'boolean' },
+      experiment: { type: 'boolean' },
       help: { type: 'boolean' },
     },
   });
@@ -357,9 +495,10 @@ async function main(): Promise<void> {
     process.exitCode = values.help ? 0 : 2;
     return;
   }
-  const setDir = join(HISTORIES_DIR, values.set);
-  if (existsSync(setDir) && !values.replace)
-    throw new Error(`${setDir} exists: old sets are kept; pass --replace to record it again`);
+  const { setDir, commit, sums } = plan(values.set, {
+    baseline: values.baseline ?? false,
+    experiment: values.experiment ?? false,
+  });
 
   // Failures are the point of most scenarios: the worker's warnings about them are noise here.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -465,7 +604,7 @@ async function main(): Promise<void> {
     const manifest: Manifest = {
       set: values.set,
       note: values.note ?? '',
-      commit: gitCommit(),
+      commit,
       recordedAt: new Date().toISOString(),
       histories: [],
     };
@@ -499,10 +638,14 @@ async function main(): Promise<void> {
     if (fakeKueue.errors.length > 0)
       throw new Error(`fake Kueue: ${fakeKueue.errors.map((e) => e.message).join('; ')}`);
     files.set('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
-    rmSync(setDir, { recursive: true, force: true });
-    mkdirSync(setDir, { recursive: true });
+    // Not recursive for the set itself: a folder that appeared meanwhile is refused, not written into.
+    mkdirSync(dirname(setDir), { recursive: true });
+    mkdirSync(setDir);
     for (const [file, text] of files) writeFileSync(join(setDir, file), text);
-    writeIndex();
+    if (sums !== 'none') {
+      writeSums(values.set, files.keys(), sums);
+      writeIndex();
+    }
     console.log(`recorded ${SCENARIOS.length} histories in ${setDir} in ${Date.now() - t0} ms`);
   } finally {
     for (const stop of stops) await stop().catch((error: unknown) => console.error(error));
@@ -512,6 +655,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  if (error instanceof RecordRefused) console.error(`histories:record refused: ${error.message}`);
+  else console.error(error);
   process.exitCode = 1;
 });
