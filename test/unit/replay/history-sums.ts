@@ -70,7 +70,8 @@ export function parseSums(text: string): ParsedSums {
 }
 
 /** Every file of every set folder, as `<set>/<file>`, sorted. */
-export function corpusFiles(dir = HISTORIES_DIR): string[] {
+export function corpusFiles(): string[] {
+  const dir = HISTORIES_DIR;
   return setNames()
     .flatMap((set) =>
       readdirSync(join(dir, set), { recursive: true, encoding: 'utf8' })
