@@ -168,31 +168,27 @@ export function pod(
 // ---- Arbitraries
 
 const someOf = <T>(...items: T[]) => fc.subarray(items);
+/** Undefined `none` times in `none + 1`, else one of the items. */
+const sometimes = <T>(none: number, ...items: T[]) =>
+  fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: none },
+    { arbitrary: fc.constantFrom(...items), weight: 1 },
+  );
 
 export const arbTrainJobConditions = fc
   .tuple(
-    fc.option(
-      fc.constantFrom(
-        condition('Complete', 'True', 'AllJobsCompleted', 'jobset completed successfully', T1),
-        condition('Complete', 'False'),
-      ),
-      { nil: undefined },
+    sometimes(
+      4,
+      condition('Complete', 'True', 'AllJobsCompleted', 'jobset completed successfully', T1),
+      condition('Complete', 'False'),
     ),
-    fc.option(
-      fc.constantFrom(
-        condition('Failed', 'True', 'FailedJobs', 'jobset failed due to one or more job failures', T1),
-        condition('Failed', 'True', 'DeadlineExceeded', 'TrainJob exceeded its active deadline', T1),
-        condition('Failed', 'False'),
-      ),
-      { nil: undefined },
+    sometimes(
+      4,
+      condition('Failed', 'True', 'FailedJobs', 'jobset failed due to one or more job failures', T1),
+      condition('Failed', 'True', 'DeadlineExceeded', 'TrainJob exceeded its active deadline', T1),
+      condition('Failed', 'False'),
     ),
-    fc.option(
-      fc.constantFrom(
-        condition('Suspended', 'True', 'Suspended'),
-        condition('Suspended', 'False', 'Resumed'),
-      ),
-      { nil: undefined },
-    ),
+    sometimes(1, condition('Suspended', 'True', 'Suspended'), condition('Suspended', 'False', 'Resumed')),
   )
   .map((cs) => cs.filter((c): c is Condition => c !== undefined));
 
@@ -206,9 +202,7 @@ export const arbGatedBy = fc.constantFrom(
 );
 
 export const arbLabels = fc.constantFrom<Record<string, string>>(
-  DISPATCH_LABELS,
-  DISPATCH_LABELS,
-  DISPATCH_LABELS,
+  ...Array<Record<string, string>>(6).fill(DISPATCH_LABELS),
   { ...DISPATCH_LABELS, [Labels.managedBy]: 'someone-else' },
   Object.fromEntries(Object.entries(DISPATCH_LABELS).filter(([k]) => k !== Labels.jobId)),
   Object.fromEntries(Object.entries(DISPATCH_LABELS).filter(([k]) => k !== Labels.submission)),
@@ -216,7 +210,7 @@ export const arbLabels = fc.constantFrom<Record<string, string>>(
 
 export const arbTrainJob = fc
   .record({
-    uid: fc.constantFrom(UID, UID, UID, OTHER_UID),
+    uid: fc.constantFrom(UID, UID, UID, UID, UID, OTHER_UID),
     rv: fc.integer({ min: 1, max: 999 }).map(String),
     labels: arbLabels,
     suspend: fc.constantFrom(true, false, undefined),
@@ -234,30 +228,26 @@ export const arbWorkloadConditions = fc
       condition('Admitted', 'True'),
       condition('Finished', 'True', 'Succeeded'),
     ),
-    fc.option(
-      fc.constantFrom(
-        condition('Evicted', 'True', 'Deactivated', 'The workload is deactivated'),
-        condition(
-          'Evicted',
-          'True',
-          'DeactivatedDueToRequeuingLimitExceeded',
-          'The workload is deactivated due to exceeding the maximum number of re-queuing retries',
-        ),
-        condition('Evicted', 'True', 'Preempted', 'Preempted to accommodate a higher priority Workload'),
-        condition('Evicted', 'False', 'DeactivatedDueToMaximumExecutionTimeExceeded'),
+    sometimes(
+      2,
+      condition('Evicted', 'True', 'Deactivated', 'The workload is deactivated'),
+      condition(
+        'Evicted',
+        'True',
+        'DeactivatedDueToRequeuingLimitExceeded',
+        'The workload is deactivated due to exceeding the maximum number of re-queuing retries',
       ),
-      { nil: undefined },
+      condition('Evicted', 'True', 'Preempted', 'Preempted to accommodate a higher priority Workload'),
+      condition('Evicted', 'False', 'DeactivatedDueToMaximumExecutionTimeExceeded'),
     ),
-    fc.option(
-      fc.constant(
-        condition(
-          'DeactivationTarget',
-          'True',
-          'RequeuingLimitExceeded',
-          'exceeding the maximum number of re-queuing retries',
-        ),
+    sometimes(
+      9,
+      condition(
+        'DeactivationTarget',
+        'True',
+        'RequeuingLimitExceeded',
+        'exceeding the maximum number of re-queuing retries',
       ),
-      { nil: undefined, freq: 5 },
     ),
   )
   .map(([base, evicted, target]) => [...base, ...(evicted ? [evicted] : []), ...(target ? [target] : [])]);
@@ -267,7 +257,7 @@ export const arbWorkloadShape: fc.Arbitrary<WorkloadShape> = fc.record({
   rv: fc.integer({ min: 1, max: 999 }).map(String),
   active: fc.constantFrom(true, false, undefined),
   conditions: arbWorkloadConditions,
-  check: fc.constantFrom(undefined, 'Pending', 'Pending', 'Ready', 'Retry', 'Rejected'),
+  check: fc.constantFrom(undefined, 'Pending', 'Pending', 'Pending', 'Ready', 'Ready', 'Retry', 'Rejected'),
   otherCheck: fc.constantFrom(undefined, 'Pending', 'Ready'),
   deleting: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
 });
