@@ -58,6 +58,9 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 
 const show = (value: unknown): string => (value === undefined ? 'absent' : JSON.stringify(value));
 
+/** Compares strings by UTF-16 code units, the same in every locale (localeCompare is not). */
+export const byteOrder = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** "TrainJob ml-jobs/dj-...": an object as the reasons name it. */
 export function describeObject(kind: string, object: KubeObject | undefined): string {
   return `${kind} ${object?.metadata?.namespace ?? '?'}/${object?.metadata?.name ?? '?'}`;
@@ -164,7 +167,7 @@ export function workloadOfTrainJob(
 ): Workload | undefined {
   const candidates = workloads
     .filter((w) => w.metadata?.labels?.[Labels.kueueJobUid] === trainJobUid && !isBeingDeleted(w))
-    .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+    .sort((a, b) => byteOrder(a.metadata?.name ?? '', b.metadata?.name ?? ''));
   return candidates.find((w) => !isConditionTrue(w, WorkloadConditions.finished)) ?? candidates[0];
 }
 

@@ -1,0 +1,652 @@
+// The admission check controller's decisions and Watch's outcome (src/core/admission.ts,
+// docs/contract.md §9): examples of each rule, and properties over the Workloads and TrainJobs a
+// pass may read, with the patches applied as the API server would (applyJsonPatch).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  admissionCheckActivePatch,
+  exitCodeOf,
+  readyDecision,
+  trainJobsByUid,
+  watchOutcome,
+  workloadsToMarkReady,
+} from '../../../src/core/admission.js';
+import { applyJsonPatch, JsonPatchError, type PlannedWrite } from '../../../src/core/lifecycle-plans.js';
+import { stateOf } from '../../../src/core/phase.js';
+import { Labels } from '../../../src/model/constants.js';
+import type { TrainJob, Workload } from '../../../src/model/kube.js';
+import { OutcomeSchema, type AdmissionCheck } from '../../../src/model/lifecycle.js';
+import {
+  arbObserved,
+  CHECK,
+  condition,
+  KUEUE_CONFIG,
+  NS,
+  OTHER_UID,
+  PLAIN,
+  pod,
+  REF,
+  T0,
+  T1,
+  trainJob,
+  UID,
+  workload,
+} from './lifecycle-fixtures.js';
+import { CRDS, crdValidator } from '../../support/crd-schema.js';
+
+const NOW = '2026-01-02T03:04:05Z';
+const CONTROLLER = 'dispatch.phpboyscout.uk/admission-check';
+const RESERVED = condition('QuotaReserved', 'True', 'QuotaReserved', 'Quota reserved in ClusterQueue cq');
+
+function admissionCheck(conditions?: unknown, generation = 1): AdmissionCheck {
+  return {
+    apiVersion: 'kueue.x-k8s.io/v1beta2',
+    kind: 'AdmissionCheck',
+    metadata: { name: CHECK, uid: 'ac-uid', resourceVersion: '7', generation },
+    spec: { controllerName: CONTROLLER },
+    ...(conditions !== undefined ? { status: { conditions } } : {}),
+  } as AdmissionCheck;
+}
+
+const ACTIVE = {
+  type: 'Active',
+  status: 'True',
+  reason: 'Ready',
+  message: 'x',
+  lastTransitionTime: T0,
+  observedGeneration: 1,
+};
+const AC_PRE = [
+  { op: 'test', path: '/metadata/uid', value: 'ac-uid' },
+  { op: 'test', path: '/metadata/resourceVersion', value: '7' },
+];
+
+const patchOf = <T>(object: T, d: ReturnType<typeof admissionCheckActivePatch>): T =>
+  d.action === 'patch' ? applyJsonPatch(object, d.write.patch) : object;
+
+// The AdmissionCheck CRD is left out: its spec.parameters.kind pattern uses Go's `(?i)`, which
+// the JSON Schema validator of test/support cannot compile.
+describe('what the controller writes passes the real Kueue v0.19.2 Workload CRD', () => {
+  it('a Workload whose check is set Ready', () => {
+    const validate = crdValidator(CRDS.workload, { version: 'v1beta2', unknownRules: 'skip' });
+    const wl = readyWorkload();
+    expect(validate(wl)).toEqual([]);
+    expect(validate(patchOf(wl, readyDecision(wl, openedJob(), KUEUE_CONFIG, NOW)))).toEqual([]);
+  });
+});
+
+describe('admissionCheckActivePatch', () => {
+  it('adds condition Active True (Ready) to an AdmissionCheck without status, or without it', () => {
+    const fresh = admissionCheckActivePatch(admissionCheck(), KUEUE_CONFIG, NOW);
+    const active = {
+      type: 'Active',
+      status: 'True',
+      reason: 'Ready',
+      message: expect.any(String),
+      lastTransitionTime: NOW,
+      observedGeneration: 1,
+    };
+    expect(fresh).toEqual({
+      action: 'patch',
+      write: {
+        kind: 'AdmissionCheck',
+        name: CHECK,
+        uid: 'ac-uid',
+        subresource: 'status',
+        patch: [...AC_PRE, { op: 'add', path: '/status', value: { conditions: [active] } }],
+        summary: 'AdmissionCheck dispatch: condition Active True (Ready)',
+      },
+    });
+    const other = condition('Other', 'True');
+    const added = admissionCheckActivePatch(admissionCheck([other]), KUEUE_CONFIG, NOW);
+    expect(added.action === 'patch' && added.write.patch.slice(2)).toEqual([
+      { op: 'add', path: '/status/conditions/-', value: active },
+    ]);
+  });
+
+  it('replaces an Active condition that is False (a new transition time) or of another reason (the time kept)', () => {
+    const falseOne = admissionCheckActivePatch(
+      admissionCheck([condition('Other'), { ...ACTIVE, status: 'False' }]),
+      KUEUE_CONFIG,
+      NOW,
+    );
+    expect(falseOne.action === 'patch' && falseOne.write.patch.slice(2)).toEqual([
+      { op: 'test', path: '/status/conditions/1/type', value: 'Active' },
+      {
+        op: 'replace',
+        path: '/status/conditions/1',
+        value: expect.objectContaining({ status: 'True', lastTransitionTime: NOW }),
+      },
+    ]);
+    const otherReason = admissionCheckActivePatch(
+      admissionCheck([{ ...ACTIVE, reason: 'Active' }]),
+      KUEUE_CONFIG,
+      NOW,
+    );
+    expect(otherReason.action === 'patch' && otherReason.write.patch[3]).toMatchObject({
+      value: { reason: 'Ready', lastTransitionTime: T0 },
+    });
+  });
+
+  it('nothing when already Active for this generation; a new generation is observed again', () => {
+    expect(admissionCheckActivePatch(admissionCheck([ACTIVE]), KUEUE_CONFIG, NOW)).toEqual({
+      action: 'none',
+      reason: 'AdmissionCheck dispatch: already Active',
+    });
+    expect(admissionCheckActivePatch(admissionCheck([ACTIVE], 2), KUEUE_CONFIG, NOW).action).toBe('patch');
+  });
+
+  it('leaves alone an AdmissionCheck of another name or controller', () => {
+    expect(
+      admissionCheckActivePatch({ ...admissionCheck(), metadata: { name: 'other' } }, KUEUE_CONFIG, NOW),
+    ).toMatchObject({
+      action: 'none',
+      reason: 'AdmissionCheck other: not kueue.admissionCheck (dispatch)',
+    });
+    const foreign = { ...admissionCheck(), spec: { controllerName: 'kueue.x-k8s.io/provisioning-request' } };
+    expect(admissionCheckActivePatch(foreign, KUEUE_CONFIG, NOW)).toMatchObject({
+      action: 'none',
+      reason: expect.stringContaining("not dispatch's to keep active"),
+    });
+  });
+
+  it('rewrites a conditions list holding malformed entries, keeping the well-formed ones', () => {
+    const d = admissionCheckActivePatch(admissionCheck([condition('Other'), 'junk']), KUEUE_CONFIG, NOW);
+    expect(d.action === 'patch' && d.write.patch.slice(2)).toEqual([
+      {
+        op: 'add',
+        path: '/status/conditions',
+        value: [condition('Other'), expect.objectContaining({ type: 'Active' })],
+      },
+    ]);
+  });
+
+  it('applied, leaves exactly one Active True (Ready), the other conditions as they were, and nothing more to do', () => {
+    const arbCondition = fc.oneof(
+      fc.constantFrom(condition('Other'), condition('Another', 'False')),
+      fc.record({
+        type: fc.constant('Active'),
+        status: fc.constantFrom('True', 'False', 'Unknown'),
+        reason: fc.constantFrom('Ready', 'Active', 'Init'),
+        message: fc.constant(''),
+        lastTransitionTime: fc.constant(T0),
+        observedGeneration: fc.constantFrom(1, 2),
+      }),
+    );
+    const arbConditions = fc.option(fc.uniqueArray(arbCondition, { selector: (c) => c.type, maxLength: 3 }), {
+      nil: undefined,
+    });
+    fc.assert(
+      fc.property(arbConditions, fc.constantFrom(1, 2), (conditions, generation) => {
+        const check = admissionCheck(conditions, generation);
+        const after = patchOf(check, admissionCheckActivePatch(check, KUEUE_CONFIG, NOW));
+        const list = after.status?.conditions ?? [];
+        expect(list.filter((c) => c.type === 'Active')).toEqual([
+          expect.objectContaining({ status: 'True', reason: 'Ready', observedGeneration: generation }),
+        ]);
+        expect(list.filter((c) => c.type !== 'Active')).toEqual(
+          (conditions ?? []).filter((c) => c.type !== 'Active'),
+        );
+        expect(admissionCheckActivePatch(after, KUEUE_CONFIG, NOW).action).toBe('none');
+      }),
+    );
+  });
+});
+
+/** A Workload the controller marks Ready, and its TrainJob. */
+const readyWorkload = (shape: Parameters<typeof workload>[0] = {}) =>
+  workload({ check: 'Pending', otherCheck: 'Ready', conditions: [RESERVED], ...shape });
+const openedJob = (shape: Parameters<typeof trainJob>[0] = {}) => trainJob({ suspend: true, ...shape });
+
+describe('readyDecision', () => {
+  it("sets dispatch's check Ready on a Pending, reserved Workload of a labelled, unheld TrainJob, testing the entry", () => {
+    const d = readyDecision(readyWorkload(), openedJob(), KUEUE_CONFIG, NOW);
+    expect(d).toEqual({
+      action: 'patch',
+      write: {
+        kind: 'Workload',
+        namespace: NS,
+        name: `trainjob-${REF.name}-1a2b3`,
+        uid: 'wl-uid-1',
+        subresource: 'status',
+        patch: [
+          { op: 'test', path: '/metadata/uid', value: 'wl-uid-1' },
+          { op: 'test', path: '/metadata/resourceVersion', value: '200' },
+          { op: 'test', path: '/status/admissionChecks/1/name', value: CHECK },
+          { op: 'test', path: '/status/admissionChecks/1/state', value: 'Pending' },
+          {
+            op: 'replace',
+            path: '/status/admissionChecks/1',
+            value: {
+              name: CHECK,
+              state: 'Ready',
+              message: `TrainJob ml-jobs/${REF.name} carries dispatch's labels and is not held`,
+              lastTransitionTime: NOW,
+            },
+          },
+        ],
+        summary: `Workload ml-jobs/trainjob-${REF.name}-1a2b3: admission check dispatch Ready`,
+      },
+    });
+  });
+
+  it.each([
+    ['another namespace', readyWorkload({ namespace: 'elsewhere' }), openedJob(), /not in namespace ml-jobs/],
+    ['being deleted', readyWorkload({ deleting: true }), openedJob(), /being deleted/],
+    [
+      'not listing the check',
+      readyWorkload({ check: undefined }),
+      openedJob(),
+      /does not list admission check dispatch/,
+    ],
+    ['already Ready', readyWorkload({ check: 'Ready' }), openedJob(), /is "Ready", not Pending/],
+    ['Retry (not dispatch’s to change)', readyWorkload({ check: 'Retry' }), openedJob(), /is "Retry"/],
+    ['Rejected', readyWorkload({ check: 'Rejected' }), openedJob(), /is "Rejected"/],
+    [
+      'no quota reserved',
+      readyWorkload({ conditions: [condition('QuotaReserved', 'False', 'Pending')] }),
+      openedJob(),
+      /QuotaReserved is not True/,
+    ],
+    ['inactive', readyWorkload({ active: false }), openedJob(), /spec.active is false/],
+    [
+      'finished',
+      readyWorkload({ conditions: [RESERVED, condition('Finished', 'True', 'Succeeded')] }),
+      openedJob(),
+      /Finished is True/,
+    ],
+    ['no TrainJob read', readyWorkload(), undefined, /no TrainJob of UID/],
+    ['a TrainJob of another UID', readyWorkload(), openedJob({ uid: OTHER_UID }), /no TrainJob of UID/],
+    [
+      'without dispatch’s labels',
+      readyWorkload(),
+      openedJob({ labels: { [Labels.jobId]: 'x' } }),
+      /managed-by/,
+    ],
+    ['held', readyWorkload(), openedJob({ held: 'true' }), /is held/],
+    [
+      'a TrainJob being deleted',
+      readyWorkload(),
+      openedJob({ deleting: true }),
+      /TrainJob .* is being deleted/,
+    ],
+    [
+      'a TrainJob that failed',
+      readyWorkload(),
+      openedJob({ conditions: [condition('Failed', 'True', 'DeadlineExceeded')] }),
+      /Failed is True/,
+    ],
+  ] as [string, Workload, TrainJob | undefined, RegExp][])('none for a Workload %s', (_, wl, tj, reason) => {
+    const d = readyDecision(wl, tj, KUEUE_CONFIG, NOW);
+    expect(d).toEqual({ action: 'none', reason: expect.stringMatching(reason) });
+  });
+
+  it('none for a Workload whose job-uid label is missing', () => {
+    const wl = readyWorkload();
+    delete wl.metadata!.labels;
+    expect(readyDecision(wl, openedJob(), KUEUE_CONFIG, NOW).action).toBe('none');
+  });
+});
+
+describe('workloadsToMarkReady, over what one pass may read', () => {
+  const uids = [UID, OTHER_UID, 'third-uid'];
+  // Each Workload and TrainJob has at most one flaw that keeps the controller from marking it
+  // (about half have none), so that most passes have something to write and every flaw is met.
+  const none = (n: number) => Array<undefined>(n).fill(undefined);
+  const arbWorkloadOfPass = fc.record({
+    jobUid: fc.constantFrom(...uids),
+    rv: fc.integer({ min: 1, max: 999 }).map(String),
+    otherCheck: fc.constantFrom(undefined, 'Pending', 'Ready'),
+    active: fc.constantFrom(true, undefined),
+    flaw: fc.constantFrom(
+      ...none(8),
+      'Ready',
+      'Retry',
+      'Rejected',
+      'unlisted',
+      'unreserved',
+      'finished',
+      'inactive',
+      'deleting',
+      'elsewhere',
+    ),
+  });
+  const arbJobOfPass = fc.record({
+    held: fc.constantFrom(undefined, 'false'),
+    flaw: fc.constantFrom(...none(5), 'absent', 'unlabelled', 'held', 'ended', 'deleting'),
+  });
+  const arbPass = fc
+    .record({
+      shapes: fc.array(arbWorkloadOfPass, { maxLength: 5 }),
+      jobs: fc.tuple(...uids.map(() => arbJobOfPass)),
+    })
+    .map(({ shapes, jobs }) => ({
+      workloads: shapes.map(({ flaw, ...shape }, i) => {
+        const wl = workload({
+          ...shape,
+          check:
+            flaw === 'unlisted'
+              ? undefined
+              : flaw === 'Ready' || flaw === 'Retry' || flaw === 'Rejected'
+                ? flaw
+                : 'Pending',
+          conditions: [
+            flaw === 'unreserved' ? condition('QuotaReserved', 'False', 'Pending') : RESERVED,
+            ...(flaw === 'finished' ? [condition('Finished', 'True', 'Succeeded')] : []),
+          ],
+          ...(flaw === 'inactive' ? { active: false } : {}),
+          deleting: flaw === 'deleting',
+          namespace: flaw === 'elsewhere' ? 'elsewhere' : NS,
+          name: `wl-${i}`,
+        });
+        return { ...wl, metadata: { ...wl.metadata, uid: `wl-uid-${i}` } };
+      }),
+      trainJobs: trainJobsByUid(
+        jobs.flatMap(({ held, flaw }, i) =>
+          flaw === 'absent'
+            ? []
+            : [
+                trainJob({
+                  uid: uids[i]!,
+                  suspend: true,
+                  ...(flaw === 'unlabelled' ? { labels: { [Labels.jobId]: 'x' } } : {}),
+                  ...(flaw === 'held' ? { held: 'true' } : held !== undefined ? { held } : {}),
+                  ...(flaw === 'ended'
+                    ? { conditions: [condition('Complete', 'True', 'AllJobsCompleted')] }
+                    : {}),
+                  deleting: flaw === 'deleting',
+                }),
+              ],
+        ),
+      ),
+    }));
+
+  const byUid = (writes: PlannedWrite[]) => new Map(writes.map((w) => [w.uid, w]));
+  const applyPass = (workloads: Workload[], writes: PlannedWrite[]) => {
+    const patches = byUid(writes);
+    return workloads.map((wl) => {
+      const w = patches.get(wl.metadata!.uid!);
+      return w
+        ? {
+            ...applyJsonPatch(wl, w.patch),
+            metadata: { ...wl.metadata, resourceVersion: `${wl.metadata!.resourceVersion}1` },
+          }
+        : wl;
+    });
+  };
+
+  it('marks exactly the Workloads readyDecision accepts, each a Pending, reserved, active one of a labelled, unheld TrainJob', () => {
+    fc.assert(
+      fc.property(arbPass, ({ workloads, trainJobs }) => {
+        const writes = workloadsToMarkReady(workloads, trainJobs, KUEUE_CONFIG, NOW);
+        const marked = new Set(writes.map((w) => w.uid));
+        for (const wl of workloads) {
+          const tj = trainJobs[wl.metadata!.labels![Labels.kueueJobUid]!];
+          if (!marked.has(wl.metadata!.uid!)) continue;
+          expect(wl.status?.admissionChecks?.find((c) => c.name === CHECK)?.state).toBe('Pending');
+          expect(wl.status?.conditions).toContainEqual(
+            expect.objectContaining({ type: 'QuotaReserved', status: 'True' }),
+          );
+          expect(wl.spec?.active).not.toBe(false);
+          expect(tj).toBeDefined();
+          expect(tj!.metadata.annotations?.['dispatch.phpboyscout.uk/held']).not.toBe('true');
+          expect(tj!.metadata.labels?.[Labels.managedBy]).toBe('dispatch');
+        }
+      }),
+    );
+  });
+
+  it("changes only dispatch's check, only to Ready; applied, a second pass has nothing to do", () => {
+    fc.assert(
+      fc.property(arbPass, ({ workloads, trainJobs }) => {
+        const writes = workloadsToMarkReady(workloads, trainJobs, KUEUE_CONFIG, NOW);
+        const after = applyPass(workloads, writes);
+        after.forEach((wl, i) => {
+          const before = workloads[i]!;
+          const checks = (w: Workload) => w.status?.admissionChecks ?? [];
+          expect(checks(wl).map((c) => c.name)).toEqual(checks(before).map((c) => c.name));
+          checks(wl).forEach((c, j) => {
+            if (c.name !== CHECK || c.state === checks(before)[j]!.state)
+              expect(c).toEqual(checks(before)[j]);
+            else expect([checks(before)[j]!.state, c.state]).toEqual(['Pending', 'Ready']);
+          });
+          expect({ ...wl, status: { ...wl.status, admissionChecks: [] }, metadata: {} }).toEqual({
+            ...before,
+            status: { ...before.status, admissionChecks: [] },
+            metadata: {},
+          });
+        });
+        expect(workloadsToMarkReady(after, trainJobs, KUEUE_CONFIG, NOW)).toEqual([]);
+      }),
+    );
+  });
+
+  it('two controllers reading the same Workloads write each at most once: the second write fails its test', () => {
+    fc.assert(
+      fc.property(arbPass, ({ workloads, trainJobs }) => {
+        const first = workloadsToMarkReady(workloads, trainJobs, KUEUE_CONFIG, NOW);
+        const second = workloadsToMarkReady(workloads, trainJobs, KUEUE_CONFIG, T1);
+        const after = applyPass(workloads, first);
+        for (const w of second) {
+          const current = after.find((wl) => wl.metadata?.uid === w.uid)!;
+          expect(() => applyJsonPatch(current, w.patch)).toThrow(JsonPatchError);
+        }
+      }),
+    );
+  });
+
+  it('never marks the Workload of a held TrainJob, nor one outside the configured namespace', () => {
+    fc.assert(
+      fc.property(arbPass, ({ workloads, trainJobs }) => {
+        const held = Object.fromEntries(
+          Object.entries(trainJobs).map(([uid, tj]) => [
+            uid,
+            {
+              ...tj,
+              metadata: {
+                ...tj.metadata,
+                annotations: { ...tj.metadata.annotations, 'dispatch.phpboyscout.uk/held': 'true' },
+              },
+            },
+          ]),
+        );
+        expect(workloadsToMarkReady(workloads, held, KUEUE_CONFIG, NOW)).toEqual([]);
+        expect(
+          workloadsToMarkReady(workloads, trainJobs, { ...KUEUE_CONFIG, namespace: 'nowhere' }, NOW),
+        ).toEqual([]);
+      }),
+    );
+  });
+
+  it('trainJobsByUid skips a TrainJob without a UID', () => {
+    const bare = trainJob();
+    delete bare.metadata.uid;
+    expect(Object.keys(trainJobsByUid([bare, trainJob()]))).toEqual([UID]);
+  });
+});
+
+describe('exitCodeOf', () => {
+  const tj = trainJob();
+
+  it('is the exit code of the first node container of the job’s pods that terminated non-zero', () => {
+    const pods = [
+      pod('p-2', { exitCode: 137, finishedAt: '2026-01-01T00:03:00Z' }),
+      pod('p-1', { exitCode: 0, finishedAt: '2026-01-01T00:01:00Z' }),
+      pod('p-0', {
+        exitCode: 1,
+        finishedAt: '2026-01-01T00:04:00Z',
+        lastExitCode: 125,
+        lastFinishedAt: '2026-01-01T00:02:00Z',
+      }),
+      pod('p-3', {}),
+    ];
+    expect(exitCodeOf(tj, pods)).toBe(125);
+    expect(exitCodeOf(tj, pods.slice(0, 2))).toBe(137);
+    expect(exitCodeOf(tj, [pods[1]!, pods[3]!])).toBeUndefined();
+  });
+
+  it('ties by pod name, and one without finishedAt comes last', () => {
+    expect(
+      exitCodeOf(tj, [
+        pod('p-b', { exitCode: 2, finishedAt: T0 }),
+        pod('p-a', { exitCode: 3, finishedAt: T0 }),
+      ]),
+    ).toBe(3);
+    expect(exitCodeOf(tj, [pod('p-a', { exitCode: 4 }), pod('p-b', { exitCode: 5, finishedAt: T1 })])).toBe(
+      5,
+    );
+  });
+
+  it('ignores pods of another job or submission, other containers, and a TrainJob without the labels', () => {
+    const other = pod(
+      'p-x',
+      { exitCode: 9, finishedAt: T0 },
+      { [Labels.jobId]: 'other', [Labels.submission]: '12' },
+    );
+    const otherSubmission = pod(
+      'p-y',
+      { exitCode: 8, finishedAt: T0 },
+      { [Labels.jobId]: tj.metadata.labels![Labels.jobId]!, [Labels.submission]: '11' },
+    );
+    const sidecar = pod('p-z', { exitCode: 7, finishedAt: T0 });
+    sidecar.status!.containerStatuses![0]!.name = 'sidecar';
+    expect(exitCodeOf(tj, [other, otherSubmission, sidecar])).toBeUndefined();
+    expect(exitCodeOf(trainJob({ labels: {} }), [pod('p', { exitCode: 1 })])).toBeUndefined();
+    expect(exitCodeOf(tj, [{ metadata: { labels: tj.metadata.labels! } }])).toBeUndefined();
+  });
+});
+
+describe('watchOutcome', () => {
+  const observe = (o: Partial<Parameters<typeof watchOutcome>[1]> = {}) => ({
+    config: PLAIN,
+    pods: [],
+    observedAt: NOW,
+    ...o,
+  });
+
+  it('undefined while the TrainJob has not ended', () => {
+    expect(watchOutcome(REF, observe({ trainJob: trainJob({ suspend: false }) }))).toBeUndefined();
+  });
+
+  it('Succeeded from condition Complete, with its reason, message and time', () => {
+    const complete = condition('Complete', 'True', 'AllJobsCompleted', 'jobset completed successfully', T1);
+    expect(
+      watchOutcome(
+        REF,
+        observe({ trainJob: trainJob({ conditions: [complete] }), pods: [pod('p', { exitCode: 1 })] }),
+      ),
+    ).toEqual({
+      ref: REF,
+      phase: 'Succeeded',
+      reason: 'AllJobsCompleted',
+      message: 'jobset completed successfully',
+      finishedAt: T1,
+    });
+  });
+
+  it('Failed from condition Failed, with the exit code, e.g. 125 for a WorkDir the prologue could not enter', () => {
+    const failed = condition(
+      'Failed',
+      'True',
+      'FailedJobs',
+      'jobset failed due to one or more job failures',
+      T1,
+    );
+    expect(
+      watchOutcome(
+        REF,
+        observe({
+          trainJob: trainJob({ conditions: [failed] }),
+          pods: [pod('p', { exitCode: 125, finishedAt: T0 })],
+        }),
+      ),
+    ).toEqual({
+      ref: REF,
+      phase: 'Failed',
+      reason: 'FailedJobs',
+      message: 'jobset failed due to one or more job failures',
+      exitCode: 125,
+      finishedAt: T1,
+    });
+    const deadline = {
+      ...condition('Failed', 'True', 'DeadlineExceeded', 'TrainJob exceeded its active deadline'),
+      lastTransitionTime: undefined,
+    };
+    expect(watchOutcome(REF, observe({ trainJob: trainJob({ conditions: [deadline] }) }))).toEqual({
+      ref: REF,
+      phase: 'Failed',
+      reason: 'DeadlineExceeded',
+      message: 'TrainJob exceeded its active deadline',
+      finishedAt: NOW,
+    });
+  });
+
+  it('Kueue: Failed when the check is Rejected, or Kueue deactivated the Workload', () => {
+    const rejected = workload({ check: 'Rejected', checkMessage: 'no' });
+    expect(
+      watchOutcome(
+        REF,
+        observe({ config: KUEUE_CONFIG, trainJob: trainJob({ suspend: true }), workload: rejected }),
+      ),
+    ).toEqual({
+      ref: REF,
+      phase: 'Failed',
+      reason: 'AdmissionCheckRejected',
+      message: 'admission check dispatch is Rejected: no',
+      finishedAt: T0,
+    });
+    const byKueue = workload({
+      active: false,
+      conditions: [condition('Evicted', 'True', 'DeactivatedDueToRequeuingLimitExceeded', 'too many', T1)],
+    });
+    expect(
+      watchOutcome(
+        REF,
+        observe({ config: KUEUE_CONFIG, trainJob: trainJob({ suspend: true }), workload: byKueue }),
+      ),
+    ).toMatchObject({
+      phase: 'Failed',
+      reason: 'DeactivatedDueToRequeuingLimitExceeded',
+      message: 'too many',
+      finishedAt: T1,
+    });
+  });
+
+  it('Absent when gone, being deleted, or replaced by a TrainJob of another UID, at the time it was seen so', () => {
+    expect(watchOutcome(REF, observe())).toEqual({
+      ref: REF,
+      phase: 'Absent',
+      reason: 'NotFound',
+      message: 'no TrainJob: the read answered 404',
+      finishedAt: NOW,
+    });
+    expect(watchOutcome(REF, observe({ trainJob: trainJob({ deleting: true }) }))?.phase).toBe('Absent');
+    const replaced = trainJob({ uid: OTHER_UID, conditions: [condition('Complete', 'True')] });
+    expect(watchOutcome(REF, observe({ trainJob: replaced }))).toMatchObject({
+      phase: 'Absent',
+      message: expect.stringContaining('is gone'),
+    });
+  });
+
+  it('ends exactly when the phase is Succeeded, Failed or Absent, with that phase, and matches OutcomeSchema', () => {
+    fc.assert(
+      fc.property(arbObserved, (observed) => {
+        const outcome = watchOutcome(REF, {
+          ...observed,
+          pods: [pod('p', { exitCode: 3, finishedAt: T0 })],
+          observedAt: NOW,
+        });
+        const { phase } = stateOf(REF, observed);
+        expect(outcome?.phase).toBe(['Succeeded', 'Failed', 'Absent'].includes(phase) ? phase : undefined);
+        if (outcome !== undefined) expect(OutcomeSchema.parse(outcome)).toEqual(outcome);
+        expect(outcome?.exitCode).toBe(
+          outcome?.phase === 'Failed' &&
+            observed.trainJob?.metadata.labels?.[Labels.submission] !== undefined &&
+            observed.trainJob.metadata.labels[Labels.jobId] !== undefined
+            ? 3
+            : undefined,
+        );
+      }),
+    );
+  });
+});
