@@ -9,7 +9,7 @@
 // `resumed` is the one thing a plan is told about the past, and it comes from the workflow's own
 // history: once a run has written, a TrainJob that is no longer held (Release) or has ended since
 // is the answer, not a refusal. A new run of Release on a TrainJob that an earlier run released
-// is refused (not held), as the contract says.
+// is refused (not held), as docs/contract.md §9 says.
 //
 // The writes, by mode:
 // - Open: plain, spec.suspend false; Kueue, dispatch's gate out of admission-gated-by (the
@@ -19,7 +19,7 @@
 // - Release: plain, spec.suspend false and held removed in one patch; Kueue, held removed, then
 //   the Workload's spec.active true.
 //
-// Decisions the contract leaves open, made here:
+// Decisions docs/contract.md §9 leaves open, made here:
 // - Open of a held TrainJob: Kueue mode removes the gate (the inactive Workload still holds it);
 //   plain mode has nothing it could write without running it, so nothing to do (Release opens it).
 // - Hold in Kueue mode with no Workload yet writes the held annotation, then waits for Kueue to

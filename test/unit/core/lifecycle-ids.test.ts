@@ -36,7 +36,7 @@ describe('lifecycle workflow ids', () => {
     expect(watchWorkflowId(REF)).toBe(`watch/ml-jobs/dj-01jd0q3j0y6q7j7z4w2x5v8k9m-s12/${uid}`);
   });
 
-  it('name the workflow types of the contract', () => {
+  it('name the workflow types of docs/contract.md §9', () => {
     expect(LIFECYCLE_OPERATIONS.map(lifecycleWorkflowType)).toEqual([
       'OpenTrainJob',
       'HoldTrainJob',
@@ -101,7 +101,7 @@ describe('TrainJobRefSchema', () => {
 });
 
 describe('TrainJobStateSchema and OutcomeSchema', () => {
-  it('accept the shapes the contract gives', () => {
+  it('accept the shapes docs/contract.md §9 gives', () => {
     const state = { ref: REF, phase: 'Held', held: true, reasons: ['annotation set'] };
     expect(TrainJobStateSchema.parse(state)).toEqual(state);
     const outcome = {
@@ -115,7 +115,7 @@ describe('TrainJobStateSchema and OutcomeSchema', () => {
     expect(OutcomeSchema.parse(outcome)).toEqual(outcome);
   });
 
-  it('refuse a phase outside the contract, a non-integer exit code and a finishedAt that is no time', () => {
+  it('refuse a phase outside docs/contract.md §9, a non-integer exit code and a finishedAt that is no time', () => {
     expect(
       TrainJobStateSchema.safeParse({ ref: REF, phase: 'Pending', held: false, reasons: [] }).success,
     ).toBe(false);

@@ -240,7 +240,7 @@ describe('phaseOf, Kueue mode', () => {
 });
 
 describe('phaseOf, over everything it may read', () => {
-  it('is total: one of the contract phases; held is exactly the annotation "true"', () => {
+  it('is total: one of the phases of docs/contract.md §9; held is exactly the annotation "true"', () => {
     fc.assert(
       fc.property(arbObserved, (observed) => {
         const view = phaseOf(observed);
