@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createKubeClients, loadKubeConfig, type KubeClients } from '../../../src/activities/kube-clients.js';
 import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
@@ -16,23 +15,14 @@ import type { Config, ConfigInput } from '../../../src/model/config.js';
 import type { BackendGates } from '../../../src/model/results.js';
 import { ActivityCalls } from './activity-calls.js';
 import { createDispatchWorker, type DispatchWorker } from '../../../src/worker/dispatch-worker.js';
-import { workflowInterceptorModules } from '../../../src/observability/interceptors.js';
 import type { DispatchMetrics } from '../../../src/observability/metrics.js';
 import type { DispatchTracing } from '../../../src/observability/tracing.js';
 import { kubeAccess } from './kube.js';
 import { temporalEnv, uniqueTaskQueue } from './temporal.js';
+import { workflowBundle } from '../../support/workflow-bundle.js';
 
-let bundle: Promise<{ code: string }> | undefined;
+export { workflowBundle };
 
-/** The workflow bundle, built once per test file's process (webpack takes seconds). */
-export function workflowBundle(): Promise<{ code: string }> {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: new URL('../../../src/workflows/index.ts', import.meta.url).pathname,
-    workflowInterceptorModules: workflowInterceptorModules(),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
-  });
-  return bundle;
-}
 
 export function writeKubeconfig(access: KubeAccess): string {
   const file = join(mkdtempSync(join(tmpdir(), 'dk-kubeconfig-')), 'config');

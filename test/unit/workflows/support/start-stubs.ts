@@ -4,7 +4,7 @@
 // Every call is recorded with its input, so a test can say exactly what the workflow asked for.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Activities } from '../../../../src/activities/index.js';
 import { UNANSWERED } from '../../../../src/activities/kube-call.js';
@@ -13,12 +13,12 @@ import { ConfigSchema, type Config, type ConfigInput } from '../../../../src/mod
 import { DispatchError, toApplicationFailure, type ErrorType } from '../../../../src/model/errors.js';
 import type { TrainerRuntime, TrainJob } from '../../../../src/model/kube.js';
 import type { BackendGates } from '../../../../src/model/results.js';
-import {
-  metricsWorkerOptions,
-  workflowInterceptorModules,
-} from '../../../../src/observability/interceptors.js';
+import { metricsWorkerOptions } from '../../../../src/observability/interceptors.js';
 import { createDispatchMetrics } from '../../../../src/observability/metrics.js';
 import { exampleRequest, loadInputRuntime } from '../../../golden/cases.js';
+import { workflowBundle } from '../../../support/workflow-bundle.js';
+
+export { workflowBundle };
 
 /** The activities StartTrainJob calls, by their real names. */
 export const START_ACTIVITIES = [
@@ -161,17 +161,6 @@ export async function cancelOwnWorkflow(env: TestWorkflowEnvironment): Promise<v
   await env.client.workflow.getHandle(workflowId).cancel();
 }
 
-let bundle: Promise<{ code: string }> | undefined;
-
-/** The workflow bundle with the worker's workflow interceptors, built once per file (webpack takes seconds). */
-export function workflowBundle(): Promise<{ code: string }> {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: new URL('../../../../src/workflows/index.ts', import.meta.url).pathname,
-    workflowInterceptorModules: workflowInterceptorModules(),
-    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
-  });
-  return bundle;
-}
 
 /** A worker on its own task queue with the stubs and the worker's own interceptors and sinks. */
 export async function stubbedWorker(
