@@ -2,7 +2,7 @@
 // the worker's --metrics address). One registry per worker, so tests can run several in a process.
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { ERROR_TYPES } from '../model/errors.js';
-import { ACTIVITY_STEPS } from './steps.js';
+import { ACTIVITY_LABELS } from '../workflows/steps.js';
 
 export const START_OUTCOMES = ['success', 'failure', 'cancelled'] as const;
 export type StartOutcome = (typeof START_OUTCOMES)[number];
@@ -50,6 +50,6 @@ export function createDispatchMetrics(
   starts.inc({ outcome: 'cancelled', error_type: NO_ERROR }, 0);
   for (const type of ERROR_TYPES) starts.inc({ outcome: 'failure', error_type: type }, 0);
   for (const result of COMPENSATION_RESULTS) compensations.inc({ result }, 0);
-  for (const step of Object.values(ACTIVITY_STEPS)) stepDuration.zero({ step });
+  for (const step of Object.values(ACTIVITY_LABELS)) stepDuration.zero({ step });
   return { registry, starts, stepDuration, compensations };
 }

@@ -3,8 +3,6 @@
 // dashboard and the UI name a step alike.
 import { ACTIVITY_LABELS } from '../workflows/steps.js';
 
-export const ACTIVITY_STEPS = ACTIVITY_LABELS;
-
 /** The step label of an activity type; an activity added without a label is still measured, by its name. */
 export const stepOfActivity = (activityType: string): string =>
-  (ACTIVITY_STEPS as Record<string, string>)[activityType] ?? activityType;
+  (ACTIVITY_LABELS as Record<string, string>)[activityType] ?? activityType;
