@@ -7,13 +7,16 @@
 // bug and is thrown as it is. A DispatchError becomes the non-retryable ApplicationFailure the
 // workflows read (type, details [{reasons, step, ref?}]) here, in `typedFailures`, and nowhere else.
 import { DispatchError, toApplicationFailure } from '../model/errors.js';
+import { BatchedLists } from './batched-lists.js';
 import { keepingAlive } from './context.js';
 import type { KubeClients } from './kube-clients.js';
 import { gateActivities } from './gate-activities.js';
+import { lifecycleActivities } from './lifecycle-activities.js';
 import { prepareActivities } from './prepare-activities.js';
 import { runtimeActivities } from './runtime-activities.js';
 import { settingsActivities, type SettingsSource } from './settings-activities.js';
 import { trainJobActivities } from './trainjob-activities.js';
+import { watchActivities } from './watch-activities.js';
 import { workloadActivities } from './workload-activities.js';
 import { WorkloadChecks } from './workload-checks.js';
 
@@ -48,6 +51,8 @@ const typedFailures = <T extends Record<string, ActivityFn>>(activities: T): T =
 
 export function createActivities(deps: ActivityDeps) {
   const env = { kube: deps.kube, requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
+  // One per worker: the Workload waits and the Watches of every workflow share its lists.
+  const lists = new BatchedLists(env.kube, env.requestTimeoutMs);
   return typedFailures({
     ...settingsActivities(deps.settings),
     ...prepareActivities(deps.settings),
@@ -55,7 +60,10 @@ export function createActivities(deps: ActivityDeps) {
     ...keptAlive(runtimeActivities(env)),
     ...keptAlive(trainJobActivities(env)),
     // The Workload wait heartbeats on its own, with the deadline a retry resumes.
-    ...workloadActivities(new WorkloadChecks(env.kube, env.requestTimeoutMs)),
+    ...workloadActivities(new WorkloadChecks(lists)),
+    ...keptAlive(lifecycleActivities(env)),
+    // Watch heartbeats on its own, with each check.
+    ...watchActivities(env, lists),
   });
 }
 

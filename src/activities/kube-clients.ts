@@ -1,10 +1,12 @@
 // The Kubernetes clients the activities share, built once per worker from the configuration:
 // an explicit kubeconfig path, else KUBECONFIG / ~/.kube/config, else the in-cluster service account.
-import { AuthorizationV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { AuthorizationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { reuseConnections } from './kube-agents.js';
 
 export interface KubeClients {
   custom: CustomObjectsApi;
+  /** Pods only: Watch reads a failed job's exit code from them. */
+  core: CoreV1Api;
   authorization: AuthorizationV1Api;
   version: VersionApi;
   /** The API server's address, for messages. */
@@ -22,6 +24,7 @@ export function createKubeClients(kc: KubeConfig): KubeClients {
   reuseConnections(kc);
   return {
     custom: kc.makeApiClient(CustomObjectsApi),
+    core: kc.makeApiClient(CoreV1Api),
     authorization: kc.makeApiClient(AuthorizationV1Api),
     version: kc.makeApiClient(VersionApi),
     server: kc.getCurrentCluster()?.server ?? '(unknown)',

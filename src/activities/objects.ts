@@ -35,6 +35,16 @@ export const workloads = (version: string): NamespacedKind => ({
   kind: 'Workload',
 });
 
+/** A cluster-scoped kind (dispatch's AdmissionCheck). */
+export type ClusterKind = NamespacedKind;
+
+export const admissionChecks = (version: string): ClusterKind => ({
+  group: Kueue.group,
+  version,
+  plural: 'admissionchecks',
+  kind: 'AdmissionCheck',
+});
+
 /** What a definite answer is about, e.g. "TrainJob ml/dj-x-s1". */
 export const describeObject = (kind: NamespacedKind, namespace: string, name: string) => `${kind.kind} ${namespace}/${name}`;
 
@@ -84,6 +94,30 @@ export class ObjectCalls {
         { ...kind, namespace, name, propagationPolicy: 'Background', body: { preconditions: { uid } } },
         o,
       ),
+    );
+  }
+
+  /** A JSON patch of the status subresource (the admission check controller's writes). */
+  patchStatus(kind: NamespacedKind, namespace: string, name: string, body: object[]): Promise<KubeAnswer<KubeObject>> {
+    return this.call(`patch ${describeObject(kind, namespace, name)} status`, (o) =>
+      this.kube.custom.patchNamespacedCustomObjectStatus({ ...kind, namespace, name, body, fieldManager: 'dispatch-kubeflow' }, o),
+    );
+  }
+
+  getClusterScoped(kind: ClusterKind, name: string): Promise<KubeAnswer<KubeObject>> {
+    return this.call(`get ${kind.kind} ${name}`, (o) => this.kube.custom.getClusterCustomObject({ ...kind, name }, o));
+  }
+
+  patchClusterScopedStatus(kind: ClusterKind, name: string, body: object[]): Promise<KubeAnswer<KubeObject>> {
+    return this.call(`patch ${kind.kind} ${name} status`, (o) =>
+      this.kube.custom.patchClusterCustomObjectStatus({ ...kind, name, body, fieldManager: 'dispatch-kubeflow' }, o),
+    );
+  }
+
+  /** Pods by label selector (Watch: a failed job's pods, by its job-id label). */
+  listPods(namespace: string, labelSelector: string): Promise<KubeAnswer<{ items?: KubeObject[] }>> {
+    return this.call(`list pods in ${namespace}`, (o) =>
+      this.kube.core.listNamespacedPod({ namespace, labelSelector }, o) as Promise<{ items?: KubeObject[] }>,
     );
   }
 

@@ -7,6 +7,8 @@
 import type { CapabilitiesQuery } from '../core/validate.js';
 import { validate, validateCapabilitiesRequest } from '../core/validate.js';
 import type { ValidRequest } from '../core/validated.js';
+import { validateTrainJobRef } from '../core/validate-ref.js';
+import type { TrainJobRef } from '../model/lifecycle.js';
 import { settingsOf, type Settings, type SettingsSource } from './settings-activities.js';
 
 export interface PreparedStart {
@@ -19,6 +21,11 @@ export interface PreparedCapabilities {
   query: CapabilitiesQuery;
 }
 
+export interface PreparedOperation {
+  settings: Settings;
+  ref: TrainJobRef;
+}
+
 export function prepareActivities(source: SettingsSource) {
   return {
     async prepareStart(request: unknown): Promise<PreparedStart> {
@@ -26,6 +33,10 @@ export function prepareActivities(source: SettingsSource) {
     },
     async prepareCapabilities(request: unknown): Promise<PreparedCapabilities> {
       return { settings: settingsOf(source), query: validateCapabilitiesRequest(request) };
+    },
+    /** Open, Hold, Release, Stop and Watch: the settings, and the TrainJobRef checked. */
+    async prepareOperation(input: unknown): Promise<PreparedOperation> {
+      return { settings: settingsOf(source), ref: validateTrainJobRef(input) };
     },
   };
 }

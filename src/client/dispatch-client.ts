@@ -9,7 +9,11 @@ import type { JobSpec, StartRequest } from '../model/request.js';
 import type { BackendGates, Capabilities, FindResult, StartResult } from '../model/results.js';
 import { DispatchJobId, DispatchTrainJob } from '../model/search-attributes.js';
 import { trainJobName } from '../core/names.js';
-import { startSummary } from '../core/summary.js';
+import { operationSummary, startSummary } from '../core/summary.js';
+import { lifecycleWorkflowId } from '../core/lifecycle-ids.js';
+import { validateTrainJobRef } from '../core/validate-ref.js';
+import { LifecycleWorkflowTypes, type LifecycleOperation } from '../model/lifecycle-constants.js';
+import type { Outcome, TrainJobRef, TrainJobState } from '../model/lifecycle.js';
 import { validate } from '../core/validate.js';
 import type { KubeClients } from '../activities/kube-clients.js';
 import { probeWorkflowId } from '../worker/preflight.js';
@@ -63,6 +67,53 @@ export class DispatchKubeflowClient {
   async startTrainJob(request: StartRequest): Promise<StartResult> {
     const handle = await this.submit(request);
     return (await handle.result().catch((e: unknown) => Promise.reject(typed(e)))) as StartResult;
+  }
+
+  /**
+   * Starts the operation's workflow on this TrainJob (docs/contract.md §9), or attaches to the one
+   * running under its id (`<op>/<ns>/<name>/<uid>`); the ref is checked first.
+   */
+  async submitOperation(operation: LifecycleOperation, ref: TrainJobRef): Promise<WorkflowHandleWithFirstExecutionRunId> {
+    const valid = validateTrainJobRef(ref);
+    return this.client.workflow.start(LifecycleWorkflowTypes[operation], {
+      taskQueue: this.taskQueue,
+      workflowId: lifecycleWorkflowId(operation, valid),
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      args: [valid],
+      staticSummary: operationSummary(operation, valid),
+      typedSearchAttributes: [{ key: DispatchTrainJob, value: valid.name }],
+    });
+  }
+
+  private async operate<T>(operation: LifecycleOperation, ref: TrainJobRef): Promise<T> {
+    const handle = await this.submitOperation(operation, ref);
+    return (await handle.result().catch((e: unknown) => Promise.reject(typed(e)))) as T;
+  }
+
+  /** Lets a started TrainJob run: plain, spec.suspend false; Kueue, dispatch's gate removed. */
+  open(ref: TrainJobRef): Promise<TrainJobState> {
+    return this.operate('open', ref);
+  }
+
+  /** Suspends a TrainJob and marks it held; in Kueue mode its Workload is deactivated, freeing its quota. */
+  hold(ref: TrainJobRef): Promise<TrainJobState> {
+    return this.operate('hold', ref);
+  }
+
+  /** Undoes a Hold. */
+  release(ref: TrainJobRef): Promise<TrainJobState> {
+    return this.operate('release', ref);
+  }
+
+  /** Deletes the TrainJob and everything it owns. */
+  stop(ref: TrainJobRef): Promise<TrainJobState> {
+    return this.operate('stop', ref);
+  }
+
+  /** Waits until the TrainJob has completed, failed or gone. */
+  watch(ref: TrainJobRef): Promise<Outcome> {
+    return this.operate('watch', ref);
   }
 
   async capabilities(spec: Partial<JobSpec>): Promise<Capabilities> {

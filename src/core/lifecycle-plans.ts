@@ -30,7 +30,7 @@
 // - A ref of another namespace than the configured one is refused: dispatch works in that one only.
 import type { KubeObject, TrainJob } from '../model/kube.js';
 import { Annotations } from '../model/constants.js';
-import { LifecycleAnnotations, LifecycleAnnotationValues } from '../model/lifecycle-constants.js';
+import { LifecycleAnnotations, LifecycleAnnotationValues, type LifecycleOperation } from '../model/lifecycle-constants.js';
 import type { JsonPatchOp, TrainJobRef, TrainJobState } from '../model/lifecycle.js';
 import { deepEqual } from './deep-equal.js';
 import {
@@ -49,7 +49,14 @@ import { gatesOf } from './workload.js';
 
 export type LifecycleOp = 'open' | 'hold' | 'release';
 
-const OP_NAMES: Record<LifecycleOp, string> = { open: 'Open', hold: 'Hold', release: 'Release' };
+/** Each operation as its reasons name it. */
+export const OP_NAMES: Record<LifecycleOperation, string> = {
+  open: 'Open',
+  hold: 'Hold',
+  release: 'Release',
+  stop: 'Stop',
+  watch: 'Watch',
+};
 
 /** One write: a JSON patch (`application/json-patch+json`) of one object, preconditions first. */
 export interface PlannedWrite {
@@ -228,7 +235,7 @@ export function applyJsonPatch<T>(object: T, ops: readonly JsonPatchOp[]): T {
  * Why the operation may not touch what was read (ErrRejected): a ref of another namespace, a
  * TrainJob of another UID, name or namespace, or without dispatch's labels. Empty when it may.
  */
-export function identityRefusals(op: LifecycleOp, ref: TrainJobRef, observed: Observed): string[] {
+export function identityRefusals(op: LifecycleOperation, ref: TrainJobRef, observed: Observed): string[] {
   const head = `${OP_NAMES[op]} of TrainJob ${ref.namespace}/${ref.name}`;
   const reasons: string[] = [];
   if (ref.namespace !== observed.config.namespace) {

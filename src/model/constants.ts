@@ -134,4 +134,6 @@ export const SearchAttributes = {
   jobId: 'DispatchJobId',
   trainJob: 'DispatchTrainJob',
   step: 'DispatchStep',
+  /** Set by the operations after Start (docs/contract.md §9) as they learn a TrainJob's phase. */
+  phase: 'DispatchPhase',
 } as const;

@@ -31,11 +31,6 @@ export const PHASES = ['Gated', 'Queued', 'Held', 'Running', 'Succeeded', 'Faile
 /** An Outcome's phase: the phases a TrainJob ends in. */
 export const OUTCOME_PHASES = ['Succeeded', 'Failed', 'Absent'] as const;
 
-/** The Keyword search attribute the operations set as they learn the phase. */
-export const LifecycleSearchAttributes = {
-  phase: 'DispatchPhase',
-} as const;
-
 /** metav1.Condition's status values. */
 export const ConditionStatus = {
   true: 'True',

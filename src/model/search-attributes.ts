@@ -7,3 +7,4 @@ import { SearchAttributes } from './constants.js';
 export const DispatchJobId = defineSearchAttributeKey(SearchAttributes.jobId, SearchAttributeType.KEYWORD);
 export const DispatchTrainJob = defineSearchAttributeKey(SearchAttributes.trainJob, SearchAttributeType.KEYWORD);
 export const DispatchStep = defineSearchAttributeKey(SearchAttributes.step, SearchAttributeType.KEYWORD);
+export const DispatchPhase = defineSearchAttributeKey(SearchAttributes.phase, SearchAttributeType.KEYWORD);

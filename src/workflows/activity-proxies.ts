@@ -21,7 +21,7 @@ export const prepareStart = settingsCall(ACTIVITY_LABELS.prepareStart).prepareSt
 export const getSettings = settingsCall(ACTIVITY_LABELS.getSettings).getSettings;
 export const prepareCapabilities = settingsCall(ACTIVITY_LABELS.prepareCapabilities).prepareCapabilities;
 
-const retry: RetryPolicy = {
+export const retry: RetryPolicy = {
   initialInterval: '200ms',
   backoffCoefficient: 2,
   maximumInterval: '5s',
@@ -37,6 +37,20 @@ const WORKLOAD_HEARTBEAT = '10s';
  * worker still fits in CallBound.
  */
 export const lostWorkerMs = (callMs: number) => Math.min(10_000, Math.max(1_000, Math.round(callMs / 4)));
+
+/** Kubernetes calls as local activities, each bounded by CallBound (callMs) with its retries. */
+export const localKubeCalls = (summary: string, callMs: number) =>
+  proxyLocalActivities<Activities>({
+    summary,
+    startToCloseTimeout: callMs,
+    scheduleToCloseTimeout: callMs,
+    retry,
+    // Every retry waits on a workflow timer, never inside the worker: the SDK (1.24) drops a
+    // schedule-to-close timeout that falls in a worker-side backoff, and retried past CallBound
+    // for as long as the API stayed silent. The timer also ends the workflow task, so an operator
+    // sees the step a failing call is stuck at while it backs off.
+    localRetryThreshold: 0,
+  });
 
 /**
  * The Kubernetes calls. Steps 2, 5, 7 and 8 and the compensation's stop run as local activities, so
@@ -56,18 +70,7 @@ export function activitiesFor(config: Config) {
     heartbeatTimeout: lostWorkerMs(callMs),
     retry,
   });
-  const local = (summary: string) =>
-    proxyLocalActivities<Activities>({
-      summary,
-      startToCloseTimeout: callMs,
-      scheduleToCloseTimeout: callMs,
-      retry,
-      // Every retry waits on a workflow timer, never inside the worker: the SDK (1.24) drops a
-      // schedule-to-close timeout that falls in a worker-side backoff, and retried past CallBound
-      // for as long as the API stayed silent. The timer also ends the workflow task, so an operator
-      // sees the step a failing call is stuck at while it backs off.
-      localRetryThreshold: 0,
-    });
+  const local = (summary: string) => localKubeCalls(summary, callMs);
   const localStep = <N extends CallStep>(n: N) => local(stepLabel(n))[STEPS[n].activity as ActivityOf<N>];
   return {
     readRuntime: localStep(2),

@@ -63,6 +63,11 @@ const OTHER_CALLS = {
   checkReach: 'preflight reach',
   checkWrite: 'preflight write',
   stopTrainJob: 'stop TrainJob',
+  prepareOperation: 'settings and ref',
+  observeTrainJob: 'read TrainJob and Workload',
+  applyWrite: 'write',
+  deleteTrainJob: 'delete TrainJob',
+  watchTrainJob: 'watch TrainJob',
 } as const satisfies Partial<Record<keyof Activities, string>>;
 
 /**

@@ -3,6 +3,7 @@
 import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import { BatchedLists } from '../../../src/activities/batched-lists.js';
 import { MAX_UIDS, WorkloadChecks, workloadsOfSelector } from '../../../src/activities/workload-checks.js';
 import { Labels } from '../../../src/model/constants.js';
 
@@ -42,7 +43,7 @@ describe('WorkloadChecks', () => {
         .filter((uid) => uid !== 'c')
         .map((uid) => workload(`wl-${uid}`, uid)),
     }));
-    const checks = new WorkloadChecks(kube, 1000);
+    const checks = new WorkloadChecks(new BatchedLists(kube, 1000));
     const answers = await Promise.all(['a', 'b', 'c', 'a'].map((uid) => checks.check('ml', 'v1beta2', uid)));
     expect(calls).toEqual([
       { namespace: 'ml', version: 'v1beta2', labelSelector: workloadsOfSelector(['a', 'b', 'c']) },
@@ -60,13 +61,13 @@ describe('WorkloadChecks', () => {
     const { kube } = fakeKube(async () => ({
       items: [workload('first', 'a'), workload('other', 'b'), workload('second', 'a')],
     }));
-    const answer = await new WorkloadChecks(kube, 1000).check('ml', 'v1beta2', 'a');
+    const answer = await new WorkloadChecks(new BatchedLists(kube, 1000)).check('ml', 'v1beta2', 'a');
     expect(answer).toMatchObject({ answered: 'ok', value: { metadata: { name: 'first' } } });
   });
 
   it(`splits a window's UIDs into lists of at most ${MAX_UIDS}, and keeps namespaces and versions apart`, async () => {
     const { kube, calls } = fakeKube(async () => ({ items: [] }));
-    const checks = new WorkloadChecks(kube, 1000);
+    const checks = new WorkloadChecks(new BatchedLists(kube, 1000));
     const uids = Array.from({ length: 2 * MAX_UIDS + 1 }, (_, i) => `u${i}`);
     await Promise.all([
       ...uids.map((uid) => checks.check('ml', 'v1beta2', uid)),
@@ -84,7 +85,7 @@ describe('WorkloadChecks', () => {
       Promise.reject(new ApiException(403, 'Forbidden', { reason: 'Forbidden', message: 'no' }, {})),
     );
     const answers = await Promise.all(
-      ['a', 'b'].map((uid) => new WorkloadChecks(refused.kube, 1000).check('ml', 'v1beta2', uid)),
+      ['a', 'b'].map((uid) => new WorkloadChecks(new BatchedLists(refused.kube, 1000)).check('ml', 'v1beta2', uid)),
     );
     for (const answer of answers)
       expect(answer).toMatchObject({ answered: 'definite', status: 403, reason: 'Forbidden' });
@@ -92,7 +93,7 @@ describe('WorkloadChecks', () => {
     const unanswered = fakeKube(async () =>
       Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
     );
-    const checks = new WorkloadChecks(unanswered.kube, 1000);
+    const checks = new WorkloadChecks(new BatchedLists(unanswered.kube, 1000));
     const results = await Promise.allSettled(['a', 'b'].map((uid) => checks.check('ml', 'v1beta2', uid)));
     for (const result of results) {
       expect(result.status).toBe('rejected');
@@ -104,7 +105,7 @@ describe('WorkloadChecks', () => {
     const { kube, calls } = fakeKube(async (call) => ({
       items: uidsOf(call.labelSelector).map((uid) => workload(uid, uid)),
     }));
-    const checks = new WorkloadChecks(kube, 1000);
+    const checks = new WorkloadChecks(new BatchedLists(kube, 1000));
     const cancel = new AbortController();
     const cancelled = checks.check('ml', 'v1beta2', 'a', cancel.signal);
     const other = checks.check('ml', 'v1beta2', 'b');

@@ -15,7 +15,7 @@ import { parse } from 'yaml';
 import { readDocument, parseConfig } from '../../../src/config/load-config.js';
 import { TEMPORAL_DYNAMIC_CONFIG } from '../../../dev/harness/temporal.js';
 import { SearchAttributes } from '../../../src/model/constants.js';
-import { DispatchJobId, DispatchStep, DispatchTrainJob } from '../../../src/model/search-attributes.js';
+import { DispatchJobId, DispatchPhase, DispatchStep, DispatchTrainJob } from '../../../src/model/search-attributes.js';
 import {
   bindMounts,
   environmentOf,
@@ -176,7 +176,7 @@ describe('docker-compose.yml', () => {
     expect(loops).toEqual([expected, expected]);
     expect(script).toContain('temporal operator search-attribute create --name "$name" --type Keyword');
     expect(script).toContain('"\\"$name\\": *\\"INDEXED_VALUE_TYPE_KEYWORD\\""');
-    for (const key of [DispatchJobId, DispatchTrainJob, DispatchStep]) expect(key.type).toBe('KEYWORD');
+    for (const key of [DispatchJobId, DispatchTrainJob, DispatchStep, DispatchPhase]) expect(key.type).toBe('KEYWORD');
     expect(environmentOf(setup, 'TEMPORAL_NAMESPACE')).toBe(environmentOf(worker, 'TEMPORAL_NAMESPACE'));
     expect(environmentOf(setup, 'TEMPORAL_ADDRESS')).toBe(environmentOf(worker, 'TEMPORAL_ADDRESS'));
     expect(worker.depends_on).toEqual({ 'temporal-setup': { condition: 'service_completed_successfully' } });

@@ -1,0 +1,107 @@
+// The Kubernetes calls of Open, Hold, Release and Stop (docs/contract.md §9): read the TrainJob and
+// its Workload, make one planned write, delete by UID. What to write is decided by the workflow
+// from what was read (src/core/lifecycle-plans.ts); these only carry it out and say what answered.
+import { Labels } from '../model/constants.js';
+import { DispatchError } from '../model/errors.js';
+import type { TrainJob, Workload } from '../model/kube.js';
+import type { TrainJobRef } from '../model/lifecycle.js';
+import type { PlannedWrite } from '../core/lifecycle-plans.js';
+import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
+import { workloadOfTrainJob, type LifecycleConfig } from '../core/phase.js';
+import { callsFor, type ActivityEnv } from './context.js';
+import { describeRefusal, type KubeAnswer } from './kube-call.js';
+import { admissionChecks, TRAINJOBS, workloads, type ObjectCalls } from './objects.js';
+
+/** The configuration the calls read: the namespace, the mode and Kueue's names and API version. */
+export type ObserveConfig = LifecycleConfig;
+
+/** The TrainJob of the ref's name and its Workload, trimmed (observed-trim.ts); absent when not found. */
+export interface ObservedObjects {
+  trainJob?: TrainJob;
+  workload?: Workload;
+}
+
+export type WriteAnswer =
+  | { applied: true }
+  /** The object changed since it was read, or is gone: read again and plan again. */
+  | { applied: false; why: string };
+
+/**
+ * The apiserver's answer to a JSON patch whose `test` failed or whose path is missing: 422 with
+ * this message and no details. A webhook's or validation's 422 names its causes.
+ */
+const PATCH_NOT_APPLIED = 'the server rejected our request due to an error in our request';
+
+/** Whether a definite answer to a write means "what was read has changed": read again. */
+export const isStaleWrite = (answer: { status: number; message: string }): boolean =>
+  answer.status === 409 || answer.status === 404 || (answer.status === 422 && answer.message === PATCH_NOT_APPLIED);
+
+const refused = (ref: TrainJobRef, reason: string) => new DispatchError('ErrRejected', [reason], 0, ref);
+
+/** Lists the Workloads labelled with the TrainJob's UID and picks its own (workloadOfTrainJob). */
+async function readWorkload(calls: ObjectCalls, config: ObserveConfig, ref: TrainJobRef, uid: string): Promise<Workload | undefined> {
+  const answer = (await calls.list(workloads(config.kueue.workloadVersion), ref.namespace, `${Labels.kueueJobUid}=${uid}`)) as KubeAnswer<{
+    items?: Workload[];
+  }>;
+  if (answer.answered === 'definite') throw refused(ref, `listing the Workloads of TrainJob ${ref.namespace}/${ref.name}: ${describeRefusal(answer)}`);
+  const workload = workloadOfTrainJob(answer.value.items ?? [], uid);
+  return workload && trimWorkload(workload);
+}
+
+export function lifecycleActivities(env: ActivityEnv) {
+  return {
+    /**
+     * Reads the TrainJob of the ref's name and, in Kueue mode, its Workload. A ref outside the
+     * configured namespace is not read: the plan refuses it. A definite refusal other than 404 is
+     * ErrRejected.
+     */
+    async observeTrainJob(input: { config: ObserveConfig; ref: TrainJobRef }): Promise<ObservedObjects> {
+      const { config, ref } = input;
+      if (ref.namespace !== config.namespace) return {};
+      const calls = callsFor(env);
+      const answer = await calls.get(TRAINJOBS, ref.namespace, ref.name);
+      if (answer.answered === 'definite') {
+        if (answer.status === 404) return {};
+        throw refused(ref, `reading TrainJob ${ref.namespace}/${ref.name}: ${describeRefusal(answer)}`);
+      }
+      const trainJob = trimTrainJob(answer.value as TrainJob);
+      const uid = trainJob.metadata.uid;
+      if (config.mode !== 'kueue' || uid === undefined) return { trainJob };
+      const workload = await readWorkload(calls, config, ref, uid);
+      return workload ? { trainJob, workload } : { trainJob };
+    },
+
+    /**
+     * Makes one planned write (a JSON patch that tests the object's UID and resourceVersion). A
+     * patch that no longer applies is answered `applied: false`, for the workflow to read again;
+     * any other refusal is ErrRejected.
+     */
+    async applyWrite(input: { write: PlannedWrite; workloadVersion: string; ref: TrainJobRef }): Promise<WriteAnswer> {
+      const { write, workloadVersion, ref } = input;
+      const calls = callsFor(env);
+      const namespace = write.namespace ?? '';
+      const answer =
+        write.kind === 'AdmissionCheck'
+          ? await calls.patchClusterScopedStatus(admissionChecks(workloadVersion), write.name, write.patch)
+          : write.subresource === 'status'
+            ? await calls.patchStatus(workloads(workloadVersion), namespace, write.name, write.patch)
+            : await calls.patch(write.kind === 'TrainJob' ? TRAINJOBS : workloads(workloadVersion), namespace, write.name, write.patch);
+      if (answer.answered === 'ok') return { applied: true };
+      if (isStaleWrite(answer)) return { applied: false, why: `${write.summary}: ${describeRefusal(answer)}` };
+      throw refused(ref, `${write.summary}: ${describeRefusal(answer)}`);
+    },
+
+    /**
+     * Stop's delete: the TrainJob of this UID (a precondition), Background propagation, so the
+     * runtime copy and the Workload, owned by it, and the JobSet, Jobs and pods below go with it.
+     * Gone already, or another UID under the name, is `deleted: false`.
+     */
+    async deleteTrainJob(input: { ref: TrainJobRef }): Promise<{ deleted: boolean }> {
+      const { ref } = input;
+      const answer = await callsFor(env).deleteByUid(TRAINJOBS, ref.namespace, ref.name, ref.uid);
+      if (answer.answered === 'ok') return { deleted: true };
+      if (answer.status === 404 || answer.status === 409) return { deleted: false };
+      throw refused(ref, `deleting TrainJob ${ref.namespace}/${ref.name}: ${describeRefusal(answer)}`);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+// StopTrainJob(TrainJobRef) -> TrainJobState (docs/contract.md §9): deletes the TrainJob of that
+// UID with Background propagation; the runtime copy and the Workload it owns, and the JobSet, Jobs
+// and pods below it, go with it. Answers Absent once the TrainJob is gone or being deleted; a
+// TrainJob already gone is Absent too, not an error.
+import { DispatchError } from '../model/errors.js';
+import type { TrainJobState } from '../model/lifecycle.js';
+import { isBeingDeleted } from '../core/copy-reuse.js';
+import { identityRefusals } from '../core/lifecycle-plans.js';
+import { stateOf } from '../core/phase.js';
+import { classifyOperationCall } from './operation-failures.js';
+import { runOperation } from './run-operation.js';
+
+/** Deletes answered but not seen, before the Stop gives up (ErrOutcomeUnknown). */
+const MAX_DELETES = 5;
+
+export function StopTrainJob(input: unknown): Promise<TrainJobState> {
+  return runOperation('stop', input, async ({ ref, config, calls, progress }) => {
+    for (let deletes = 0; ; deletes++) {
+      progress.waiting(`TrainJob ${ref.namespace}/${ref.name} to be read`);
+      const observed = { ...(await calls.observeTrainJob({ config, ref }).catch(classifyOperationCall('the TrainJob to be read', ref))), config };
+      const refusals = identityRefusals('stop', ref, observed);
+      if (refusals.length > 0) throw new DispatchError('ErrRejected', refusals, 0, ref);
+      const state = stateOf(ref, observed);
+      progress.observed(state.phase, state.reasons);
+      if (observed.trainJob === undefined || isBeingDeleted(observed.trainJob)) {
+        progress.finish(state.phase);
+        return state;
+      }
+      if (deletes >= MAX_DELETES) {
+        throw new DispatchError('ErrOutcomeUnknown', [`TrainJob ${ref.namespace}/${ref.name} is still there after ${deletes} deletes`, ...state.reasons], 0, ref);
+      }
+      progress.waiting(`TrainJob ${ref.namespace}/${ref.name} to be deleted (Background propagation)`);
+      await calls.deleteTrainJob({ ref }).catch(classifyOperationCall('the TrainJob to be deleted', ref));
+    }
+  });
+}
