@@ -3,14 +3,27 @@
 // The stages are the ones KWOK's module ships (kustomize/stage/), read from the Go module cache.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { moduleDir } from './crd-sources.js';
 import type { LaunchOptions } from './etcd.js';
 import { answers200 } from './health.js';
 import { kubeCall, kubeRequest, type KubeAccess } from './kube-access.js';
 import { spawnServer, waitFor, type ServerProcess } from './process.js';
 
-/** The stage folders of KWOK's module the local cluster uses. */
-export const KWOK_STAGES = ['kustomize/stage/node/fast', 'kustomize/stage/node/heartbeat', 'kustomize/stage/pod/fast'];
+/**
+ * The stage folders of KWOK's module the local cluster uses. `pod/chaos` fails a pod whose labels
+ * ask for it, with the exit code its annotations give (tests of a failing job); it changes nothing
+ * for other pods.
+ */
+export const KWOK_STAGES = [
+  'kustomize/stage/node/fast',
+  'kustomize/stage/node/heartbeat',
+  'kustomize/stage/pod/fast',
+  'kustomize/stage/pod/chaos',
+];
+
+/** The harness's own stages (a pod that runs a while before it completes), by the same rules. */
+const HARNESS_STAGES_DIR = fileURLToPath(new URL('./kwok-stages/', import.meta.url));
 
 const KWOK_MODULE = { server: 'kwok', module: 'sigs.k8s.io/kwok', dir: '' };
 
@@ -20,6 +33,10 @@ export function kwokStageFiles(): string[] {
     readdirSync(join(root, dir))
       .filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml')
       .map((f) => join(root, dir, f)),
+  ).concat(
+    readdirSync(HARNESS_STAGES_DIR)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => join(HARNESS_STAGES_DIR, f)),
   );
 }
 
