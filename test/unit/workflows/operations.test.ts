@@ -1,0 +1,168 @@
+// The operations after Start (docs/contract.md §9), fast: the real workflows on the time-skipping
+// test server, their activities stubbed by a tiny API server (support/operation-stubs.ts). What
+// each writes, how it re-reads when someone else wrote first, when it gives up, how a wait for
+// Kueue's Workload ends, and what Watch shows (DispatchPhase) as the phase changes.
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTimeSkippingEnv, type TimeSkippingEnv } from '../../../dev/harness/time-skipping.js';
+import { LifecycleWorkflowTypes, type LifecycleOperation } from '../../../src/model/lifecycle-constants.js';
+import type { FailureDetails } from '../../../src/model/errors.js';
+import { DispatchPhase } from '../../../src/model/search-attributes.js';
+import { MAX_STALE_WRITES } from '../../../src/workflows/change-trainjob.js';
+import { condition, REF, trainJob, workload, GATE } from '../core/lifecycle-fixtures.js';
+import { configOf, KUEUE, workflowBundle } from './support/start-stubs.js';
+import { operationStubs, type FakeServer, type OperationBehaviour, type OperationStubs } from './support/operation-stubs.js';
+
+try {
+  Runtime.install({
+    logger: new DefaultLogger('ERROR'),
+    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+  });
+} catch {
+  // A runtime installed earlier in this process keeps its own logger.
+}
+
+let ts: TimeSkippingEnv;
+beforeAll(async () => {
+  [ts] = await Promise.all([createTimeSkippingEnv(), workflowBundle()]);
+}, 300_000);
+afterAll(async () => ts?.teardown());
+
+interface Ran {
+  result?: unknown;
+  error?: unknown;
+  handle: WorkflowHandle;
+}
+
+let runs = 0;
+async function run(op: LifecycleOperation, stubs: OperationStubs, input: unknown = REF): Promise<Ran> {
+  const taskQueue = `operations-${++runs}`;
+  const worker = await Worker.create({
+    connection: ts.env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: stubs.activities,
+  });
+  const handle = await ts.env.client.workflow.start(LifecycleWorkflowTypes[op], {
+    args: [input],
+    taskQueue,
+    workflowId: `${op}/${REF.namespace}/${REF.name}/${REF.uid}/${runs}`,
+  });
+  const ended = await worker.runUntil(handle.result().then((result: unknown) => ({ result }), (error: unknown) => ({ error })));
+  return { ...ended, handle };
+}
+
+function failureOf(ran: Ran): { type: string | undefined } & FailureDetails {
+  expect(ran.error, `it answered ${JSON.stringify(ran.result)}`).toBeInstanceOf(WorkflowFailedError);
+  const failure = (ran.error as WorkflowFailedError).cause as ApplicationFailure;
+  return { type: failure.type ?? undefined, ...(failure.details?.[0] as FailureDetails) };
+}
+
+const PLAIN_CONFIG = configOf();
+const KUEUE_CONFIG = configOf(KUEUE);
+const gated = (): FakeServer => ({ trainJob: trainJob({ suspend: true }) });
+const stubsFor = (server: FakeServer, behave: OperationBehaviour = {}, config = PLAIN_CONFIG) => operationStubs(config, server, behave);
+
+describe('Open, Hold, Release', () => {
+  it('Open (plain): one write, spec.suspend false, testing UID and resourceVersion; answers Running', async () => {
+    const stubs = stubsFor(gated());
+    const ran = await run('open', stubs);
+    expect(ran.result).toMatchObject({ ref: REF, phase: 'Running', held: false });
+    expect(stubs.count('applyWrite')).toBe(1);
+    const patch = (stubs.calls.find((c) => c.name === 'applyWrite')!.input as { write: { patch: unknown[] } }).write.patch;
+    expect(patch).toEqual([
+      { op: 'test', path: '/metadata/uid', value: REF.uid },
+      { op: 'test', path: '/metadata/resourceVersion', value: '100' },
+      { op: 'replace', path: '/spec/suspend', value: false },
+    ]);
+    expect(stubs.server.trainJob?.spec.suspend).toBe(false);
+  });
+
+  it('a write that finds the object changed is planned again from a new read', async () => {
+    const stubs = stubsFor(gated(), { racedWrites: 2 });
+    const ran = await run('open', stubs);
+    expect(ran.result).toMatchObject({ phase: 'Running' });
+    expect(stubs.count('applyWrite')).toBe(3);
+    expect(stubs.count('observeTrainJob')).toBe(4);
+  });
+
+  it(`gives up with ErrRejected after ${MAX_STALE_WRITES} stale writes in a row`, async () => {
+    const stubs = stubsFor(gated(), { racedWrites: 1_000 });
+    const failure = failureOf(await run('open', stubs));
+    expect(failure).toMatchObject({ type: 'ErrRejected', step: 0, ref: REF });
+    expect(failure.reasons[0]).toBe(`Open: the objects kept changing under ${MAX_STALE_WRITES} writes`);
+    expect(stubs.count('applyWrite')).toBe(MAX_STALE_WRITES);
+  });
+
+  it('Hold (Kueue) before Kueue made the Workload: marks it held, waits timeouts.workload, answers Held and why', async () => {
+    const config = configOf({ ...KUEUE, timeouts: { workload: '5s', call: '30s' } });
+    const stubs = stubsFor({ trainJob: trainJob({ suspend: true, gatedBy: GATE }) }, {}, config);
+    const ran = await run('hold', stubs);
+    expect(ran.result).toMatchObject({ phase: 'Held', held: true });
+    expect((ran.result as { reasons: string[] }).reasons.join('\n')).toContain('no Workload of this TrainJob yet');
+    expect(stubs.count('applyWrite')).toBe(1);
+    expect(stubs.count('observeTrainJob')).toBe(7);
+  });
+
+  it('Hold (Kueue): the held annotation, then the Workload inactive, in that order; again: nothing written', async () => {
+    const server: FakeServer = { trainJob: trainJob({ suspend: false }), workload: workload({ active: true, check: 'Ready' }) };
+    const stubs = stubsFor(server, {}, KUEUE_CONFIG);
+    expect((await run('hold', stubs)).result).toMatchObject({ phase: 'Held', held: true });
+    const kinds = stubs.calls.filter((c) => c.name === 'applyWrite').map((c) => (c.input as { write: { kind: string } }).write.kind);
+    expect(kinds).toEqual(['TrainJob', 'Workload']);
+    expect(server.workload?.spec?.active).toBe(false);
+    const again = stubsFor(server, {}, KUEUE_CONFIG);
+    expect((await run('hold', again)).result).toMatchObject({ phase: 'Held' });
+    expect(again.count('applyWrite')).toBe(0);
+  });
+
+  it('a refusal writes nothing: Release of a job not held is ErrRejected naming its phase', async () => {
+    const stubs = stubsFor(gated());
+    const failure = failureOf(await run('release', stubs));
+    expect(failure.type).toBe('ErrRejected');
+    expect(failure.reasons[0]).toContain('it is not held (it is Gated)');
+    expect(stubs.count('applyWrite')).toBe(0);
+  });
+
+  it('a read left unanswered until CallBound is ErrUnreachable', async () => {
+    const config = configOf({ timeouts: { call: '1s', workload: '60s' } });
+    const failure = failureOf(await run('open', stubsFor(gated(), { observeUnanswered: true }, config)));
+    expect(failure).toMatchObject({ type: 'ErrUnreachable', ref: REF });
+    expect(failure.reasons[0]).toMatch(/^waiting for the TrainJob to be read: /);
+  });
+
+  it('a malformed ref is ErrInvalid naming each field', async () => {
+    const failure = failureOf(await run('open', stubsFor(gated()), { namespace: 'ML', name: 'x', uid: '', extra: 1 }));
+    expect(failure.type).toBe('ErrInvalid');
+    expect(failure.reasons).toEqual(expect.arrayContaining([expect.stringMatching(/^namespace: /), expect.stringMatching(/^uid: /), 'extra: unknown field']));
+  });
+});
+
+describe('Stop', () => {
+  it('deletes by UID and answers Absent; a TrainJob already gone is Absent with no delete', async () => {
+    const stubs = stubsFor({ trainJob: trainJob({ suspend: false }) });
+    expect((await run('stop', stubs)).result).toMatchObject({ ref: REF, phase: 'Absent' });
+    expect(stubs.calls.filter((c) => c.name === 'deleteTrainJob').map((c) => c.input)).toEqual([{ ref: REF }]);
+    const gone = stubsFor({});
+    expect((await run('stop', gone)).result).toMatchObject({ phase: 'Absent' });
+    expect(gone.count('deleteTrainJob')).toBe(0);
+  });
+});
+
+describe('Watch', () => {
+  it('calls again as the phase changes, sets DispatchPhase, and answers the outcome', async () => {
+    const outcome = { ref: REF, phase: 'Failed' as const, reason: 'BackoffLimitExceeded', message: 'job failed', exitCode: 125, finishedAt: '2026-01-01T00:05:00Z' };
+    const state = (phase: 'Queued' | 'Running') => ({ state: { ref: REF, phase, held: false, reasons: [] }, checks: 1 });
+    const stubs = stubsFor({ trainJob: trainJob({ suspend: false, conditions: [condition('Failed')] }) }, {
+      watchAnswers: [state('Queued'), state('Running'), { outcome, checks: 3 }],
+    });
+    const ran = await run('watch', stubs);
+    expect(ran.result).toEqual(outcome);
+    const shown = stubs.calls.filter((c) => c.name === 'watchTrainJob').map((c) => (c.input as { shownPhase?: string }).shownPhase);
+    expect(shown).toEqual([undefined, 'Queued', 'Running']);
+    const described = await ran.handle.describe();
+    expect(described.typedSearchAttributes.get(DispatchPhase)).toBe('Failed');
+  });
+});
