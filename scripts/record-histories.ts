@@ -32,6 +32,8 @@ import { startTestStack } from '../dev/harness/stack.js';
 import type { ConfigInput } from '../src/model/config.js';
 import { Trainer } from '../src/model/constants.js';
 import { fromFailure } from '../src/model/errors.js';
+import type { LifecycleOperation } from '../src/model/lifecycle-constants.js';
+import type { TrainJobRef } from '../src/model/lifecycle.js';
 import type { StartRequest } from '../src/model/request.js';
 import type { BackendGates } from '../src/model/results.js';
 import { createDispatchWorker } from '../src/worker/dispatch-worker.js';
@@ -56,7 +58,7 @@ import {
   verifyCorpus,
 } from '../test/unit/replay/history-sums.js';
 
-const HELP = `Usage: npm run histories:record -- --set <name> [--note <text>] [--baseline | --experiment]
+const HELP = `Usage: npm run histories:record -- --set <name> [--note <text>] [--only <prefix,...>] [--baseline | --experiment]
 
 Starts a local stack, runs every scenario, and writes test/histories/<name>/*.json plus its
 manifest.json (with the full commit it was recorded from), appends the files' sha256 to
@@ -73,6 +75,8 @@ rules, checked here before any server starts:
              baseline has been committed.
 --experiment records from any tree into .dev/histories/<name>/ (git-ignored), and touches
              nothing in test/histories.
+--only       the scenarios whose file name begins with one of these prefixes, e.g.
+             open,hold,release,stop,watch for a set of the operations after Start.
 `;
 
 /** Short timeouts so that every failure scenario ends in seconds. */
@@ -133,6 +137,19 @@ const nameOf = (r: StartRequest) => trainJobName(r.job, r.submission);
 /** Submits and waits for the end, whatever it is. */
 async function ended(client: DispatchKubeflowClient, request: StartRequest): Promise<WorkflowHandle> {
   const handle = await client.submit(request);
+  await handle.result().catch(() => undefined);
+  return handle;
+}
+
+/** Starts the request and answers the TrainJob's ref. */
+async function startedRef(client: DispatchKubeflowClient, request: StartRequest): Promise<TrainJobRef> {
+  const started = await client.startTrainJob(request);
+  return { namespace: started.namespace, name: started.name, uid: started.uid };
+}
+
+/** Runs one operation after Start to its end, whatever it is. */
+async function operation(client: DispatchKubeflowClient, op: LifecycleOperation, ref: TrainJobRef): Promise<WorkflowHandle> {
+  const handle = await client.submitOperation(op, ref);
   await handle.result().catch(() => undefined);
   return handle;
 }
@@ -296,6 +313,97 @@ const SCENARIOS: Scenario[] = [
       });
       await handle.result().catch(() => undefined);
       return handle;
+    },
+  },
+  // The operations after Start (docs/contract.md §9), each on a TrainJob a Start made just before.
+  {
+    file: 'open-plain-running',
+    what: 'OpenTrainJob, plain mode: read, one patch (spec.suspend false, testing UID and resourceVersion), read: Running',
+    expect: { ok: true },
+    run: async (w, r) => operation(w.direct, 'open', await startedRef(w.direct, r)),
+  },
+  {
+    file: 'hold-plain-running',
+    what: 'HoldTrainJob on an opened plain TrainJob: spec.suspend true and the held annotation in one patch: Held',
+    expect: { ok: true },
+    async run(w, r) {
+      const ref = await startedRef(w.direct, r);
+      await w.direct.open(ref);
+      return operation(w.direct, 'hold', ref);
+    },
+  },
+  {
+    file: 'release-plain-held',
+    what: 'ReleaseTrainJob on a held plain TrainJob: spec.suspend false, the held annotation removed: Running',
+    expect: { ok: true },
+    async run(w, r) {
+      const ref = await startedRef(w.direct, r);
+      await w.direct.hold(ref);
+      return operation(w.direct, 'release', ref);
+    },
+  },
+  {
+    file: 'release-refused-not-held',
+    what: 'ReleaseTrainJob on a TrainJob never held: ErrRejected, nothing written',
+    expect: { type: 'ErrRejected', step: 0 },
+    run: async (w, r) => operation(w.direct, 'release', await startedRef(w.direct, r)),
+  },
+  {
+    file: 'open-refused-another-uid',
+    what: 'OpenTrainJob with a UID that is not the TrainJob\'s: ErrRejected, nothing written',
+    expect: { type: 'ErrRejected', step: 0 },
+    run: async (w, r) => operation(w.direct, 'open', { ...(await startedRef(w.direct, r)), uid: '00000000-0000-4000-8000-000000000000' }),
+  },
+  {
+    file: 'open-unanswered',
+    what: 'OpenTrainJob while every read of the TrainJob answers 500 until CallBound: ErrUnreachable',
+    expect: { type: 'ErrUnreachable', step: 0 },
+    async run(w, r) {
+      const ref = await startedRef(w.proxied, r);
+      w.proxy.inject(always('GET', `${trainJobsPath(NAMESPACE)}/${ref.name}`, 'status-500'));
+      try {
+        return await operation(w.proxied, 'open', ref);
+      } finally {
+        w.proxy.clear();
+      }
+    },
+  },
+  {
+    file: 'hold-kueue-workload-inactive',
+    what: 'HoldTrainJob in Kueue mode: the held annotation, then the Workload (FakeKueue) spec.active false: Held',
+    expect: { ok: true },
+    run: async (w, r) => operation(w.kueue, 'hold', await startedRef(w.kueue, r)),
+  },
+  {
+    file: 'open-kueue-gate-removed',
+    what: "OpenTrainJob in Kueue mode: dispatch's gate out of admission-gated-by: Queued",
+    expect: { ok: true },
+    run: async (w, r) => operation(w.kueue, 'open', await startedRef(w.kueue, r)),
+  },
+  {
+    file: 'stop-plain-deleted',
+    what: 'StopTrainJob: delete by UID, Background propagation, read again: Absent',
+    expect: { ok: true },
+    run: async (w, r) => operation(w.direct, 'stop', await startedRef(w.direct, r)),
+  },
+  {
+    file: 'watch-plain-succeeded',
+    what: 'WatchTrainJob on an opened plain TrainJob that KWOK runs to Complete: Succeeded, with the phases shown on the way',
+    expect: { ok: true },
+    async run(w, r) {
+      const ref = await startedRef(w.direct, r);
+      await w.direct.open(ref);
+      return operation(w.direct, 'watch', ref);
+    },
+  },
+  {
+    file: 'watch-absent-after-stop',
+    what: 'WatchTrainJob on a stopped TrainJob: Absent',
+    expect: { ok: true },
+    async run(w, r) {
+      const ref = await startedRef(w.direct, r);
+      await w.direct.stop(ref);
+      return operation(w.direct, 'watch', ref);
     },
   },
 ];
@@ -487,6 +595,7 @@ async function main(): Promise<void> {
       note: { type: 'string' },
       baseline: { type: 'boolean' },
       experiment: { type: 'boolean' },
+      only: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -608,7 +717,11 @@ async function main(): Promise<void> {
       recordedAt: new Date().toISOString(),
       histories: [],
     };
-    for (const [index, scenario] of SCENARIOS.entries()) {
+    // --only: the scenarios whose file begins with one of these prefixes (a set of new workflow types).
+    const prefixes = values.only?.split(',').filter((p) => p !== '');
+    const chosen = [...SCENARIOS.entries()].filter(([, s]) => !prefixes || prefixes.some((p) => s.file.startsWith(p)));
+    if (chosen.length === 0) throw new RecordRefused(`--only ${values.only}: no scenario's file begins so`);
+    for (const [index, scenario] of chosen) {
       const started = Date.now();
       const request = {
         ...startRequest(scenario.runtime ? { runtime: scenario.runtime } : {}),
@@ -646,7 +759,7 @@ async function main(): Promise<void> {
       writeSums(values.set, files.keys(), sums);
       writeIndex();
     }
-    console.log(`recorded ${SCENARIOS.length} histories in ${setDir} in ${Date.now() - t0} ms`);
+    console.log(`recorded ${chosen.length} histories in ${setDir} in ${Date.now() - t0} ms`);
   } finally {
     for (const stop of stops) await stop().catch((error: unknown) => console.error(error));
     await stack.stop();
