@@ -6,6 +6,7 @@ import {
   CoreV1Api,
   type V1ClusterRoleBinding,
   type V1ObjectMeta,
+  type V1ResourceAttributes,
   type V1RoleBinding,
 } from '@kubernetes/client-node';
 import { expect } from 'vitest';
@@ -127,4 +128,18 @@ export async function untilAuthorized(
       })
     ).status?.allowed ?? false;
   await expect.poll(review, { timeout: 10_000, interval: 100 }).toBe(allowed);
+}
+
+/**
+ * What the authorizer answers the identity itself: a SelfSubjectAccessReview sent with its own
+ * token, as the write gate asks (the identity may create one: `system:basic-user`).
+ */
+export async function reviewAsSelf(identity: ServiceAccountIdentity, attributes: V1ResourceAttributes): Promise<boolean> {
+  const answer = await kubeRequest(identity.access, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: 'SelfSubjectAccessReview',
+    spec: { resourceAttributes: attributes },
+  });
+  if (answer.status !== 201) throw new Error(`SelfSubjectAccessReview as ${identity.user}: HTTP ${answer.status} ${answer.body}`);
+  return (answer.json as { status?: { allowed?: boolean } }).status?.allowed ?? false;
 }

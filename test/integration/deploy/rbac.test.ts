@@ -2,19 +2,24 @@
 // as they are (the rest server-side dry-run, strictly validated), and the worker runs as the
 // ServiceAccount they bind, with a token from the TokenRequest API, exactly as in its Pod. Under
 // that identity the preflight proves every gate, Start succeeds and the compensation deletes what
-// it created; with any single permission removed, the preflight names the gate it breaks and Start
-// refuses accordingly (docs/contract.md §8).
+// it created; with any single permission the write gate reviews removed, the preflight names the
+// gate it breaks and Start refuses accordingly (docs/contract.md §8). Hold, Release, Open, Watch
+// and Stop run under it too, and the authorizer answers it (SelfSubjectAccessReview) yes to every
+// access the operations after Start need (test/unit/deploy/rbac.ts) and no to their neighbours.
 //
 // The identity is the manifests' own ServiceAccount, not the harness's restricted user: that user
 // may already read Trainer objects cluster-wide, which would hide a missing `get`.
 import type { V1ClusterRole, V1PolicyRule, V1Role } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lifecycleWorkflowId } from '../../../src/core/lifecycle-ids.js';
+import type { PlannedWrite } from '../../../src/core/lifecycle-plans.js';
 import { trainJobName } from '../../../src/core/names.js';
 import { PROBE_JOB_PREFIX } from '../../../src/core/probe.js';
 import type { ConfigInput } from '../../../src/model/config.js';
 import { Kueue, Trainer } from '../../../src/model/constants.js';
 import { startRequest } from '../../support/requests.js';
 import { configOf, KUEUE, kustomize, PLAIN, type Manifest } from '../../unit/deploy/manifests.js';
+import { deniedAccesses, describeAccess, neededAccesses, writeGateAccesses, type Access } from '../../unit/deploy/rbac.js';
 import { PROVEN, startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { applyKueueSamples } from '../../../dev/harness/samples.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
@@ -26,6 +31,7 @@ import {
   deleteClusterScoped,
   placeIn,
   replace,
+  reviewAsSelf,
   serviceAccountIdentity,
   untilAuthorized,
   type KubeBody,
@@ -177,6 +183,21 @@ async function expectAllProven(d: Deployed): Promise<void> {
   await gone(d, PROBE_NAME);
 }
 
+/**
+ * As the ServiceAccount itself: every access the worker's calls need is allowed, and each neighbour
+ * of them (another verb, subresource, namespace or name) is denied. The configuration's namespace
+ * is the test's; cluster-wide accesses stay as they are.
+ */
+async function expectAccesses(d: Deployed, dir: string): Promise<void> {
+  const config = { ...configOf(kustomize(dir)), namespace: d.ns.name };
+  const answers = async (accesses: Access[]) =>
+    Promise.all(accesses.map(async (a) => `${describeAccess(a)}: ${(await reviewAsSelf(d.identity, a)) ? 'allowed' : 'denied'}`));
+  const needed = neededAccesses(config);
+  expect(await answers(needed)).toEqual(needed.map((a) => `${describeAccess(a)}: allowed`));
+  const denied = deniedAccesses(config, 'default');
+  expect(await answers(denied)).toEqual(denied.map((a) => `${describeAccess(a)}: denied`));
+}
+
 describe('deploy/kubernetes (plain mode) as its ServiceAccount on the real API server', () => {
   const d = deploySuite('deploy-rbac', PLAIN);
 
@@ -192,6 +213,22 @@ describe('deploy/kubernetes (plain mode) as its ServiceAccount on the real API s
       const result = await d.h.client.startTrainJob(request);
       expect(result).toMatchObject({ namespace: d.ns.name, name: nameOf(request), uid: expect.any(String) });
     }
+  });
+
+  it('grants what Hold, Release, Open, Watch and Stop need: one TrainJob from Start to Succeeded to deleted', async () => {
+    const started = await d.h.client.startTrainJob(startRequest());
+    const ref = { namespace: started.namespace, name: started.name, uid: started.uid };
+    expect(await d.h.client.hold(ref)).toMatchObject({ ref, phase: 'Held', held: true });
+    // Plain mode: a Release opens a TrainJob held before it was opened (docs/lifecycle.md); Open then has nothing to do.
+    expect(await d.h.client.release(ref)).toMatchObject({ ref, phase: 'Running', held: false });
+    expect(await d.h.client.open(ref)).toMatchObject({ ref, phase: 'Running', held: false });
+    expect(await d.h.client.watch(ref)).toMatchObject({ ref, phase: 'Succeeded' });
+    expect(await d.h.client.stop(ref)).toMatchObject({ ref, phase: 'Absent' });
+    await gone(d, ref.name);
+  });
+
+  it('answers the ServiceAccount yes to every access the calls need (Watch: list TrainJobs and Pods) and no to each neighbour', async () => {
+    await expectAccesses(d, PLAIN);
   });
 
   describe('grants what the compensation needs', () => {
@@ -248,15 +285,16 @@ describe('deploy/kubernetes (plain mode) as its ServiceAccount on the real API s
     }
   });
 
-  describe('without any single permission, the preflight leaves the write gate unproven, naming it, and Start refuses with ErrReadOnly', () => {
-    // The cases are the manifests' own rules, read when the file loads (the namespace comes later).
-    const cases = permissions(kustomize(PLAIN)).map(({ role, resource, verb }) => ({
-      role: role.kind,
-      resource,
-      verb,
-    }));
+  describe('without any single permission the write gate reviews, the preflight leaves the write gate unproven, naming it, and Start refuses with ErrReadOnly', () => {
+    // The cases are the manifests' own rules that the write gate reviews, read when the file loads
+    // (the namespace comes later). The others (Watch's lists) the gate does not review: removing
+    // one leaves every gate proven, so they are checked by review above.
+    const reviewed = writeGateAccesses(configOf(kustomize(PLAIN)));
+    const cases = permissions(kustomize(PLAIN))
+      .filter((p) => reviewed.some((a) => a.group === p.group && a.resource === p.resource && a.verb === p.verb))
+      .map(({ role, resource, verb }) => ({ role: role.kind, resource, verb }));
 
-    it('covers every verb of both Roles: create, get, patch and delete on TrainJobs and TrainingRuntimes, get on ClusterTrainingRuntimes', () => {
+    it('covers every verb the write gate reviews: create, get, patch and delete on TrainJobs and TrainingRuntimes, get on ClusterTrainingRuntimes', () => {
       expect(cases.map((c) => `${c.role} ${c.verb} ${c.resource}`).sort()).toEqual(
         [
           ...['create', 'get', 'patch', 'delete'].flatMap((verb) => [
@@ -307,8 +345,30 @@ describe('deploy/kubernetes/kueue as its ServiceAccount, on the real Kueue', () 
     expect(await d.h.client.startTrainJob(request)).toMatchObject({ name: nameOf(request), mode: 'kueue' });
   });
 
+  it("grants what Hold, Release and Stop need in Kueue mode: the held mark and the Workload's spec.active, then the delete", async () => {
+    const started = await d.h.client.startTrainJob(startRequest());
+    const ref = { namespace: started.namespace, name: started.name, uid: started.uid };
+    expect(await d.h.client.hold(ref)).toMatchObject({ ref, phase: 'Held', held: true });
+    expect(await d.h.client.release(ref)).toMatchObject({ ref, phase: 'Gated', held: false });
+    // Each wrote the TrainJob, then the Workload, as the ServiceAccount. A write Kueue raced (its
+    // resourceVersion test failed) is read and planned again; a 403 would have failed the operation.
+    for (const op of ['hold', 'release'] as const) {
+      const applied = d.h.calls
+        .of(lifecycleWorkflowId(op, ref), 'applyWrite')
+        .filter((c) => (c.result as { applied?: boolean } | undefined)?.applied === true)
+        .map((c) => (c.input as { write: PlannedWrite }).write.kind);
+      expect(applied, op).toEqual(['TrainJob', 'Workload']);
+    }
+    expect(await d.h.client.stop(ref)).toMatchObject({ ref, phase: 'Absent' });
+    await gone(d, ref.name);
+  });
+
+  it("answers the ServiceAccount yes to every access the calls need (Workloads, dispatch's AdmissionCheck by name) and no to each neighbour", async () => {
+    await expectAccesses(d, KUEUE);
+  });
+
   it("without list on Workloads (which the write gate does not review), the probe's step 9 fails: the start gate is unproven and Start refuses with ErrUnsupported", async () => {
-    const permission = permissions(d.rbac).find((p) => p.group === Kueue.group)!;
+    const permission = permissions(d.rbac).find((p) => p.resource === Kueue.workloadPlural && p.verb === 'list')!;
     expect(permission).toMatchObject({ resource: Kueue.workloadPlural, verb: 'list' });
     const forbidden =
       `workloads.${Kueue.group} is forbidden: User "${d.identity.user}" cannot list resource "workloads" ` +

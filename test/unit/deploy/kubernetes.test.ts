@@ -1,6 +1,7 @@
 // deploy/kubernetes: both kustomizations build, their objects agree with each other (names,
 // namespaces, labels and selectors, ports, the configuration), the worker runs locked down, and
-// the RBAC is exactly what the write gate checks (docs/contract.md §8), plus list on Workloads in Kueue mode.
+// the RBAC is exactly what the write gate checks (docs/contract.md §8) plus what the operations after
+// Start call (rbac.ts: Open, Hold, Release, Stop, Watch, and in Kueue mode the admission check controller).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type {
@@ -8,15 +9,13 @@ import type {
   V1ClusterRoleBinding,
   V1ConfigMap,
   V1Deployment,
-  V1PolicyRule,
   V1Role,
   V1RoleBinding,
   V1Service,
   V1ServiceAccount,
 } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { writeGateChecks } from '../../../src/activities/gate-activities.js';
-import { Kueue, Trainer } from '../../../src/model/constants.js';
+import { Kueue } from '../../../src/model/constants.js';
 import {
   all,
   CONFIG_KEY,
@@ -29,6 +28,7 @@ import {
   REPO,
   type Manifest,
 } from './manifests.js';
+import { describeAccess, granted, neededAccesses, operationAccesses, writeGateAccesses } from './rbac.js';
 
 const builds = { plain: kustomize(PLAIN), kueue: kustomize(KUEUE) };
 const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
@@ -37,28 +37,15 @@ const deploymentOf = (objects: Manifest[]) => one<V1Deployment>(objects, 'Deploy
 const podOf = (objects: Manifest[]) => deploymentOf(objects).spec!.template.spec!;
 const workerOf = (objects: Manifest[]) => podOf(objects).containers[0]!;
 
-/** "<verb> <resource>" for every permission the Roles and ClusterRoles grant, with where it holds. */
-function grants(objects: Manifest[]): string[] {
-  const of = (rules: V1PolicyRule[] | undefined, where: string) =>
-    (rules ?? []).flatMap((rule) =>
-      (rule.apiGroups ?? []).flatMap((group) =>
-        (rule.resources ?? []).flatMap((resource) =>
-          rule.verbs.map((verb) => `${verb} ${resource}.${group} ${where}`),
-        ),
-      ),
-    );
-  return [
-    ...all<V1Role>(objects, 'Role').flatMap((r) => of(r.rules, `in ${r.metadata.namespace}`)),
-    ...all<V1ClusterRole>(objects, 'ClusterRole').flatMap((r) => of(r.rules, 'cluster-wide')),
-  ].sort();
-}
-
 describe.each(Object.entries(builds))('deploy/kubernetes, %s mode', (mode, objects) => {
   const config = configOf(objects);
 
   it('builds the objects of a least-privilege worker and nothing else', () => {
     const kinds = objects.map((o) => o.kind).sort();
-    const roles = mode === 'kueue' ? ['Role', 'Role', 'RoleBinding', 'RoleBinding'] : ['Role', 'RoleBinding'];
+    const roles =
+      mode === 'kueue'
+        ? ['Role', 'Role', 'RoleBinding', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']
+        : ['Role', 'RoleBinding'];
     expect(kinds).toEqual(
       [
         'ClusterRole',
@@ -108,17 +95,36 @@ describe.each(Object.entries(builds))('deploy/kubernetes, %s mode', (mode, objec
     );
   });
 
-  it('grants exactly what the write gate reviews (docs/contract.md §8), plus list on Workloads in Kueue mode: no wildcard, no other verb', () => {
-    const reviewed = writeGateChecks(config.namespace).map(
-      (c) => `${c.verb} ${c.resource}.${Trainer.group} ${c.namespace ? `in ${c.namespace}` : 'cluster-wide'}`,
+  it("grants exactly what the write gate reviews (docs/contract.md §8) plus what the operations after Start call: no wildcard, no other verb", () => {
+    const described = (accesses: Parameters<typeof describeAccess>[0][]) => accesses.map(describeAccess).sort();
+    expect(described(granted(objects))).toEqual(described(neededAccesses(config)));
+    // The operations' accesses are exactly these (rbac.ts is the list both tests hold the manifests to).
+    const ns = config.namespace;
+    expect(described(operationAccesses(config))).toEqual(
+      [
+        `list trainjobs.trainer.kubeflow.org in ${ns}`,
+        `list pods.core in ${ns}`,
+        ...(mode === 'kueue'
+          ? [
+              `list workloads.${Kueue.group} in ${ns}`,
+              `patch workloads.${Kueue.group} in ${ns}`,
+              `patch workloads/status.${Kueue.group} in ${ns}`,
+              `get admissionchecks.${Kueue.group} ${config.kueue.admissionCheck} cluster-wide`,
+              `patch admissionchecks/status.${Kueue.group} ${config.kueue.admissionCheck} cluster-wide`,
+            ]
+          : []),
+      ].sort(),
     );
-    const kueue =
-      mode === 'kueue' ? [`list ${Kueue.workloadPlural}.${Kueue.group} in ${config.namespace}`] : [];
-    expect(grants(objects)).toEqual([...reviewed, ...kueue].sort());
+    expect(described(writeGateAccesses(config))).toHaveLength(9);
     for (const role of [...all<V1Role>(objects, 'Role'), ...all<V1ClusterRole>(objects, 'ClusterRole')]) {
       for (const rule of role.rules ?? []) {
-        expect(rule.resourceNames, role.metadata.name).toBeUndefined();
+        for (const field of [rule.apiGroups, rule.resources, rule.verbs, rule.resourceNames])
+          expect(field ?? [], role.metadata.name).not.toContain('*');
         expect(rule.nonResourceURLs, role.metadata.name).toBeUndefined();
+        // resourceNames only where a name is known: dispatch's AdmissionCheck, the configuration's.
+        if (rule.resources?.some((r) => r.startsWith('admissionchecks')))
+          expect(rule.resourceNames, role.metadata.name).toEqual([config.kueue.admissionCheck]);
+        else expect(rule.resourceNames, role.metadata.name).toBeUndefined();
       }
     }
   });
