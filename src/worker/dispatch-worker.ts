@@ -1,5 +1,6 @@
-// The dispatch-kubeflow worker: serves the three workflows and their activities on the configured
-// task queue, keeps the backend gates current with the preflight, and stops cleanly on SIGTERM/SIGINT.
+// The dispatch-kubeflow worker: serves the workflows and their activities on the configured task
+// queue, keeps the backend gates current with the preflight, in Kueue mode runs dispatch's admission
+// check controller (docs/contract.md §9), and stops cleanly on SIGTERM/SIGINT.
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities/index.js';
@@ -7,6 +8,7 @@ import { createKubeClients, loadKubeConfig } from '../activities/kube-clients.js
 import { GateStore } from '../activities/settings-activities.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
+import { createAdmissionController, type AdmissionController } from './admission-controller.js';
 import { log } from './log.js';
 import { preflightLoop, runPreflight } from './preflight.js';
 import { workflowCode } from './workflow-code.js';
@@ -69,13 +71,22 @@ export interface DispatchWorkerOptions {
   tuning?: WorkerTuning;
   /** Activity interceptors after dispatch's own (tests record what each activity was given). */
   activityInterceptors?: ActivityInterceptorsFactory[];
+  /**
+   * Kueue mode: run dispatch's admission check controller (default true); false for a worker that
+   * must leave Kueue's objects alone (e.g. beside a test's stand-in Kueue). Plain mode has none.
+   */
+  admissionController?: boolean;
+  /** Time between two passes of the admission check controller (default 1 s). */
+  admissionIntervalMs?: number;
 }
 
 export interface DispatchWorker {
   worker: Worker;
   gates: GateStore;
   metrics: DispatchMetrics;
-  /** Runs the worker and the preflight loop until shutdown. */
+  /** dispatch's admission check controller: Kueue mode only, unless turned off. run() runs it. */
+  admissionController?: AdmissionController;
+  /** Runs the worker, the preflight loop and the admission check controller until shutdown. */
   run(): Promise<void>;
   /** Runs one preflight now and waits for its gates. */
   preflight(): ReturnType<typeof runPreflight>;
@@ -87,11 +98,18 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
   const kube = createKubeClients(loadKubeConfig(options.kubeconfigPath ?? config.kubeconfig));
   const gates = new GateStore(config);
   const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
-  const activities = createActivities({
-    kube,
-    settings: gates,
-    requestTimeoutMs: options.requestTimeoutMs ?? Math.min(10_000, callMs),
-  });
+  const requestTimeoutMs = options.requestTimeoutMs ?? Math.min(10_000, callMs);
+  const activities = createActivities({ kube, settings: gates, requestTimeoutMs });
+  const admissionController =
+    config.mode === 'kueue' && options.admissionController !== false
+      ? createAdmissionController({
+          kube,
+          config,
+          requestTimeoutMs,
+          log,
+          ...(options.admissionIntervalMs !== undefined ? { intervalMs: options.admissionIntervalMs } : {}),
+        })
+      : undefined;
   const taskQueue = config.temporal.taskQueue;
   const metrics = options.metrics ?? createDispatchMetrics();
   const code = options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode(options.workflowBundlePath);
@@ -109,11 +127,12 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...(options.plugins ? { plugins: options.plugins } : {}),
   });
-  const stopPreflight = new AbortController();
+  const stopLoops = new AbortController();
   return {
     worker,
     gates,
     metrics,
+    ...(admissionController ? { admissionController } : {}),
     preflight: () => runPreflight(options.client, taskQueue, gates),
     async run() {
       const running = worker.run();
@@ -122,18 +141,19 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         taskQueue,
         gates,
         options.preflightIntervalMs ?? DEFAULT_PREFLIGHT_INTERVAL_MS,
-        stopPreflight.signal,
+        stopLoops.signal,
         log,
       );
+      const controlling = admissionController?.run(stopLoops.signal);
       try {
         await running;
       } finally {
-        stopPreflight.abort();
-        await loop;
+        stopLoops.abort();
+        await Promise.all([loop, controlling]);
       }
     },
     shutdown() {
-      stopPreflight.abort();
+      stopLoops.abort();
       worker.shutdown();
     },
   };
