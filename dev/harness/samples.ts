@@ -78,9 +78,10 @@ export async function applyKueueSamples(admin: KubeAccess, namespaces: string[])
 }
 
 /**
- * Sets an AdmissionCheck's condition Active: True, as its controller would. Until dispatch runs
- * its own admission check controller, the harness plays that part: a ClusterQueue that lists an
- * AdmissionCheck stays inactive (admits nothing) while the check is not Active.
+ * Sets an AdmissionCheck's condition Active: True, as its controller would: a ClusterQueue that
+ * lists an AdmissionCheck stays inactive (admits nothing) while the check is not Active. Only
+ * dev:up's stack does this, since no dispatch worker runs there; a Kueue-mode worker's admission
+ * check controller keeps it Active (docs/contract.md §9).
  */
 export async function activateAdmissionCheck(admin: KubeAccess, name: string, apiVersion = `${Kueue.group}/v1beta2`): Promise<void> {
   const status = {

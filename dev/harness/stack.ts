@@ -74,12 +74,18 @@ async function finishStack(parts: {
   tTemporal: number;
   logDir: string;
   stop: () => Promise<void>;
+  /**
+   * Set the sample AdmissionCheck Active, as its controller would. Only where no dispatch worker
+   * runs: dev:up's stack. A test run's Kueue-mode workers run dispatch's admission check controller
+   * (docs/contract.md §9), which keeps it Active, and the tests rely on that.
+   */
+  activateAdmissionCheck?: boolean;
 }): Promise<Stack> {
   const { kube, stop } = parts;
   try {
     const admin = adminAccess(kube.info);
     const samples = [...(await applySamples(admin)), ...(await applyKueueSamples(admin, [kube.info.namespace]))];
-    await activateAdmissionCheck(admin, KUEUE_SAMPLE_CHECK);
+    if (parts.activateAdmissionCheck) await activateAdmissionCheck(admin, KUEUE_SAMPLE_CHECK);
     return {
       info: { kube: kube.info, temporal: parts.temporal, logDir: parts.logDir, samples },
       timings: { ...kube.timings, temporal: parts.tTemporal, total: Date.now() - parts.t0 },
@@ -244,6 +250,7 @@ export async function startDevStack(options: {
     tTemporal,
     logDir: options.logDir,
     stop,
+    activateAdmissionCheck: true,
     temporal: { address: t.address, namespace: TEMPORAL_NAMESPACE, uiUrl: t.uiUrl, cli: options.binaries.temporal },
   });
   return { ...stack, pids: { temporal: t.process.pid, ...kube.info.pids } };

@@ -64,6 +64,13 @@ export interface DispatchHarnessOptions {
   workflowBundle?: { code: string };
   /** A Temporal server other than the run's shared one (host:port), e.g. one with its Web UI. */
   temporalAddress?: string;
+  /**
+   * Kueue mode: run the worker's admission check controller, as the product's worker does (default
+   * true). Off where the Kueue is a stand-in that a controller marking Workloads Ready would upset.
+   */
+  admissionController?: boolean;
+  /** Time between the controller's passes (default the worker's, 1 s). */
+  admissionIntervalMs?: number;
 }
 
 export async function startDispatch(options: DispatchHarnessOptions): Promise<DispatchHarness> {
@@ -100,9 +107,14 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.tracing ? { plugins: [options.tracing.plugin] } : {}),
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.admissionController === false ? { admissionController: false } : {}),
+    ...(options.admissionIntervalMs !== undefined ? { admissionIntervalMs: options.admissionIntervalMs } : {}),
   });
   if (options.gates !== 'none') worker.gates.update(options.gates ?? PROVEN);
   const running = worker.worker.run();
+  // worker.run() would also run the preflight, whose gates would replace the ones given above.
+  const stopController = new AbortController();
+  const controlling = worker.admissionController?.run(stopController.signal);
   const admin = createKubeClients(loadKubeConfig(writeKubeconfig(adminOf())));
   return {
     config,
@@ -112,8 +124,9 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
     kube: admin,
     client: new DispatchKubeflowClient(client, { namespace: options.namespace, taskQueue: config.temporal.taskQueue }),
     async close() {
+      stopController.abort();
       worker.worker.shutdown();
-      await running;
+      await Promise.all([running, controlling]);
       await env.teardown();
     },
   };

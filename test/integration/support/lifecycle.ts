@@ -1,11 +1,11 @@
-// What a test does after a Start to let the TrainJob run on the real controllers, standing in for
-// dispatch's Open and its admission check controller (which do not exist yet): unsuspend a plain
-// TrainJob; in Kueue mode remove dispatch's gate and set the check Ready once quota is reserved.
-// Then the real Trainer, JobSet, Job controller, scheduler and KWOK run it to Complete.
-import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+// What a test reads while a TrainJob runs on the real controllers after Start and Open (the real
+// Trainer, JobSet, Job controller, scheduler and KWOK run it; in Kueue mode the worker's admission
+// check controller sets the check Ready): its Workload, its end, its pods; and the Kueue-mode
+// worker configuration on the harness's sample queues.
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../../../dev/harness/samples.js';
 import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import { Annotations, Kueue, Labels, Trainer } from '../../../src/model/constants.js';
+import { Kueue, Labels, Trainer } from '../../../src/model/constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
 
 export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
@@ -26,21 +26,6 @@ const trainJobAt = (namespace: string, name: string) => ({
   name,
 });
 
-const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-
-/** Plain mode: spec.suspend false. */
-export async function unsuspend(kube: KubeClients, namespace: string, name: string): Promise<void> {
-  await kube.custom.patchNamespacedCustomObject({ ...trainJobAt(namespace, name), body: { spec: { suspend: false } } }, mergePatch);
-}
-
-/** Kueue mode: removes the admission-gated-by annotation (dispatch's gate is its only value). */
-export async function removeGate(kube: KubeClients, namespace: string, name: string): Promise<void> {
-  await kube.custom.patchNamespacedCustomObject(
-    { ...trainJobAt(namespace, name), body: { metadata: { annotations: { [Annotations.kueueAdmissionGatedBy]: null } } } },
-    mergePatch,
-  );
-}
-
 export async function workloadOf(kube: KubeClients, namespace: string, uid: string): Promise<Workload | undefined> {
   const list = (await kube.custom.listNamespacedCustomObject({
     group: Kueue.group,
@@ -54,34 +39,6 @@ export async function workloadOf(kube: KubeClients, namespace: string, uid: stri
 
 const condition = (obj: { status?: { conditions?: { type: string; status: string }[] } } | undefined, type: string) =>
   obj?.status?.conditions?.find((c) => c.type === type)?.status === 'True';
-
-/** Once Kueue reserved quota for the TrainJob's Workload, sets the admission check Ready (status). */
-export async function admitWhenReserved(kube: KubeClients, namespace: string, uid: string, check: string): Promise<Workload> {
-  const workload = await until(`the Workload of ${uid} to reserve quota`, 60_000, async () => {
-    const w = await workloadOf(kube, namespace, uid);
-    return condition(w as never, 'QuotaReserved') ? w : undefined;
-  });
-  const name = workload.metadata?.name ?? '';
-  await kube.custom.patchNamespacedCustomObjectStatus(
-    {
-      group: Kueue.group,
-      version: 'v1beta2',
-      namespace,
-      plural: Kueue.workloadPlural,
-      name,
-      body: {
-        apiVersion: `${Kueue.group}/v1beta2`,
-        kind: 'Workload',
-        metadata: { name, namespace },
-        status: { admissionChecks: [{ name: check, state: 'Ready', message: 'set by the test', lastTransitionTime: new Date().toISOString() }] },
-      },
-      fieldManager: 'dispatch-kubeflow-test',
-      force: true,
-    },
-    setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply),
-  );
-  return workload;
-}
 
 /** Waits for the TrainJob's Complete (or Failed) condition; returns which. */
 export async function finished(kube: KubeClients, namespace: string, name: string, timeoutMs = 90_000): Promise<'Complete' | 'Failed'> {
