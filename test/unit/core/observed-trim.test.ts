@@ -1,0 +1,48 @@
+// Activities return the TrainJob and the Workload trimmed to what the decisions read
+// (src/core/observed-trim.ts), since workflow histories record every result. Trimming must never
+// change a decision: the phase, Watch's outcome, each plan's writes and the admission check
+// controller's writes are the same from the trimmed objects as from the whole ones.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { watchOutcome, workloadsToMarkReady } from '../../../src/core/admission.js';
+import { planOperation, type LifecycleOp } from '../../../src/core/lifecycle-plans.js';
+import { trimTrainJob, trimWorkload } from '../../../src/core/observed-trim.js';
+import { stateOf, type Observed } from '../../../src/core/phase.js';
+import { arbObserved, REF, T1, trainJob, workload } from './lifecycle-fixtures.js';
+
+const trimmed = (observed: Observed): Observed => ({
+  ...observed,
+  ...(observed.trainJob ? { trainJob: trimTrainJob(observed.trainJob) } : {}),
+  ...(observed.workload ? { workload: trimWorkload(observed.workload) } : {}),
+});
+
+describe('trimTrainJob, trimWorkload', () => {
+  it('keep metadata, spec.suspend / spec.active and the status the decisions read; drop the rest', () => {
+    const job = trimTrainJob(trainJob({ suspend: true, held: 'true' }));
+    expect(Object.keys(job.spec)).toEqual(['suspend']);
+    expect(job.metadata).toMatchObject({ uid: REF.uid, resourceVersion: '100' });
+    const wl = trimWorkload(workload({ active: false, check: 'Pending' }));
+    expect(wl.spec).toEqual({ active: false });
+    expect(Object.keys(wl.status ?? {})).toEqual(['admissionChecks']);
+    expect(trimTrainJob(trainJob()).spec).toEqual({});
+  });
+
+  it('change no decision: state, Watch outcome, every plan and the controller writes are the same', () => {
+    fc.assert(
+      fc.property(arbObserved, fc.constantFrom<LifecycleOp>('open', 'hold', 'release'), fc.boolean(), (observed, op, resumed) => {
+        const small = trimmed(observed);
+        expect(stateOf(REF, small)).toEqual(stateOf(REF, observed));
+        expect(planOperation(op, REF, small, { resumed })).toEqual(planOperation(op, REF, observed, { resumed }));
+        const watched = { pods: [], observedAt: T1 };
+        expect(watchOutcome(REF, { ...small, ...watched })).toEqual(watchOutcome(REF, { ...observed, ...watched }));
+        const jobs = observed.trainJob ? { [observed.trainJob.metadata.uid ?? '']: observed.trainJob } : {};
+        const smallJobs = small.trainJob ? { [small.trainJob.metadata.uid ?? '']: small.trainJob } : {};
+        const workloads = observed.workload ? [observed.workload] : [];
+        expect(workloadsToMarkReady(small.workload ? [small.workload] : [], smallJobs, observed.config, T1)).toEqual(
+          workloadsToMarkReady(workloads, jobs, observed.config, T1),
+        );
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
