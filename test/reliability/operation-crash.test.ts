@@ -69,8 +69,10 @@ describe('worker crash: kill -9 during an operation after Start, a new worker pr
     it(`${point.op}: killed while its ${point.activity} is held unsent`, async () => {
       const config = lab.config(CONFIG);
       const client = lab.client(config);
+      // The job runs for two minutes once opened, so that a Hold acts on a running job, not an ended one.
+      const runtime = await runtimeFixtures(lab.kube).namespaced(lab.ns.name, `run-${point.op}`, runFor('120s'));
       const first = await lab.worker(config, `${point.op}-w1`);
-      const started = await client.startTrainJob(startRequest());
+      const started = await client.startTrainJob(startRequest({ runtime }));
       const ref = { namespace: started.namespace, name: started.name, uid: started.uid };
       await point.before(client, ref);
       const fault = lab.proxy.inject(point.hold(lab, ref));
