@@ -1,25 +1,12 @@
 // The Kubernetes calls of Open, Hold, Release and Stop (docs/contract.md §9): read the TrainJob and
 // its Workload, make one planned write, delete by UID. What to write is decided by the workflow
 // from what was read (src/core/lifecycle-plans.ts); these only carry it out and say what answered.
-import { Labels } from '../model/constants.js';
-import { DispatchError } from '../model/errors.js';
-import type { TrainJob, Workload } from '../model/kube.js';
 import type { TrainJobRef } from '../model/lifecycle.js';
 import type { PlannedWrite } from '../core/lifecycle-plans.js';
-import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
-import { workloadOfTrainJob, type LifecycleConfig } from '../core/phase.js';
 import { callsFor, type ActivityEnv } from './context.js';
-import { describeRefusal, type KubeAnswer } from './kube-call.js';
-import { admissionChecks, TRAINJOBS, workloads, type ObjectCalls } from './objects.js';
-
-/** The configuration the calls read: the namespace, the mode and Kueue's names and API version. */
-export type ObserveConfig = LifecycleConfig;
-
-/** The TrainJob of the ref's name and its Workload, trimmed (observed-trim.ts); absent when not found. */
-export interface ObservedObjects {
-  trainJob?: TrainJob;
-  workload?: Workload;
-}
+import { describeRefusal } from './kube-call.js';
+import { admissionChecks, TRAINJOBS, workloads } from './objects.js';
+import { readTrainJob, refused, type ObserveConfig, type ObservedObjects } from './observe-trainjob.js';
 
 export type WriteAnswer =
   | { applied: true }
@@ -36,39 +23,11 @@ const PATCH_NOT_APPLIED = 'the server rejected our request due to an error in ou
 export const isStaleWrite = (answer: { status: number; message: string }): boolean =>
   answer.status === 409 || answer.status === 404 || (answer.status === 422 && answer.message === PATCH_NOT_APPLIED);
 
-const refused = (ref: TrainJobRef, reason: string) => new DispatchError('ErrRejected', [reason], 0, ref);
-
-/** Lists the Workloads labelled with the TrainJob's UID and picks its own (workloadOfTrainJob). */
-async function readWorkload(calls: ObjectCalls, config: ObserveConfig, ref: TrainJobRef, uid: string): Promise<Workload | undefined> {
-  const answer = (await calls.list(workloads(config.kueue.workloadVersion), ref.namespace, `${Labels.kueueJobUid}=${uid}`)) as KubeAnswer<{
-    items?: Workload[];
-  }>;
-  if (answer.answered === 'definite') throw refused(ref, `listing the Workloads of TrainJob ${ref.namespace}/${ref.name}: ${describeRefusal(answer)}`);
-  const workload = workloadOfTrainJob(answer.value.items ?? [], uid);
-  return workload && trimWorkload(workload);
-}
-
 export function lifecycleActivities(env: ActivityEnv) {
   return {
-    /**
-     * Reads the TrainJob of the ref's name and, in Kueue mode, its Workload. A ref outside the
-     * configured namespace is not read: the plan refuses it. A definite refusal other than 404 is
-     * ErrRejected.
-     */
+    /** Reads the TrainJob of the ref's name and, in Kueue mode, its Workload (observe-trainjob.ts). */
     async observeTrainJob(input: { config: ObserveConfig; ref: TrainJobRef }): Promise<ObservedObjects> {
-      const { config, ref } = input;
-      if (ref.namespace !== config.namespace) return {};
-      const calls = callsFor(env);
-      const answer = await calls.get(TRAINJOBS, ref.namespace, ref.name);
-      if (answer.answered === 'definite') {
-        if (answer.status === 404) return {};
-        throw refused(ref, `reading TrainJob ${ref.namespace}/${ref.name}: ${describeRefusal(answer)}`);
-      }
-      const trainJob = trimTrainJob(answer.value as TrainJob);
-      const uid = trainJob.metadata.uid;
-      if (config.mode !== 'kueue' || uid === undefined) return { trainJob };
-      const workload = await readWorkload(calls, config, ref, uid);
-      return workload ? { trainJob, workload } : { trainJob };
+      return readTrainJob(callsFor(env), input.config, input.ref);
     },
 
     /**
