@@ -5,6 +5,8 @@ import type { Config } from '../model/config.js';
 import { DispatchError } from '../model/errors.js';
 import { loadConfig, readDocument } from '../config/load-config.js';
 import { formatRefusal, formatRendered, renderOffline, runtimeFromManifest } from './render-command.js';
+import { LIFECYCLE_OPERATIONS, type LifecycleOperation } from '../model/lifecycle-constants.js';
+import { refFromOptions, type RefOptions } from './trainjob-ref.js';
 
 type Output = 'yaml' | 'json';
 const outputOption = () => new Option('--output <format>', 'output format').choices(['yaml', 'json']).default('yaml');
@@ -146,7 +148,62 @@ export function buildCli(): Command {
       }),
     );
 
+  addOperationCommands(program);
   return program;
+}
+
+/** What each operation after Start does (docs/contract.md §9), as its --help says it. */
+const OPERATION_HELP: Record<LifecycleOperation, string> = {
+  open: "open a started TrainJob so that it runs (OpenTrainJob): plain mode unsuspends it, Kueue mode takes dispatch's gate out",
+  hold: 'hold a TrainJob (HoldTrainJob): suspend it and mark it held; in Kueue mode deactivate its Workload, freeing its quota',
+  release: 'release a held TrainJob (ReleaseTrainJob): undo its Hold',
+  stop: 'stop a TrainJob (StopTrainJob): delete it by UID, with its runtime copy and, in Kueue mode, its Workload',
+  watch: 'wait until a TrainJob has ended (WatchTrainJob): its Outcome, Succeeded, Failed or Absent',
+};
+
+/** The options naming the TrainJob an operation acts on (trainjob-ref.ts). */
+function withRefOptions(command: Command): Command {
+  return command
+    .requiredOption('--config <file>', 'configuration file')
+    .addOption(
+      new Option('--ref <file>', 'the TrainJob: a file (YAML or JSON, - for stdin) with a TrainJobRef, or what start --wait, an operation or find printed about it').conflicts([
+        'name',
+        'uid',
+        'namespace',
+      ]),
+    )
+    .option('--name <name>', "the TrainJob's name (with --uid)")
+    .option('--uid <uid>', "the TrainJob's UID (with --name)")
+    .option('--namespace <namespace>', "the TrainJob's namespace (default: the configuration's)");
+}
+
+type OperationOptions = RefOptions & { config: string; wait: boolean; output: Output };
+
+function addOperationCommands(program: Command): void {
+  for (const operation of LIFECYCLE_OPERATIONS) {
+    withRefOptions(program.command(operation).description(OPERATION_HELP[operation]))
+      .option('--wait', 'wait for the result', false)
+      .addOption(outputOption())
+      .action(async (opts: OperationOptions) =>
+        act(opts.output, async () => {
+          const config = await loadConfig(opts.config);
+          const ref = await refFromOptions(opts, config.namespace);
+          const { operationCommand } = await import('./operation-commands.js');
+          return operationCommand(config, operation, ref, opts);
+        }),
+      );
+  }
+
+  withRefOptions(program.command('status').description("read a TrainJob's state (phase, held, reasons) from the cluster, without a workflow"))
+    .addOption(outputOption())
+    .action(async (opts: Omit<OperationOptions, 'wait'>) =>
+      act(opts.output, async () => {
+        const config = await loadConfig(opts.config);
+        const ref = await refFromOptions(opts, config.namespace);
+        const { statusCommand } = await import('./operation-commands.js');
+        return statusCommand(config, ref, opts);
+      }),
+    );
 }
 
 export async function main(argv = process.argv): Promise<void> {

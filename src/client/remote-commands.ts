@@ -1,4 +1,5 @@
 // The CLI commands that call the workflows through Temporal (connection from TEMPORAL_*).
+import type { WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { stringify } from 'yaml';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
@@ -10,11 +11,12 @@ import { createKubeClients, loadKubeConfig } from '../activities/kube-clients.js
 import { connectClient } from '../worker/connect.js';
 import { DispatchKubeflowClient, typed } from './dispatch-client.js';
 
-type Output = 'yaml' | 'json';
+export type Output = 'yaml' | 'json';
 
-const format = (value: unknown, output: Output) => (output === 'json' ? `${JSON.stringify(value, null, 2)}\n` : stringify(value));
+export const format = (value: unknown, output: Output) => (output === 'json' ? `${JSON.stringify(value, null, 2)}\n` : stringify(value));
 
-async function withClient<T>(config: Config, fn: (client: DispatchKubeflowClient) => Promise<T>): Promise<T> {
+/** Runs `fn` with a typed client on a connection from TEMPORAL_*, closed afterwards. */
+export async function withClient<T>(config: Config, fn: (client: DispatchKubeflowClient) => Promise<T>): Promise<T> {
   const client = await connectClient();
   try {
     return await fn(new DispatchKubeflowClient(client, { namespace: config.namespace, taskQueue: config.temporal.taskQueue }));
@@ -23,13 +25,15 @@ async function withClient<T>(config: Config, fn: (client: DispatchKubeflowClient
   }
 }
 
+/** Without `wait`, the started workflow's id and run id; with it, its result (a failure thrown typed). */
+export async function answerOf(handle: WorkflowHandleWithFirstExecutionRunId, opts: { wait: boolean; output: Output }): Promise<string> {
+  if (!opts.wait) return format({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }, opts.output);
+  const result: unknown = await handle.result().catch((e: unknown) => Promise.reject(typed(e)));
+  return format(result, opts.output);
+}
+
 export async function startCommand(config: Config, request: unknown, opts: { wait: boolean; output: Output }): Promise<string> {
-  return withClient(config, async (client) => {
-    const handle = await client.submit(request as StartRequest);
-    if (!opts.wait) return format({ workflowId: handle.workflowId, runId: handle.firstExecutionRunId }, opts.output);
-    const result = await handle.result().catch((e: unknown) => Promise.reject(typed(e)));
-    return format(result, opts.output);
-  });
+  return withClient(config, async (client) => answerOf(await client.submit(request as StartRequest), opts));
 }
 
 export async function checkRuntimeCommand(config: Config, runtime: string, opts: { output: Output }): Promise<string> {

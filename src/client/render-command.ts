@@ -52,7 +52,8 @@ export function formatRendered(planned: PlannedStart, output: 'yaml' | 'json'): 
 /**
  * A typed refusal as the CLI prints it. `start` shares it: a failure after the TrainJob was created
  * carries its ref (docs/contract.md §6), which the caller needs to act on ErrOutcomeUnknown, so the
- * ref is printed when there is one; `render` never has one.
+ * ref is printed when there is one; `render` never has one. The operations after Start have no
+ * step (it is 0), so theirs says none.
  */
 export function formatRefusal(error: DispatchError, output: 'yaml' | 'json'): { stdout: string; stderr: string } {
   const { type, message, reasons, ref } = error;
@@ -61,5 +62,6 @@ export function formatRefusal(error: DispatchError, output: 'yaml' | 'json'): { 
     return { stdout: `${JSON.stringify(body, null, 2)}\n`, stderr: '' };
   }
   const trainJob = ref ? `, TrainJob ${ref.namespace}/${ref.name} (uid ${ref.uid || 'unknown'})` : '';
-  return { stdout: '', stderr: `${type}: refused at step ${error.step}${trainJob}\n${reasons.map((r) => `  - ${r}`).join('\n')}\n` };
+  const where = error.step > 0 ? ` at step ${error.step}` : '';
+  return { stdout: '', stderr: `${type}: refused${where}${trainJob}\n${reasons.map((r) => `  - ${r}`).join('\n')}\n` };
 }

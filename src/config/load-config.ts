@@ -20,10 +20,15 @@ export async function readDocument(file: string): Promise<unknown> {
   const text = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     throw new Error(`cannot read ${file}: ${error.code ?? error.message}`);
   });
+  return parseDocument(text, file);
+}
+
+/** Parses a document read from `source` (a file's name, or "stdin"), as readDocument does. */
+export function parseDocument(text: string, source: string): unknown {
   try {
     return parseYaml(text, { prettyErrors: true });
   } catch (error) {
-    throw new Error(`${file} is not valid YAML or JSON: ${syntaxProblem(error as Error)}`, { cause: error });
+    throw new Error(`${source} is not valid YAML or JSON: ${syntaxProblem(error as Error)}`, { cause: error });
   }
 }
 

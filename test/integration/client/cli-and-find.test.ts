@@ -1,42 +1,22 @@
 // The CLI commands that go through Temporal (start, check-runtime, probe, find), run as an operator
 // runs them (a process, TEMPORAL_* in the environment), and the typed client's Find (docs/contract.md §7).
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseGoDuration, toMillis } from '../../../src/model/duration.js';
 import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
 import { startRequest } from '../../support/requests.js';
-import { stackInfo } from '../support/context.js';
-import { writeKubeconfig } from '../support/dispatch.js';
-import { kubeAccess, uniqueName } from '../support/kube.js';
+import { cliFolder, cliOnStack } from '../support/cli.js';
+import { uniqueName } from '../support/kube.js';
 import { dispatchSuite } from '../support/suite.js';
 
-const run = promisify(execFile);
-const repo = join(import.meta.dirname, '..', '..', '..');
 const suite = dispatchSuite('cli');
 let configFile: string;
 let dir: string;
 
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'dk-cli-'));
-  configFile = join(dir, 'config.yaml');
-  const kubeconfig = writeKubeconfig(kubeAccess('admin', suite.ns.name));
-  writeFileSync(configFile, `namespace: ${suite.ns.name}\nkubeconfig: ${kubeconfig}\ntemporal:\n  taskQueue: ${suite.h.config.temporal.taskQueue}\n`);
-});
+beforeAll(() => ({ dir, configFile } = cliFolder(suite, 'dk-cli-')));
 
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, TEMPORAL_ADDRESS: stackInfo().temporal.address, TEMPORAL_NAMESPACE: stackInfo().temporal.namespace };
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['bin/dispatch-kubeflow.js', ...args], { cwd: repo, env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const cli = (...args: string[]) => cliOnStack(args);
 
 describe('the dispatch-kubeflow CLI through Temporal', () => {
   it('start --wait prints the StartResult; find then answers Present with the same UID and the attempt token', async () => {

@@ -3,26 +3,19 @@
 // folder and no cluster. Each spawn costs about a second, so each one checks a whole case; the
 // formatting is tested in-process in render-command.test.ts.
 // (When dist/ exists the bin runs the compiled CLI: rebuild before trusting these tests then.)
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { RuntimeRefExtension } from '../../../src/model/request.js';
 import { GOLDEN_DIR, exampleRequest } from '../../golden/cases.js';
 import { dispatchKind, dispatchKindWith } from '../../fixtures/runtimes/load.js';
+import { runCli, type CliRun } from '../../support/cli-process.js';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const BIN = path.join(ROOT, 'bin/dispatch-kubeflow.js');
 const KIND: RuntimeRefExtension = { kind: 'ClusterTrainingRuntime', name: 'dispatch-kind' };
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 let dir: string;
 
@@ -33,7 +26,6 @@ function render(
 ): Promise<Run> {
   const at = (name: string) => path.join(dir, name);
   const args = [
-    BIN,
     'render',
     '--config',
     at(files.config),
@@ -43,15 +35,7 @@ function render(
     at(files.runtime),
   ];
   if (output) args.push('--output', output);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(args);
 }
 
 const WEAKENED =
