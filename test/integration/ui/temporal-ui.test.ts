@@ -9,13 +9,15 @@ import { trainJobName } from '../../../src/core/names.js';
 import { waitFor } from '../../../dev/harness/process.js';
 import { TEMPORAL_NAMESPACE } from '../../../dev/harness/temporal.js';
 import { SearchAttributes, Trainer } from '../../../src/model/constants.js';
-import { DispatchStep } from '../../../src/model/search-attributes.js';
+import { DispatchPhase, DispatchStep } from '../../../src/model/search-attributes.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import type { Progress } from '../../../src/workflows/progress.js';
 import { stepLabel, STEPS } from '../../../src/workflows/steps.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshNamespace, type TestNamespace } from '../support/kube.js';
+import { runtimeFixtures } from '../support/runtimes.js';
+import { refOf, runFor } from '../lifecycle/support.js';
 import { openBrowser, screenshotPath, type Browser } from './browser.js';
 import { startTemporalWithUi, type TemporalWithUi } from './temporal-with-ui.js';
 
@@ -222,5 +224,48 @@ describe('the Temporal UI shows a Start in flight (Kueue mode, held at step 9)',
         intervalMs: 250,
       },
     );
+  });
+
+  it("a Watch's page shows its summary, the phase and what it waits for; DispatchPhase reads Running", async () => {
+    // A plain-mode worker on the same Temporal, and a job KWOK keeps running for two minutes.
+    const plainNs = await freshNamespace('ui-watch');
+    const plain = await startDispatch({ namespace: plainNs.name, config: {}, temporalAddress: temporal.address });
+    try {
+      const runtime = await runtimeFixtures(plain.kube).namespaced(plainNs.name, 'run-2m', runFor('120s'));
+      const ref = refOf(await plain.client.startTrainJob(startRequest({ runtime })));
+      await plain.client.open(ref);
+      const watch = await plain.client.submitOperation('watch', ref);
+      await waitFor(async () => ((await watch.describe()).typedSearchAttributes.get(DispatchPhase) === 'Running' ? true : undefined), {
+        what: 'the Watch to show DispatchPhase Running',
+        timeoutMs: 30_000,
+        intervalMs: 250,
+      });
+      const summary = await (await watch.describe()).staticSummary();
+      expect(summary).toBe(`Watch TrainJob ${ref.namespace}/${ref.name} (uid ${ref.uid})`);
+      const { currentDetails } = await watch.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      const lines = currentDetails.split(/ *\n+/).map((line) => line.replaceAll('**', '').trim());
+      expect(lines[0]).toBe(summary);
+      expect(lines).toContain(`Waiting for: TrainJob ${ref.namespace}/${ref.name} to complete, fail or go (checked every 3 s)`);
+      expect(lines.some((line) => line.startsWith('Phase: Running'))).toBe(true);
+
+      await page.goto(`${workflows}/${encodeURIComponent(watch.workflowId)}`);
+      await page.getByText('User Metadata', { exact: true }).click();
+      await page.getByText('Current Details', { exact: true }).waitFor({ timeout: 15_000 });
+      await waitFor(
+        async () => {
+          const shown = await shownText(page);
+          const missing = [summary!, ...lines.filter((l) => l !== '\u00a0' && l !== '')].filter((line) => !shown.includes(line));
+          if (missing.length > 0) throw new Error(`not shown: ${missing.join(' | ')}`);
+          return true;
+        },
+        { what: `the Watch's summary and current details on ${page.url()}`, timeoutMs: 15_000, intervalMs: 250 },
+      );
+      await page.screenshot({ path: screenshotPath('ui-watch-detail.png') });
+      expect(await plain.client.stop(ref)).toMatchObject({ phase: 'Absent' });
+      expect(await watch.result()).toMatchObject({ ref, phase: 'Absent' });
+    } finally {
+      await plain.close();
+      await plainNs.dispose();
+    }
   });
 });
