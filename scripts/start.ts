@@ -1,23 +1,28 @@
 // `npm start`: the main job on the embedded default. With no configuration it brings up the local
 // stack (`npm run dev:up`: Temporal dev server with its UI, and the local cluster with the real
-// JobSet, Trainer and Kueue controllers, sample runtimes and queues), runs a worker, submits an example StartRequest, and prints the
-// TrainJob's ref and the Temporal UI link of its workflow. The stack stays up (`npm run dev:down`).
+// JobSet, Trainer and Kueue controllers, sample runtimes and queues), runs a worker, and runs an
+// example job from Start through Open to its outcome (Watch), printing each workflow's Temporal UI
+// link and answer. The stack stays up (`npm run dev:down`).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
+import { DispatchKubeflowClient, typed } from '../src/client/dispatch-client.js';
 import { loadConfig, parseConfig, readDocument } from '../src/config/load-config.js';
+import type { Outcome, TrainJobRef, TrainJobState } from '../src/model/lifecycle.js';
 import type { StartRequest } from '../src/model/request.js';
+import type { StartResult } from '../src/model/results.js';
 import { createDispatchWorker } from '../src/worker/dispatch-worker.js';
 import { randomJobId } from '../src/client/job-id.js';
 
 const HELP = `Usage: npm start [-- --config FILE] [-- --request FILE]
 
-Runs one StartTrainJob end to end: a worker, an example request, and the TrainJob's ref and
-Temporal UI link printed at the end.
+Runs one job from Start to its outcome with a worker of its own: StartTrainJob on an example
+request (its TrainJob's ref), OpenTrainJob (the TrainJob's state: it now runs), then
+WatchTrainJob (its outcome: Succeeded, Failed or Absent), each workflow's Temporal UI link
+printed as it starts. The job really runs on the cluster it is given.
 
 With no --config and no TEMPORAL_ADDRESS, it uses the embedded default: it runs \`npm run dev:up\`
 (a local Temporal dev server with its Web UI, and a local Kubernetes cluster with the real JobSet,
@@ -77,11 +82,21 @@ async function main(): Promise<void> {
     const gates = await worker.preflight();
     console.log(`preflight: reach=${gates.reach} write=${gates.write} start=${gates.start}${gates.reasons.length ? ` (${gates.reasons.join('; ')})` : ''}`);
     const dispatch = new DispatchKubeflowClient(client, { namespace: config.namespace, taskQueue: config.temporal.taskQueue });
-    const handle = await dispatch.submit(request);
-    const ui = env.TEMPORAL_UI_URL ? `${env.TEMPORAL_UI_URL}/namespaces/${namespace}/workflows/${encodeURIComponent(handle.workflowId)}` : '(no UI URL known)';
-    console.log(`workflow ${handle.workflowId}\n  ${ui}`);
-    const result = await dispatch.startTrainJob(request);
-    console.log(`TrainJob ${result.ref} (uid ${result.uid}), mode ${result.mode}${result.weakened ? `, weakened: ${result.weakened}` : ''}`);
+    /** Prints the workflow's id and UI link, then waits for its result (a failure as its typed error). */
+    const follow = async <T>(handle: WorkflowHandleWithFirstExecutionRunId): Promise<T> => {
+      const ui = env.TEMPORAL_UI_URL ? `${env.TEMPORAL_UI_URL}/namespaces/${namespace}/workflows/${encodeURIComponent(handle.workflowId)}` : '(no UI URL known)';
+      console.log(`workflow ${handle.workflowId}\n  ${ui}`);
+      return (await handle.result().catch((e: unknown) => Promise.reject(typed(e)))) as T;
+    };
+
+    const result = await follow<StartResult>(await dispatch.submit(request));
+    console.log(`  Start: TrainJob ${result.ref} (uid ${result.uid}), mode ${result.mode}${result.weakened ? `, weakened: ${result.weakened}` : ''}`);
+    const ref: TrainJobRef = { namespace: result.namespace, name: result.name, uid: result.uid };
+    const opened = await follow<TrainJobState>(await dispatch.submitOperation('open', ref));
+    console.log(`  Open: ${opened.phase}${opened.held ? ' (held)' : ''}: ${opened.reasons.join('; ')}`);
+    const outcome = await follow<Outcome>(await dispatch.submitOperation('watch', ref));
+    const exit = outcome.exitCode === undefined ? '' : `, exit code ${outcome.exitCode}`;
+    console.log(`  Watch: ${outcome.phase}, ${outcome.reason}${outcome.message ? ` (${outcome.message})` : ''}${exit}, at ${outcome.finishedAt}`);
   } finally {
     worker.worker.shutdown();
     await running;
