@@ -69,7 +69,7 @@ export function buildCli(): Command {
   // starts fast and works without either.
   program
     .command('worker')
-    .description('run the worker: the three workflows, their activities and the preflight')
+    .description('run the worker: the workflows (Start, Capabilities, the preflight probe, Open, Hold, Release, Stop, Watch), their activities, the preflight, and in Kueue mode the admission check controller')
     .requiredOption('--config <file>', 'configuration file')
     .option('--preflight-interval <duration>', 'how often the preflight runs (Go duration)', '5m')
     .option('--metrics <address>', "the Temporal SDK's Prometheus metrics bind address", '0.0.0.0:9464')
