@@ -2,6 +2,7 @@
 // (src/core/create-conflict.ts) say whether to create again, wait for a deletion, adopt or refuse.
 import { decideConflict, type ConflictRule, type Refuse } from '../core/create-conflict.js';
 import { classifyRefusal } from '../core/refusal-type.js';
+import { isRuntimeCacheLag, RUNTIME_LAG_PAUSE_MS, RUNTIME_LAG_TRIES } from '../core/runtime-lag.js';
 import type { KubeObject } from '../model/kube.js';
 import { DELETION_POLL_MS, pause } from './context.js';
 import { describeRefusal } from './kube-call.js';
@@ -22,9 +23,16 @@ export function refusedCall(what: string, answer: { status: number; reason: stri
 export async function createOrAdopt(calls: ObjectCalls, kind: NamespacedKind, body: KubeObject, rule: ConflictRule): Promise<CreateOutcome> {
   const { name = '', namespace = '' } = body.metadata ?? {};
   const where = describeObject(kind, namespace, name);
+  let lagged = 0;
   for (;;) {
     const created = await calls.create(kind, namespace, body);
     if (created.answered === 'ok') return { do: 'created', uid: created.value.metadata?.uid ?? '' };
+    // Step 6: Trainer's webhook has not seen this Start's runtime copy yet (runtime-lag.ts).
+    if (rule.adopt === 'same-token' && isRuntimeCacheLag(created, rule.copyName) && lagged < RUNTIME_LAG_TRIES) {
+      lagged += 1;
+      await pause(RUNTIME_LAG_PAUSE_MS, { waitingFor: `Trainer's webhook to see runtime copy ${rule.copyName}` });
+      continue;
+    }
     if (created.status !== 409) return refusedCall(`creating ${where}`, created);
 
     const read = await calls.get(kind, namespace, name);

@@ -53,7 +53,7 @@ const atStep9 = (start: HeldStart) =>
   });
 
 /** Reloads `page` until `text` shows (the list is read from visibility, which lags a little). */
-async function reloadUntilVisible(page: Page, text: string, timeoutMs = 15_000): Promise<void> {
+async function reloadUntilVisible(page: Page, text: string, timeoutMs = 30_000): Promise<void> {
   await waitFor(
     async () => {
       await page.reload();

@@ -9,6 +9,7 @@ import { createActivities } from '../../../src/activities/index.js';
 import { UNANSWERED } from '../../../src/activities/kube-call.js';
 import type { KubeClients } from '../../../src/activities/kube-clients.js';
 import { renderStart } from '../../../src/core/render.js';
+import { RUNTIME_LAG_TRIES, RUNTIME_NOT_YET_SEEN } from '../../../src/core/runtime-lag.js';
 import { Annotations } from '../../../src/model/constants.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
@@ -76,6 +77,30 @@ describe('createOrAdopt: the create of steps 5 and 6 after a 409', () => {
     expect(details.reasons).toEqual([expect.stringMatching(/already exists with attempt token other-token; this attempt's is /)]);
     expect(calls.filter((call) => call.startsWith('delete'))).toEqual([]);
   });
+
+  it("step 6: Trainer's webhook not having seen our copy yet is tried again; after RUNTIME_LAG_TRIES it is the refusal", async () => {
+    const { trainJob } = rendered();
+    const name = trainJob.metadata.name!;
+    const lag = (copy: string) =>
+      new ApiException(403, 'Forbidden', {
+        reason: 'Forbidden',
+        message: `admission webhook "validator.trainjob.trainer.kubeflow.org" denied the request: spec.runtimeRef: Invalid value: {}: TrainingRuntime.trainer.kubeflow.org "${copy}" not found: ${RUNTIME_NOT_YET_SEEN}`,
+      }, {});
+    const copy = { name, uid: 'copy-uid' };
+    const seen = scripted([lag(name), lag(name), { ...trainJob, metadata: { ...trainJob.metadata, uid: 'created' } }], []);
+    expect(await run(seen.activities.createTrainJob, { trainJob, copy })).toEqual({ name, uid: 'created', adopted: false });
+    expect(seen.calls).toEqual(['create trainjobs', 'create trainjobs', 'create trainjobs']);
+
+    // Another runtime's name is not this Start's copy: refused at once, and the copy deleted.
+    const other = scripted([lag('someone-else')], []);
+    expect(await rejection(run(other.activities.createTrainJob, { trainJob, copy }))).toMatchObject({ type: 'ErrRejected' });
+    expect(other.calls).toEqual(['create trainjobs', 'delete trainingruntimes copy-uid']);
+
+    const never = scripted(Array.from({ length: RUNTIME_LAG_TRIES + 1 }, () => lag(name)), []);
+    const error = await rejection(run(never.activities.createTrainJob, { trainJob, copy }));
+    expect(error).toMatchObject({ type: 'ErrRejected', nonRetryable: true });
+    expect(never.calls.filter((c) => c === 'create trainjobs')).toHaveLength(RUNTIME_LAG_TRIES + 1);
+  }, 10_000);
 
   it('step 5: a copy with the same spec and no owner is reused; one with an owner is ErrRejected', async () => {
     const { runtimeCopy } = rendered();
