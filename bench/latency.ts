@@ -8,6 +8,7 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { startRequest } from '../test/support/requests.js';
 import { directStarter } from './direct.js';
 import type { BenchEnv } from './env.js';
+import { timed } from './observe.js';
 import { cpuBetween, cpuPerUnit, cpuSnapshot, describePerUnit, describeShare } from './proc.js';
 import type { BenchSettings } from './settings.js';
 import { fixed, mib, ms, spread, type Row, type Spread } from './stats.js';
@@ -30,11 +31,7 @@ export interface LatencyResult {
   cpuPerPair: ReturnType<typeof cpuPerUnit>;
 }
 
-async function timedMs(work: () => Promise<unknown>): Promise<number> {
-  const t0 = performance.now();
-  await work();
-  return performance.now() - t0;
-}
+const timedMs = async (work: () => Promise<unknown>) => (await timed(work))[1];
 
 export async function measureLatency(
   env: BenchEnv,

@@ -8,10 +8,12 @@ import { DEFAULT_WORKER_TUNING } from '../src/worker/dispatch-worker.js';
 import { startBenchEnv, temporalArgs, temporalDynamicConfig } from './env.js';
 import { measureHistory } from './history.js';
 import { measureLatency } from './latency.js';
+import { measureOperations } from './operations.js';
 import { benchSettings } from './settings.js';
 import { table, type Row } from './stats.js';
 import { measureThroughput } from './throughput.js';
 import { measureWaiting } from './waiting.js';
+import { measureWatching } from './watching.js';
 import { workerNodeOptions } from './worker-handle.js';
 
 const settings = benchSettings();
@@ -37,6 +39,8 @@ try {
     ['throughput', measureThroughput],
     ['history', measureHistory],
     ['waiting', measureWaiting],
+    ['operations', measureOperations],
+    ['watching', measureWatching],
   ] as const;
   for (const [name, measure] of sections) {
     if (!settings.sections.has(name)) continue;

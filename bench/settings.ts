@@ -2,7 +2,7 @@
 // and the full run (the sizes, the defaults) is one command.
 import type { WorkerTuning } from '../src/worker/dispatch-worker.js';
 
-export const SECTIONS = ['latency', 'throughput', 'history', 'waiting'] as const;
+export const SECTIONS = ['latency', 'throughput', 'history', 'waiting', 'operations', 'watching'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchSettings {
@@ -22,6 +22,12 @@ export interface BenchSettings {
   waits: number;
   /** BENCH_WAIT_WINDOW_SECONDS: how long the waits are watched once all of them wait. */
   waitWindowSeconds: number;
+  /** BENCH_OPERATION_JOBS: TrainJobs taken one after another through Start, Open, Hold, Release, Stop and Watch. */
+  operationJobs: number;
+  /** BENCH_WATCHES: concurrent Watches of Gated TrainJobs. */
+  watches: number;
+  /** BENCH_WATCH_WINDOW_SECONDS: how long the Watches (1, then all) are watched once all of them check. */
+  watchWindowSeconds: number;
   /**
    * BENCH_TUNING: worker options over the product's DEFAULT_WORKER_TUNING, as JSON, e.g.
    * '{"maxConcurrentActivityTaskExecutions":100}' to measure the SDK's default slots.
@@ -92,6 +98,9 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     replayHistories: positiveInt(env, 'BENCH_REPLAY_HISTORIES', 1000),
     waits: positiveInt(env, 'BENCH_WAITS', 1000),
     waitWindowSeconds: positiveInt(env, 'BENCH_WAIT_WINDOW_SECONDS', 30),
+    operationJobs: positiveInt(env, 'BENCH_OPERATION_JOBS', 20),
+    watches: positiveInt(env, 'BENCH_WATCHES', 1000),
+    watchWindowSeconds: positiveInt(env, 'BENCH_WATCH_WINDOW_SECONDS', 30),
     tuning: tuningOf(env.BENCH_TUNING),
     preload: (env.BENCH_PRELOAD ?? '')
       .split(',')

@@ -55,3 +55,21 @@ export function table(rows: readonly Row[]): string {
   const line = (c: string[]) => `| ${c.map((v, i) => v.padEnd(widths[i]!)).join(' | ')} |`;
   return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...cells.map(line)].join('\n');
 }
+
+/** Median, p90 and the worst: the spread of a few dozen samples, where p99 would be the max. */
+export interface Tail {
+  n: number;
+  p50: number;
+  p90: number;
+  max: number;
+}
+
+export const tail = (samples: readonly number[]): Tail => ({
+  n: samples.length,
+  p50: percentile(samples, 50),
+  p90: percentile(samples, 90),
+  max: percentile(samples, 100),
+});
+
+export const describeTail = (t: Tail, unit: (value: number) => string = ms) =>
+  `median ${unit(t.p50)}, p90 ${unit(t.p90)}, max ${unit(t.max)} (n=${t.n})`;

@@ -10,13 +10,12 @@ import { FakeKueue } from '../test/integration/support/fake-kueue.js';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';
 import { KUEUE } from './history.js';
-import { cpuBetween, cpuSnapshot, describeShare } from './proc.js';
+import { untilChecking, untilTrue, valuesAskedBy, watchWindow } from './observe.js';
+import { describeShare } from './proc.js';
 import type { BenchSettings } from './settings.js';
 import { fixed, mib, type Row } from './stats.js';
 import { cpuSeconds } from './worker-handle.js';
 
-/** No new waiter for this long means the rest will not start waiting (or have failed). */
-const STALL_MS = 45_000;
 /** Submissions in flight at once while ramping up. */
 const SUBMIT_CONCURRENCY = 32;
 
@@ -44,28 +43,12 @@ export interface WaitingResult {
 
 const isWorkloadList = (r: ProxiedRequest) => r.method === 'GET' && r.path.endsWith('/workloads') && !r.watch;
 
-/** The TrainJob UIDs a Workload list asks about: `<key>=<uid>`, or `<key> in (<uid>,...)` when batched. */
-function uidsAskedBy(r: ProxiedRequest): string[] {
-  const selector = new URLSearchParams(r.query).get('labelSelector') ?? '';
-  const set = /\bin \(([^)]*)\)/.exec(selector);
-  return set ? set[1]!.split(',') : [selector.slice(selector.indexOf('=') + 1)];
-}
-
-/** How many distinct Starts these requests checked for. */
+/** How many distinct Starts these requests checked for (the TrainJob UIDs the Workload lists name). */
 const startsChecked = (requests: ProxiedRequest[]) =>
-  new Set(requests.filter(isWorkloadList).flatMap(uidsAskedBy)).size;
+  new Set(requests.filter(isWorkloadList).flatMap(valuesAskedBy)).size;
 
 const count = async (env: BenchEnv, taskQueue: string, status: string) =>
   (await env.temporal.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = '${status}'`)).count;
-
-async function untilTrue(timeoutMs: number, probe: () => Promise<boolean> | boolean): Promise<boolean> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    if (await probe()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  return false;
-}
 
 export async function measureWaiting(
   env: BenchEnv,
@@ -96,28 +79,20 @@ export async function measureWaiting(
         }
       }),
     );
-    const waitersSince = (from: number) => startsChecked(proxy.requests.filter((r) => r.at >= from));
-    let best = 0;
-    let bestAt = performance.now();
-    await untilTrue(Number.POSITIVE_INFINITY, () => {
-      const now = waitersSince(Date.now() - 3000);
-      if (now > best) [best, bestAt] = [now, performance.now()];
-      console.error(`[bench] waiting: ${now} of ${n} Starts polling for their Workload`);
-      return now >= n || performance.now() - bestAt > STALL_MS;
-    });
+    await untilChecking('Starts polling for their Workload', n, () =>
+      startsChecked(proxy.requests.filter((r) => r.at >= Date.now() - 3000)),
+    );
     const rampSeconds = (performance.now() - t0) / 1000;
     const failedBeforeWindow = await count(env, taskQueue, 'Failed');
 
     // Window: every request the worker makes, the worker's RSS and CPU.
-    const from = proxy.requests.length;
-    const wallFrom = Date.now();
-    const u0 = await worker.resetPeak();
-    const c0 = cpuSnapshot(env.labels);
-    await new Promise((resolve) => setTimeout(resolve, settings.waitWindowSeconds * 1000));
-    const share = cpuBetween(c0, cpuSnapshot(env.labels));
-    const u1 = await worker.usage();
-    const windowSeconds = (Date.now() - wallFrom) / 1000;
-    const inWindow = proxy.requests.slice(from);
+    const {
+      seconds: windowSeconds,
+      requests: inWindow,
+      from: u0,
+      to: u1,
+      share,
+    } = await watchWindow(env, worker, proxy, settings.waitWindowSeconds);
     const lists = inWindow.filter(isWorkloadList);
     const waiting = startsChecked(lists);
 
