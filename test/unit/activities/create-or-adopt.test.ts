@@ -9,7 +9,7 @@ import { createActivities } from '../../../src/activities/index.js';
 import { UNANSWERED } from '../../../src/activities/kube-call.js';
 import type { KubeClients } from '../../../src/activities/kube-clients.js';
 import { renderStart } from '../../../src/core/render.js';
-import { RUNTIME_LAG_TRIES, RUNTIME_NOT_YET_SEEN } from '../../../src/core/runtime-lag.js';
+import { kueueRuntimeNotFound, RUNTIME_LAG_TRIES, RUNTIME_NOT_YET_SEEN } from '../../../src/core/runtime-lag.js';
 import { Annotations } from '../../../src/model/constants.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
@@ -78,7 +78,7 @@ describe('createOrAdopt: the create of steps 5 and 6 after a 409', () => {
     expect(calls.filter((call) => call.startsWith('delete'))).toEqual([]);
   });
 
-  it("step 6: Trainer's webhook not having seen our copy yet is tried again; after RUNTIME_LAG_TRIES it is the refusal", async () => {
+  it("step 6: Trainer's or Kueue's webhook not having seen our copy yet is tried again; after RUNTIME_LAG_TRIES it is the refusal", async () => {
     const { trainJob } = rendered();
     const name = trainJob.metadata.name!;
     const lag = (copy: string) =>
@@ -87,7 +87,11 @@ describe('createOrAdopt: the create of steps 5 and 6 after a 409', () => {
         message: `admission webhook "validator.trainjob.trainer.kubeflow.org" denied the request: spec.runtimeRef: Invalid value: {}: TrainingRuntime.trainer.kubeflow.org "${copy}" not found: ${RUNTIME_NOT_YET_SEEN}`,
       }, {});
     const copy = { name, uid: 'copy-uid' };
-    const seen = scripted([lag(name), lag(name), { ...trainJob, metadata: { ...trainJob.metadata, uid: 'created' } }], []);
+    const kueueLag = new ApiException(403, 'Forbidden', {
+      reason: 'Forbidden',
+      message: `admission webhook "vtrainjob.kb.io" denied the request: ${kueueRuntimeNotFound(name)}`,
+    }, {});
+    const seen = scripted([lag(name), kueueLag, { ...trainJob, metadata: { ...trainJob.metadata, uid: 'created' } }], []);
     expect(await run(seen.activities.createTrainJob, { trainJob, copy })).toEqual({ name, uid: 'created', adopted: false });
     expect(seen.calls).toEqual(['create trainjobs', 'create trainjobs', 'create trainjobs']);
 
