@@ -32,4 +32,19 @@ describe('published JSON Schemas (docs/schema)', () => {
     expect(validate(config)).toBe(true);
     expect(validate({ ...config, mode: 'other' })).toBe(false);
   });
+
+  it('TrainJobRef, TrainJobState and Outcome: the shapes the operations take and answer, and nothing else', () => {
+    const ajv = new Ajv2020({ strict: false });
+    const ref = { namespace: 'ml-jobs', name: 'dj-01jd0q3j0y6q7j7z4w2x5v8k9m-s12', uid: '0b5b2c1e-1111-2222-3333-444455556666' };
+    const refSchema = ajv.compile(JSON.parse(renderJsonSchema('trainjob-ref.schema.json')));
+    expect(refSchema(ref)).toBe(true);
+    expect(refSchema({ ...ref, extra: 1 })).toBe(false);
+    expect(refSchema({ ...ref, namespace: 'ML_Jobs' })).toBe(false);
+    const state = ajv.compile(JSON.parse(renderJsonSchema('trainjob-state.schema.json')));
+    expect(state({ ref, phase: 'Held', held: true, reasons: ['annotation held'] })).toBe(true);
+    expect(state({ ref, phase: 'Paused', held: true, reasons: [] })).toBe(false);
+    const outcome = ajv.compile(JSON.parse(renderJsonSchema('outcome.schema.json')));
+    expect(outcome({ ref, phase: 'Failed', reason: 'BackoffLimitExceeded', message: '', exitCode: 125, finishedAt: '2026-12-01T04:17:12Z' })).toBe(true);
+    expect(outcome({ ref, phase: 'Running', reason: '', message: '', finishedAt: '2026-12-01T04:17:12Z' })).toBe(false);
+  });
 });
