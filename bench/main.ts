@@ -7,6 +7,7 @@ import { dirname, join, relative } from 'node:path';
 import { DEFAULT_WORKER_TUNING } from '../src/worker/dispatch-worker.js';
 import { startBenchEnv, temporalArgs, temporalDynamicConfig } from './env.js';
 import { measureHistory } from './history.js';
+import { measureKueue } from './kueue.js';
 import { measureLatency } from './latency.js';
 import { measureOperations } from './operations.js';
 import { benchSettings } from './settings.js';
@@ -41,6 +42,7 @@ try {
     ['waiting', measureWaiting],
     ['operations', measureOperations],
     ['watching', measureWatching],
+    ['kueue', measureKueue],
   ] as const;
   for (const [name, measure] of sections) {
     if (!settings.sections.has(name)) continue;

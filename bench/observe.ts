@@ -36,6 +36,20 @@ export function valuesAskedBy(r: ProxiedRequest): string[] {
   return set ? set[1]!.split(',') : [selector.slice(selector.indexOf('=') + 1)];
 }
 
+/** `GET trainjobs/<name>`, `PATCH workloads/<name>/status`: a request's method and resource, without namespace and name. */
+export function requestKind(r: ProxiedRequest): string {
+  const at = /^\/apis?\/(?:[^/]+\/)?v[^/]+\/(?:namespaces\/[^/]+\/)?([^/]+)(\/[^/]+)?(\/[^/]+)?$/.exec(
+    r.path,
+  );
+  return `${r.method} ${at ? `${at[1]}${at[2] ? '/<name>' : ''}${at[3] ?? ''}` : r.path}`;
+}
+
+/** How many of the requests are of each kind (requestKind). */
+export const countByKind = (requests: readonly ProxiedRequest[]): Record<string, number> =>
+  requests
+    .map(requestKind)
+    .reduce<Record<string, number>>((counts, kind) => ({ ...counts, [kind]: (counts[kind] ?? 0) + 1 }), {});
+
 /**
  * Waits until `checking()` (how many workflows checked lately) reaches `total`, or has not grown for
  * STALL_MS; logs the count each second. Answers the seconds it took.

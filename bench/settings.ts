@@ -2,7 +2,15 @@
 // and the full run (the sizes, the defaults) is one command.
 import type { WorkerTuning } from '../src/worker/dispatch-worker.js';
 
-export const SECTIONS = ['latency', 'throughput', 'history', 'waiting', 'operations', 'watching'] as const;
+export const SECTIONS = [
+  'latency',
+  'throughput',
+  'history',
+  'waiting',
+  'operations',
+  'watching',
+  'kueue',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchSettings {
@@ -28,6 +36,8 @@ export interface BenchSettings {
   watches: number;
   /** BENCH_WATCH_WINDOW_SECONDS: how long the Watches (1, then all) are watched once all of them check. */
   watchWindowSeconds: number;
+  /** BENCH_KUEUE_JOBS: Kueue-mode TrainJobs taken one after another from Start to running pods on the real Kueue. */
+  kueueJobs: number;
   /**
    * BENCH_TUNING: worker options over the product's DEFAULT_WORKER_TUNING, as JSON, e.g.
    * '{"maxConcurrentActivityTaskExecutions":100}' to measure the SDK's default slots.
@@ -101,6 +111,7 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     operationJobs: positiveInt(env, 'BENCH_OPERATION_JOBS', 20),
     watches: positiveInt(env, 'BENCH_WATCHES', 1000),
     watchWindowSeconds: positiveInt(env, 'BENCH_WATCH_WINDOW_SECONDS', 30),
+    kueueJobs: positiveInt(env, 'BENCH_KUEUE_JOBS', 20),
     tuning: tuningOf(env.BENCH_TUNING),
     preload: (env.BENCH_PRELOAD ?? '')
       .split(',')

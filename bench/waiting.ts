@@ -1,16 +1,19 @@
-// Waiting at scale: N Kueue-mode Starts all at step 9 at once, waiting for Workloads that no
-// Kueue makes yet. The worker's Kubernetes calls go through the fault proxy (no faults), which
-// counts them; once every Start is waiting (or no more start waiting), the worker's RSS and the
-// API request rate are watched for a window. Then a fake Kueue makes every Workload and the
-// Starts drain.
+// Waiting at scale: N Kueue-mode Starts all at step 9 at once, on the real Kueue. Their namespace
+// has no LocalQueue yet, so the real Kueue makes each Workload at once but without dispatch's
+// admission check (no ClusterQueue to take it from), and step 9 keeps waiting for the check. The
+// worker's Kubernetes calls (the Starts' and its admission check controller's) go through the
+// fault proxy (no faults), which counts them; once every Start is waiting (or no more start
+// waiting), the worker's RSS and the API request rate are watched for a window. Then the
+// LocalQueue is made (deploy/samples/kueue/local-queue.yaml), Kueue lists the check on every
+// Workload, and the Starts drain.
 import type { WorkflowHandle } from '@temporalio/client';
 import { FaultProxy, type ProxiedRequest } from '../dev/harness/fault-proxy.js';
-import { kubeConfigFor } from '../dev/harness/kube-access.js';
-import { FakeKueue } from '../test/integration/support/fake-kueue.js';
+import { applyKueueSamples } from '../dev/harness/samples.js';
+import { Labels } from '../src/model/constants.js';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';
 import { KUEUE } from './history.js';
-import { untilChecking, untilTrue, valuesAskedBy, watchWindow } from './observe.js';
+import { countByKind, untilChecking, untilTrue, valuesAskedBy, watchWindow } from './observe.js';
 import { describeShare } from './proc.js';
 import type { BenchSettings } from './settings.js';
 import { fixed, mib, type Row } from './stats.js';
@@ -28,7 +31,9 @@ export interface WaitingResult {
   rampSeconds: number;
   windowSeconds: number;
   requests: number;
+  /** The Starts' Workload lists (by job UID), and the other requests by kind (the admission check controller's passes among them). */
   workloadLists: number;
+  otherRequests: Record<string, number>;
   requestsPerSecond: number;
   requestsPerWaitPerSecond: number;
   /** The worker's RSS before its first Start, and while the Starts wait. */
@@ -41,11 +46,21 @@ export interface WaitingResult {
   drain: { seconds: number; completed: number; failed: number };
 }
 
-const isWorkloadList = (r: ProxiedRequest) => r.method === 'GET' && r.path.endsWith('/workloads') && !r.watch;
+/** A Start's Workload check: a list by job UID; the admission check controller's passes list by the label's presence alone. */
+const isWorkloadList = (r: ProxiedRequest) =>
+  r.method === 'GET' &&
+  r.path.endsWith('/workloads') &&
+  !r.watch &&
+  new URLSearchParams(r.query).get('labelSelector') !== Labels.kueueJobUid;
 
 /** How many distinct Starts these requests checked for (the TrainJob UIDs the Workload lists name). */
 const startsChecked = (requests: ProxiedRequest[]) =>
   new Set(requests.filter(isWorkloadList).flatMap(valuesAskedBy)).size;
+
+const describeCounts = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([kind, n]) => `${n} ${kind}`)
+    .join(', ') || 'none';
 
 const count = async (env: BenchEnv, taskQueue: string, status: string) =>
   (await env.temporal.workflow.count(`TaskQueue = '${taskQueue}' AND ExecutionStatus = '${status}'`)).count;
@@ -65,7 +80,6 @@ export async function measureWaiting(
   const idle = await worker.usage();
   const client = env.client(config);
   const taskQueue = config.temporal.taskQueue;
-  let fake: FakeKueue | undefined;
   try {
     // Ramp: submit every Start, and watch the Workload lists until every Start polls.
     const t0 = performance.now();
@@ -96,9 +110,9 @@ export async function measureWaiting(
     const lists = inWindow.filter(isWorkloadList);
     const waiting = startsChecked(lists);
 
-    // Drain: Kueue makes every Workload; every Start should now finish.
+    // Drain: with the LocalQueue, Kueue lists the check on every Workload; every Start should now finish.
     const d0 = performance.now();
-    fake = await FakeKueue.start({ kubeConfig: kubeConfigFor({ ...env.admin, namespace }), config });
+    await applyKueueSamples(env.admin, [namespace]);
     await untilTrue(600_000, async () => (await count(env, taskQueue, 'Running')) === 0);
     const drain = {
       seconds: (performance.now() - d0) / 1000,
@@ -114,6 +128,7 @@ export async function measureWaiting(
       windowSeconds,
       requests: inWindow.length,
       workloadLists: lists.length,
+      otherRequests: countByKind(inWindow.filter((r) => !isWorkloadList(r))),
       requestsPerSecond: inWindow.length / windowSeconds,
       requestsPerWaitPerSecond: inWindow.length / windowSeconds / Math.max(1, waiting),
       workerIdleRss: idle.rss,
@@ -146,20 +161,19 @@ export async function measureWaiting(
         metric: 'API requests while they wait',
         value:
           `${fixed(result.requestsPerSecond)}/s over ${fixed(windowSeconds)} s = ${fixed(result.requestsPerWaitPerSecond, 2)}/s per waiting Start ` +
-          `(${lists.length} of ${inWindow.length} are Workload lists)`,
+          `(${lists.length} of ${inWindow.length} are the Starts' Workload lists; the others: ${describeCounts(result.otherRequests)})`,
         target: 'about 1/s per waiting Start, no more',
         met: result.requestsPerWaitPerSecond <= 1.1,
       },
       { section: 'waiting', metric: '  CPU while they wait (cores)', value: result.cpu },
       {
         section: 'waiting',
-        metric: 'drain once Kueue makes the Workloads',
+        metric: 'drain once the LocalQueue is made (Kueue lists the check)',
         value: `${fixed(drain.seconds)} s; ${drain.completed} completed, ${drain.failed} failed`,
       },
     ];
     return { rows, result };
   } finally {
-    await fake?.stop();
     await worker.stop();
     await proxy.close();
   }

@@ -11,7 +11,7 @@ import type { Outcome, TrainJobRef } from '../src/model/lifecycle.js';
 import { refOf } from '../test/integration/lifecycle/support.js';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';
-import { untilChecking, valuesAskedBy, watchWindow } from './observe.js';
+import { countByKind, untilChecking, valuesAskedBy, watchWindow } from './observe.js';
 import { describeShare } from './proc.js';
 import type { BenchSettings } from './settings.js';
 import { describeTail, fixed, mib, tail, type Row, type Tail } from './stats.js';
@@ -79,12 +79,6 @@ const isTrainJobList = (r: ProxiedRequest) =>
 /** The job-ids a TrainJob list asks about (the Watches' checks list by the job-id label). */
 const jobIdsAskedBy = (r: ProxiedRequest): string[] =>
   (new URLSearchParams(r.query).get('labelSelector') ?? '').startsWith(Labels.jobId) ? valuesAskedBy(r) : [];
-
-/** `GET trainjobs/<name>`: a request's method and resource, without namespace and name. */
-function requestKind(r: ProxiedRequest): string {
-  const at = /\/namespaces\/[^/]+\/([^/]+)(\/[^/]+)?/.exec(r.path);
-  return `${r.method} ${at ? `${at[1]}${at[2] ? '/<name>' : ''}` : r.path}`;
-}
 
 const jobIdsChecked = (requests: ProxiedRequest[]) =>
   new Set(requests.filter(isTrainJobList).flatMap(jobIdsAskedBy));
@@ -287,10 +281,7 @@ async function measureWindow(
     listsPerSecond: lists.length / window.seconds,
     requestsPerWatchPerSecond: window.requests.length / window.seconds / Math.max(1, checking),
     valuesPerList: lists.flatMap(jobIdsAskedBy).length / Math.max(1, lists.length),
-    otherRequests: window.requests
-      .filter((r) => !isTrainJobList(r))
-      .map(requestKind)
-      .reduce<Record<string, number>>((counts, kind) => ({ ...counts, [kind]: (counts[kind] ?? 0) + 1 }), {}),
+    otherRequests: countByKind(window.requests.filter((r) => !isTrainJobList(r))),
     workerRss: window.to.rss,
     workerPeakRss: window.to.peakRss,
     workerHeapUsed: window.to.heapUsed,

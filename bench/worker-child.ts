@@ -36,7 +36,10 @@ dispatch.gates.update({
 let peakRss = process.memoryUsage.rss();
 setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100).unref();
 
-const stop = () => dispatch.worker.shutdown();
+// In Kueue mode, dispatch's admission check controller, as the product's run() starts it (that
+// also starts the preflight loop, which the bench leaves out).
+const stopController = new AbortController();
+const stop = () => (stopController.abort(), dispatch.worker.shutdown());
 process.on('message', (request: ParentRequest) => {
   if (request.type === 'stop') return stop();
   // With --expose-gc (BENCH_WORKER_NODE_ARGS), the heap figure is what is live, not what awaits collection.
@@ -55,7 +58,10 @@ process.on('message', (request: ParentRequest) => {
 process.on('disconnect', stop);
 
 const running = dispatch.worker.run();
+const controlling = dispatch.admissionController?.run(stopController.signal);
 send({ type: 'ready' });
 await running;
+stopController.abort();
+await controlling;
 await connection.close();
 process.exit(0);
