@@ -10,6 +10,7 @@ import { measureHistory } from './history.js';
 import { measureKueue } from './kueue.js';
 import { measureLatency } from './latency.js';
 import { measureOperations } from './operations.js';
+import { measureSdk } from './sdk.js';
 import { benchSettings } from './settings.js';
 import { table, type Row } from './stats.js';
 import { measureThroughput } from './throughput.js';
@@ -43,6 +44,7 @@ try {
     ['operations', measureOperations],
     ['watching', measureWatching],
     ['kueue', measureKueue],
+    ['sdk', measureSdk],
   ] as const;
   for (const [name, measure] of sections) {
     if (!settings.sections.has(name)) continue;

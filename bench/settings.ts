@@ -10,6 +10,7 @@ export const SECTIONS = [
   'operations',
   'watching',
   'kueue',
+  'sdk',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
