@@ -4,8 +4,9 @@
 import type { TrainJobRef } from '../model/lifecycle.js';
 import type { PlannedWrite } from '../core/lifecycle-plans.js';
 import { callsFor, type ActivityEnv } from './context.js';
-import { describeRefusal } from './kube-call.js';
-import { admissionChecks, TRAINJOBS, workloads } from './objects.js';
+import { describeRefusal, type KubeAnswer } from './kube-call.js';
+import { admissionChecks, TRAINJOBS, workloads, type ObjectCalls } from './objects.js';
+import type { KubeObject } from '../model/kube.js';
 import { readTrainJob, refused, type ObserveConfig, type ObservedObjects } from './observe-trainjob.js';
 
 export type WriteAnswer =
@@ -23,6 +24,18 @@ const PATCH_NOT_APPLIED = 'the server rejected our request due to an error in ou
 export const isStaleWrite = (answer: { status: number; message: string }): boolean =>
   answer.status === 409 || answer.status === 404 || (answer.status === 422 && answer.message === PATCH_NOT_APPLIED);
 
+/**
+ * Sends one planned write to where its kind and subresource say: the TrainJob, the Workload or its
+ * status, or the AdmissionCheck's status. The operations and the admission check controller both
+ * send their writes through this.
+ */
+export function sendPlannedWrite(calls: ObjectCalls, write: PlannedWrite, workloadVersion: string): Promise<KubeAnswer<KubeObject>> {
+  const namespace = write.namespace ?? '';
+  if (write.kind === 'AdmissionCheck') return calls.patchClusterScopedStatus(admissionChecks(workloadVersion), write.name, write.patch);
+  if (write.subresource === 'status') return calls.patchStatus(workloads(workloadVersion), namespace, write.name, write.patch);
+  return calls.patch(write.kind === 'TrainJob' ? TRAINJOBS : workloads(workloadVersion), namespace, write.name, write.patch);
+}
+
 export function lifecycleActivities(env: ActivityEnv) {
   return {
     /** Reads the TrainJob of the ref's name and, in Kueue mode, its Workload (observe-trainjob.ts). */
@@ -37,14 +50,7 @@ export function lifecycleActivities(env: ActivityEnv) {
      */
     async applyWrite(input: { write: PlannedWrite; workloadVersion: string; ref: TrainJobRef }): Promise<WriteAnswer> {
       const { write, workloadVersion, ref } = input;
-      const calls = callsFor(env);
-      const namespace = write.namespace ?? '';
-      const answer =
-        write.kind === 'AdmissionCheck'
-          ? await calls.patchClusterScopedStatus(admissionChecks(workloadVersion), write.name, write.patch)
-          : write.subresource === 'status'
-            ? await calls.patchStatus(workloads(workloadVersion), namespace, write.name, write.patch)
-            : await calls.patch(write.kind === 'TrainJob' ? TRAINJOBS : workloads(workloadVersion), namespace, write.name, write.patch);
+      const answer = await sendPlannedWrite(callsFor(env), write, workloadVersion);
       if (answer.answered === 'ok') return { applied: true };
       if (isStaleWrite(answer)) return { applied: false, why: `${write.summary}: ${describeRefusal(answer)}` };
       throw refused(ref, `${write.summary}: ${describeRefusal(answer)}`);

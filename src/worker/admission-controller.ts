@@ -7,7 +7,7 @@
 // is a stale write, counted and left for the next pass to re-read.
 import type { KubeClients } from '../activities/kube-clients.js';
 import { describeRefusal, type KubeAnswer } from '../activities/kube-call.js';
-import { isStaleWrite } from '../activities/lifecycle-activities.js';
+import { isStaleWrite, sendPlannedWrite } from '../activities/lifecycle-activities.js';
 import { admissionChecks, ObjectCalls, TRAINJOBS, workloads } from '../activities/objects.js';
 import { admissionCheckActivePatch, trainJobsByUid, workloadsToMarkReady } from '../core/admission.js';
 import type { PlannedWrite } from '../core/lifecycle-plans.js';
@@ -110,11 +110,7 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
     const at = rfc3339(now());
 
     const write = async (planned: PlannedWrite): Promise<void> => {
-      const answer = await ask(() =>
-        planned.kind === 'AdmissionCheck'
-          ? calls.patchClusterScopedStatus(checkKind, planned.name, planned.patch)
-          : calls.patchStatus(workloadKind, config.namespace, planned.name, planned.patch),
-      );
+      const answer = await ask(() => sendPlannedWrite(calls, planned, version));
       if (answer.answered === 'ok') {
         if (planned.kind === 'AdmissionCheck') counters.activeWrites++;
         else counters.readyWrites++;
