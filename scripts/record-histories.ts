@@ -154,6 +154,19 @@ async function operation(client: DispatchKubeflowClient, op: LifecycleOperation,
   return handle;
 }
 
+/**
+ * A scenario of one operation: Start the request on `pick`'s worker, take its TrainJob through
+ * `before` (each operation to its answer), then run `op` to its end.
+ */
+const afterStart =
+  (op: LifecycleOperation, before: LifecycleOperation[] = [], pick: (w: Workers) => DispatchKubeflowClient = (w) => w.direct) =>
+  async (w: Workers, request: StartRequest): Promise<WorkflowHandle> => {
+    const client = pick(w);
+    const ref = await startedRef(client, request);
+    for (const step of before) await (await client.submitOperation(step, ref)).result();
+    return operation(client, op, ref);
+  };
+
 /** Runs a Start with faults on the proxy, cleared afterwards. */
 async function withFaults(w: Workers, request: StartRequest, rules: FaultRule[]): Promise<WorkflowHandle> {
   for (const rule of rules) w.proxy.inject(rule);
@@ -320,33 +333,25 @@ const SCENARIOS: Scenario[] = [
     file: 'open-plain-running',
     what: 'OpenTrainJob, plain mode: read, one patch (spec.suspend false, testing UID and resourceVersion), read: Running',
     expect: { ok: true },
-    run: async (w, r) => operation(w.direct, 'open', await startedRef(w.direct, r)),
+    run: afterStart('open'),
   },
   {
     file: 'hold-plain-running',
     what: 'HoldTrainJob on an opened plain TrainJob: spec.suspend true and the held annotation in one patch: Held',
     expect: { ok: true },
-    async run(w, r) {
-      const ref = await startedRef(w.direct, r);
-      await w.direct.open(ref);
-      return operation(w.direct, 'hold', ref);
-    },
+    run: afterStart('hold', ['open']),
   },
   {
     file: 'release-plain-held',
     what: 'ReleaseTrainJob on a held plain TrainJob: spec.suspend false, the held annotation removed: Running',
     expect: { ok: true },
-    async run(w, r) {
-      const ref = await startedRef(w.direct, r);
-      await w.direct.hold(ref);
-      return operation(w.direct, 'release', ref);
-    },
+    run: afterStart('release', ['hold']),
   },
   {
     file: 'release-refused-not-held',
     what: 'ReleaseTrainJob on a TrainJob never held: ErrRejected, nothing written',
     expect: { type: 'ErrRejected', step: 0 },
-    run: async (w, r) => operation(w.direct, 'release', await startedRef(w.direct, r)),
+    run: afterStart('release'),
   },
   {
     file: 'open-refused-another-uid',
@@ -372,39 +377,31 @@ const SCENARIOS: Scenario[] = [
     file: 'hold-kueue-workload-inactive',
     what: 'HoldTrainJob in Kueue mode: the held annotation, then the Workload (FakeKueue) spec.active false: Held',
     expect: { ok: true },
-    run: async (w, r) => operation(w.kueue, 'hold', await startedRef(w.kueue, r)),
+    run: afterStart('hold', [], (w) => w.kueue),
   },
   {
     file: 'open-kueue-gate-removed',
     what: "OpenTrainJob in Kueue mode: dispatch's gate out of admission-gated-by: Queued",
     expect: { ok: true },
-    run: async (w, r) => operation(w.kueue, 'open', await startedRef(w.kueue, r)),
+    run: afterStart('open', [], (w) => w.kueue),
   },
   {
     file: 'stop-plain-deleted',
     what: 'StopTrainJob: delete by UID, Background propagation, read again: Absent',
     expect: { ok: true },
-    run: async (w, r) => operation(w.direct, 'stop', await startedRef(w.direct, r)),
+    run: afterStart('stop'),
   },
   {
     file: 'watch-plain-succeeded',
     what: 'WatchTrainJob on an opened plain TrainJob that KWOK runs to Complete: Succeeded, with the phases shown on the way',
     expect: { ok: true },
-    async run(w, r) {
-      const ref = await startedRef(w.direct, r);
-      await w.direct.open(ref);
-      return operation(w.direct, 'watch', ref);
-    },
+    run: afterStart('watch', ['open']),
   },
   {
     file: 'watch-absent-after-stop',
     what: 'WatchTrainJob on a stopped TrainJob: Absent',
     expect: { ok: true },
-    async run(w, r) {
-      const ref = await startedRef(w.direct, r);
-      await w.direct.stop(ref);
-      return operation(w.direct, 'watch', ref);
-    },
+    run: afterStart('watch', ['stop']),
   },
 ];
 
