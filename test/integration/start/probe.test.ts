@@ -1,6 +1,7 @@
 // ProbeBackend on the real servers (docs/contract.md §8; docs/start.md, "The preflight probe"): reach, write and
 // start proven in order, the probe Start stopped and gone; a restricted identity leaves the write
 // gate unproven, naming each missing permission, and Start then refuses with ErrReadOnly.
+import { isDeepStrictEqual } from 'node:util';
 import type { V1PolicyRule } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { Labels, LabelValues, Probe, Trainer } from '../../../src/model/constants.js';
@@ -12,6 +13,7 @@ import type { ActivityCall } from '../support/activity-calls.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { grantRestricted, kubeAccess, kubeConfig, uniqueName } from '../support/kube.js';
 import { expectNothingCreated, expectRefusal, trainerObjectNames } from '../support/refusals.js';
+import { until } from '../support/lifecycle.js';
 import { rule } from '../support/rule-reasons.js';
 import { keyOf, type Json } from '../support/runtimes.js';
 import { dispatchSuite } from '../support/suite.js';
@@ -89,7 +91,12 @@ describe('ProbeBackend as an identity that may do everything', () => {
       expect(names[0]).toMatch(PROBE_NAME);
       expect(names[1]).toMatch(PROBE_NAME);
       expect(new Set([leftover, ...names]).size).toBe(3);
-      expect(await trainerObjectNames(suite.h.kube, suite.ns.name)).toEqual({ trainjobs: [leftover], trainingruntimes: [leftover] });
+      // Each probe's copy goes with its TrainJob through the garbage collector, a moment after the
+      // stop: wait (bounded) for the collector, then compare exactly.
+      const onlyLeftover = { trainjobs: [leftover], trainingruntimes: [leftover] };
+      const left = () => trainerObjectNames(suite.h.kube, suite.ns.name);
+      await until('the probes\' runtime copies to be collected', 30_000, async () => (isDeepStrictEqual(await left(), onlyLeftover) ? true : undefined)).catch(() => undefined);
+      expect(await left()).toEqual(onlyLeftover);
     } finally {
       await trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainJobPlural).delete(leftover);
       await trainerObjects(kubeConfig(), suite.ns.name, Trainer.trainingRuntimePlural).delete(leftover);
