@@ -149,6 +149,14 @@ export class FaultProxy {
     return kubeconfigYaml(this.accessFor(access));
   }
 
+  /**
+   * Cuts every open client connection (watches, keep-alive connections, requests in flight) as a
+   * reset would, and goes on proxying: clients must reconnect.
+   */
+  cutConnections(): void {
+    for (const socket of this.sockets) socket.destroy();
+  }
+
   /** Stops listening and cuts every open connection, hanging and watching ones included. */
   async close(): Promise<void> {
     this.faults = [];

@@ -17,6 +17,7 @@ import { runtimeActivities } from './runtime-activities.js';
 import { settingsActivities, type SettingsSource } from './settings-activities.js';
 import { trainJobActivities } from './trainjob-activities.js';
 import { watchActivities } from './watch-activities.js';
+import type { SharedLists } from './watched-lists.js';
 import { workloadActivities } from './workload-activities.js';
 import { WorkloadChecks } from './workload-checks.js';
 
@@ -27,6 +28,8 @@ export interface ActivityDeps {
   kube: KubeClients;
   settings: SettingsSource;
   requestTimeoutMs?: number;
+  /** The lists the Workload waits and the Watches share; by default batched lists with no watch. */
+  lists?: SharedLists;
 }
 
 type ActivityFn = (...args: never[]) => Promise<unknown>;
@@ -52,7 +55,7 @@ const typedFailures = <T extends Record<string, ActivityFn>>(activities: T): T =
 export function createActivities(deps: ActivityDeps) {
   const env = { kube: deps.kube, requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
   // One per worker: the Workload waits and the Watches of every workflow share its lists.
-  const lists = new BatchedLists(env.kube, env.requestTimeoutMs);
+  const lists = deps.lists ?? new BatchedLists(env.kube, env.requestTimeoutMs);
   return typedFailures({
     ...settingsActivities(deps.settings),
     ...prepareActivities(deps.settings),

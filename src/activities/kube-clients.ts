@@ -1,6 +1,6 @@
 // The Kubernetes clients the activities share, built once per worker from the configuration:
 // an explicit kubeconfig path, else KUBECONFIG / ~/.kube/config, else the in-cluster service account.
-import { AuthorizationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi } from '@kubernetes/client-node';
+import { AuthorizationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi, Watch } from '@kubernetes/client-node';
 import { reuseConnections } from './kube-agents.js';
 
 export interface KubeClients {
@@ -9,6 +9,8 @@ export interface KubeClients {
   core: CoreV1Api;
   authorization: AuthorizationV1Api;
   version: VersionApi;
+  /** Watches for the checks' feeds (watched-lists.ts); absent, the checks list every time. */
+  watch?: Watch;
   /** The API server's address, for messages. */
   server: string;
 }
@@ -27,6 +29,7 @@ export function createKubeClients(kc: KubeConfig): KubeClients {
     core: kc.makeApiClient(CoreV1Api),
     authorization: kc.makeApiClient(AuthorizationV1Api),
     version: kc.makeApiClient(VersionApi),
+    watch: new Watch(kc),
     server: kc.getCurrentCluster()?.server ?? '(unknown)',
   };
 }

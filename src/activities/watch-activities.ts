@@ -14,7 +14,7 @@ import { watchOutcome } from '../core/admission.js';
 import { identityRefusals } from '../core/lifecycle-plans.js';
 import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
 import { stateOf, workloadOfTrainJob, type Observed } from '../core/phase.js';
-import type { BatchedLists } from './batched-lists.js';
+import type { SharedLists } from './watched-lists.js';
 import { callsFor, sleep, type ActivityEnv } from './context.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
 import { TRAINJOBS, workloads } from './objects.js';
@@ -41,7 +41,7 @@ interface WatchProgress {
 
 const refused = (ref: TrainJobRef, reasons: string[]) => new DispatchError('ErrRejected', reasons, 0, ref);
 
-export function watchActivities(env: ActivityEnv, lists: BatchedLists) {
+export function watchActivities(env: ActivityEnv, lists: SharedLists) {
   /** One check: the TrainJob and its Workload from the shared lists. Throws when a list goes unanswered. */
   async function observe(config: Config, ref: TrainJobRef, jobId: string, signal: AbortSignal): Promise<Observed> {
     const ofJob = await lists.find(TRAINJOBS, ref.namespace, Labels.jobId, jobId, signal);

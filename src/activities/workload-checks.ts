@@ -3,9 +3,10 @@
 // times a second instead of 1,000.
 import { Labels } from '../model/constants.js';
 import type { Workload } from '../model/kube.js';
-import { labelInSelector, MAX_VALUES, type BatchedLists } from './batched-lists.js';
+import { labelInSelector, MAX_VALUES } from './batched-lists.js';
 import type { KubeAnswer } from './kube-call.js';
 import { workloads } from './objects.js';
+import type { SharedLists } from './watched-lists.js';
 
 /** UIDs in one list's selector. */
 export const MAX_UIDS = MAX_VALUES;
@@ -14,7 +15,7 @@ export const MAX_UIDS = MAX_VALUES;
 export const workloadsOfSelector = (uids: readonly string[]) => labelInSelector(Labels.kueueJobUid, uids);
 
 export class WorkloadChecks {
-  constructor(private readonly lists: BatchedLists) {}
+  constructor(private readonly lists: SharedLists) {}
 
   /**
    * The Workload labelled with this TrainJob's UID (the first, as a list of it alone would

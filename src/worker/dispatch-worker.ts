@@ -3,7 +3,9 @@
 // check controller (docs/contract.md §9), and stops cleanly on SIGTERM/SIGINT.
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { BatchedLists } from '../activities/batched-lists.js';
 import { createActivities } from '../activities/index.js';
+import { WatchedLists } from '../activities/watched-lists.js';
 import { createKubeClients, loadKubeConfig } from '../activities/kube-clients.js';
 import { GateStore } from '../activities/settings-activities.js';
 import type { Config } from '../model/config.js';
@@ -99,7 +101,10 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
   const gates = new GateStore(config);
   const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
   const requestTimeoutMs = options.requestTimeoutMs ?? Math.min(10_000, callMs);
-  const activities = createActivities({ kube, settings: gates, requestTimeoutMs });
+  // The Workload waits and the Watches read a watch-fed copy, and list (batched) while it is not in step.
+  const batched = new BatchedLists(kube, requestTimeoutMs);
+  const lists = kube.watch ? new WatchedLists(kube, kube.watch, batched, requestTimeoutMs) : undefined;
+  const activities = createActivities({ kube, settings: gates, requestTimeoutMs, lists: lists ?? batched });
   const admissionController =
     config.mode === 'kueue' && options.admissionController !== false
       ? createAdmissionController({
@@ -149,6 +154,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         await running;
       } finally {
         stopLoops.abort();
+        lists?.close();
         await Promise.all([loop, controlling]);
       }
     },

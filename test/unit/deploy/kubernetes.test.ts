@@ -103,10 +103,12 @@ describe.each(Object.entries(builds))('deploy/kubernetes, %s mode', (mode, objec
     expect(described(operationAccesses(config))).toEqual(
       [
         `list trainjobs.trainer.kubeflow.org in ${ns}`,
+        `watch trainjobs.trainer.kubeflow.org in ${ns}`,
         `list pods.core in ${ns}`,
         ...(mode === 'kueue'
           ? [
               `list workloads.${Kueue.group} in ${ns}`,
+              `watch workloads.${Kueue.group} in ${ns}`,
               `patch workloads.${Kueue.group} in ${ns}`,
               `patch workloads/status.${Kueue.group} in ${ns}`,
               `get admissionchecks.${Kueue.group} ${config.kueue.admissionCheck} cluster-wide`,

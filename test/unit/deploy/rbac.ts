@@ -67,6 +67,7 @@ export function operationAccesses(config: Config): (Access & { calledBy: string 
   const namespace = config.namespace;
   const plain = [
     { verb: 'list', group: Trainer.group, resource: Trainer.trainJobPlural, namespace, calledBy: "Watch's batched checks by job-id label; the admission check controller" },
+    { verb: 'watch', group: Trainer.group, resource: Trainer.trainJobPlural, namespace, calledBy: "Watch's checks: one watch of the TrainJobs with a job-id label" },
     { verb: 'list', group: '', resource: 'pods', namespace, calledBy: "Watch: a failed TrainJob's pods, for the exit code" },
   ];
   if (config.mode !== 'kueue') return plain;
@@ -74,6 +75,7 @@ export function operationAccesses(config: Config): (Access & { calledBy: string 
   return [
     ...plain,
     { verb: 'list', group: Kueue.group, resource: Kueue.workloadPlural, namespace, calledBy: 'step 9, Open/Hold/Release/Stop, Watch, the admission check controller' },
+    { verb: 'watch', group: Kueue.group, resource: Kueue.workloadPlural, namespace, calledBy: 'step 9 and Watch: one watch of the Workloads with a job-uid label' },
     { verb: 'patch', group: Kueue.group, resource: Kueue.workloadPlural, namespace, calledBy: 'Hold and Release: spec.active' },
     { verb: 'patch', group: Kueue.group, resource: Kueue.workloadPlural, subresource: 'status', namespace, calledBy: "the admission check controller: dispatch's check Ready" },
     { verb: 'get', group: Kueue.group, resource: 'admissionchecks', name: check, calledBy: "the admission check controller: dispatch's AdmissionCheck" },
@@ -95,9 +97,11 @@ export function deniedAccesses(config: Config, otherNamespace: string): Access[]
   const trainer = (verb: string, resource: string, more: Partial<Access> = {}): Access => ({ verb, group: Trainer.group, resource, namespace, ...more });
   const pods = (verb: string, more: Partial<Access> = {}): Access => ({ verb, group: '', resource: 'pods', namespace, ...more });
   const plain: Access[] = [
-    ...['watch', 'update', 'deletecollection'].map((v) => trainer(v, Trainer.trainJobPlural)),
-    trainer('list', Trainer.trainJobPlural, { namespace: otherNamespace }),
-    trainer('list', Trainer.trainJobPlural, { namespace: undefined }),
+    ...['update', 'deletecollection'].map((v) => trainer(v, Trainer.trainJobPlural)),
+    ...['list', 'watch'].flatMap((v) => [
+      trainer(v, Trainer.trainJobPlural, { namespace: otherNamespace }),
+      trainer(v, Trainer.trainJobPlural, { namespace: undefined }),
+    ]),
     trainer('patch', Trainer.trainJobPlural, { subresource: 'status' }),
     ...['list', 'watch', 'update'].map((v) => trainer(v, Trainer.trainingRuntimePlural)),
     ...['get', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'].map((v) => pods(v)),
@@ -114,10 +118,12 @@ export function deniedAccesses(config: Config, otherNamespace: string): Access[]
   const checks = (verb: string, more: Partial<Access> = {}): Access => ({ verb, group: Kueue.group, resource: 'admissionchecks', ...more });
   return [
     ...plain,
-    ...['get', 'watch', 'create', 'update', 'delete', 'deletecollection'].map((v) => workloads(v)),
+    ...['get', 'create', 'update', 'delete', 'deletecollection'].map((v) => workloads(v)),
     workloads('update', { subresource: 'status' }),
-    workloads('list', { namespace: otherNamespace }),
-    workloads('list', { namespace: undefined }),
+    ...['list', 'watch'].flatMap((v) => [
+      workloads(v, { namespace: otherNamespace }),
+      workloads(v, { namespace: undefined }),
+    ]),
     workloads('patch', { namespace: otherNamespace }),
     workloads('patch', { subresource: 'status', namespace: otherNamespace }),
     checks('get', { name: `not-${check}` }),

@@ -1,0 +1,231 @@
+// Checks answered from a watch. For each kind, namespace and label the worker's checks ask about
+// (step 9's Workload waits, the Watches of running TrainJobs), one list and then one watch keep the
+// labelled objects in memory, and a check reads them there.
+//
+// Why: polling with lists, even batched (batched-lists.ts), has the API server find and send every
+// waited-for object again at every check; with 10,000 waits that is 10,000 Workloads a second, and
+// each list scans the namespace. A watch sends each change once (docs/performance.md has the
+// figures). While a feed is not in step (before its first list, while its watch reconnects, when
+// it has heard nothing for FRESH_MS, or when the list or the watch is refused, e.g. by RBAC without
+// `watch`), a check goes to the batched lists as before: what a check answers when the API server
+// is away or refuses is what it was.
+import type { Watch } from '@kubernetes/client-node';
+import type { KubeObject } from '../model/kube.js';
+import type { KubeAnswer } from './kube-call.js';
+import type { KubeClients } from './kube-clients.js';
+import { ObjectCalls, type NamespacedKind } from './objects.js';
+
+/** The lists the checks read: the batched lists, or a WatchedLists in front of them. */
+export interface SharedLists {
+  find(kind: NamespacedKind, namespace: string, label: string, value: string, signal?: AbortSignal): Promise<KubeAnswer<KubeObject[]>>;
+}
+
+/** A feed that heard nothing (no change, no bookmark, no reconnection) this long is not trusted. */
+export const FRESH_MS = 90_000;
+/** A feed no check asked for this long stops, and its objects are dropped. */
+export const IDLE_MS = 60_000;
+/** After a refused or broken list or watch, the checks use the batched lists this long before the feed tries again. */
+export const RETRY_MS = 5_000;
+/**
+ * The API server ends each watch after this long, and the feed resumes from the last
+ * resourceVersion it saw: so a feed hears from the server at least this often, and one whose
+ * connection went silent is found out within FRESH_MS.
+ */
+export const WATCH_TIMEOUT_SECONDS = 60;
+
+interface Feed {
+  kind: NamespacedKind;
+  namespace: string;
+  label: string;
+  state: 'starting' | 'watching' | 'down';
+  /** The labelled objects by UID, and their UIDs by label value. */
+  objects: Map<string, KubeObject>;
+  byValue: Map<string, Set<string>>;
+  resourceVersion: string;
+  lastHeard: number;
+  lastAsked: number;
+  retryAt: number;
+  stop?: AbortController;
+  /** Bumped on every (re)start, so the callbacks of a watch that was replaced change nothing. */
+  generation: number;
+}
+
+type Clock = () => number;
+
+export class WatchedLists implements SharedLists {
+  private readonly feeds = new Map<string, Feed>();
+  private readonly calls: ObjectCalls;
+  private readonly idleTimer: NodeJS.Timeout;
+
+  constructor(
+    kube: KubeClients,
+    private readonly watcher: Pick<Watch, 'watch'>,
+    private readonly fallback: SharedLists,
+    requestTimeoutMs: number,
+    private readonly now: Clock = Date.now,
+  ) {
+    this.calls = new ObjectCalls(kube, { requestTimeoutMs });
+    this.idleTimer = setInterval(() => this.stopIdle(), IDLE_MS / 4);
+    this.idleTimer.unref();
+  }
+
+  find(kind: NamespacedKind, namespace: string, label: string, value: string, signal?: AbortSignal): Promise<KubeAnswer<KubeObject[]>> {
+    const feed = this.feedFor(kind, namespace, label);
+    const now = this.now();
+    feed.lastAsked = now;
+    if (feed.state === 'watching' && now - feed.lastHeard < FRESH_MS) {
+      return Promise.resolve({ answered: 'ok', value: itemsOf(feed, value) });
+    }
+    if (feed.state === 'watching' || (feed.state === 'down' && now >= feed.retryAt)) void this.start(feed);
+    return this.fallback.find(kind, namespace, label, value, signal);
+  }
+
+  /** Stops every feed (the worker is shutting down). */
+  close(): void {
+    clearInterval(this.idleTimer);
+    for (const [key, feed] of this.feeds) this.stop(key, feed);
+  }
+
+  private feedFor(kind: NamespacedKind, namespace: string, label: string): Feed {
+    const key = [kind.group, kind.version, kind.plural, namespace, label].join('\0');
+    let feed = this.feeds.get(key);
+    if (!feed) {
+      feed = {
+        kind,
+        namespace,
+        label,
+        state: 'down',
+        objects: new Map(),
+        byValue: new Map(),
+        resourceVersion: '',
+        lastHeard: 0,
+        lastAsked: this.now(),
+        retryAt: 0,
+        generation: 0,
+      };
+      this.feeds.set(key, feed);
+    }
+    return feed;
+  }
+
+  /** List, then watch from the list's resourceVersion. */
+  private async start(feed: Feed): Promise<void> {
+    // The generation first: the watch being replaced must not report its own end.
+    const generation = ++feed.generation;
+    feed.stop?.abort();
+    feed.stop = undefined;
+    feed.state = 'starting';
+    const listed = await this.calls.list(feed.kind, feed.namespace, feed.label).catch(() => undefined);
+    if (generation !== feed.generation) return;
+    if (listed?.answered !== 'ok') return this.down(feed);
+    feed.objects.clear();
+    feed.byValue.clear();
+    for (const item of listed.value.items ?? []) put(feed, item);
+    feed.resourceVersion = (listed.value as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '';
+    feed.lastHeard = this.now();
+    await this.watch(feed, generation);
+  }
+
+  private async watch(feed: Feed, generation: number): Promise<void> {
+    const { group, version, plural } = feed.kind;
+    let ended = false;
+    const stop = await this.watcher
+      .watch(
+        `/apis/${group}/${version}/namespaces/${feed.namespace}/${plural}`,
+        {
+          labelSelector: feed.label,
+          resourceVersion: feed.resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds: WATCH_TIMEOUT_SECONDS,
+        },
+        (type: string, object: KubeObject) => {
+          if (generation === feed.generation) this.onEvent(feed, type, object);
+        },
+        (error: unknown) => {
+          ended = true;
+          if (generation !== feed.generation || feed.state === 'down') return;
+          // The server's own end of a watch resumes where it stopped; anything else lists again later.
+          if (error === null || error === undefined) void this.watch(feed, generation);
+          else this.down(feed);
+        },
+      )
+      .catch(() => undefined);
+    if (generation !== feed.generation) return stop?.abort();
+    if (!stop) return this.down(feed);
+    feed.stop = stop;
+    if (!ended) {
+      feed.state = 'watching';
+      feed.lastHeard = this.now();
+    }
+  }
+
+  private onEvent(feed: Feed, type: string, object: KubeObject): void {
+    feed.lastHeard = this.now();
+    const resourceVersion = object?.metadata?.resourceVersion;
+    if (type === 'ERROR') {
+      // Typically 410 Gone: the resourceVersion is too old to resume from; list again at once.
+      feed.state = 'down';
+      feed.retryAt = 0;
+      feed.generation++;
+      feed.stop?.abort();
+      return;
+    }
+    if (resourceVersion) feed.resourceVersion = resourceVersion;
+    if (type === 'ADDED' || type === 'MODIFIED') put(feed, object);
+    else if (type === 'DELETED') remove(feed, object);
+  }
+
+  private down(feed: Feed): void {
+    feed.state = 'down';
+    feed.retryAt = this.now() + RETRY_MS;
+    feed.stop?.abort();
+    feed.stop = undefined;
+  }
+
+  private stop(key: string, feed: Feed): void {
+    feed.generation++;
+    feed.state = 'down';
+    feed.stop?.abort();
+    this.feeds.delete(key);
+  }
+
+  private stopIdle(): void {
+    const now = this.now();
+    for (const [key, feed] of this.feeds) if (now - feed.lastAsked >= IDLE_MS) this.stop(key, feed);
+  }
+}
+
+/** What a list of `label=value` would answer: the objects in name order. */
+function itemsOf(feed: Feed, value: string): KubeObject[] {
+  const uids = feed.byValue.get(value);
+  if (!uids) return [];
+  return [...uids]
+    .map((uid) => feed.objects.get(uid)!)
+    .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+}
+
+function put(feed: Feed, object: KubeObject): void {
+  const uid = object.metadata?.uid;
+  if (!uid) return;
+  remove(feed, object);
+  // managedFields are half an object's size, and no check reads them.
+  const { managedFields: _dropped, ...metadata } = object.metadata as NonNullable<KubeObject['metadata']> & { managedFields?: unknown };
+  feed.objects.set(uid, { ...object, metadata });
+  const value = object.metadata?.labels?.[feed.label];
+  if (value === undefined) return;
+  const uids = feed.byValue.get(value) ?? new Set<string>();
+  uids.add(uid);
+  feed.byValue.set(value, uids);
+}
+
+function remove(feed: Feed, object: KubeObject): void {
+  const uid = object.metadata?.uid;
+  if (!uid) return;
+  const old = feed.objects.get(uid);
+  if (!old) return;
+  feed.objects.delete(uid);
+  const value = old.metadata?.labels?.[feed.label];
+  const uids = value === undefined ? undefined : feed.byValue.get(value);
+  uids?.delete(uid);
+  if (value !== undefined && uids?.size === 0) feed.byValue.delete(value);
+}
