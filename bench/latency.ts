@@ -14,6 +14,16 @@ import type { BenchSettings } from './settings.js';
 import { fixed, mib, ms, spread, type Row, type Spread } from './stats.js';
 import { describeHops, hopSpreads, type Hop, type TimedStart } from './timeline.js';
 import { cpuSeconds } from './worker-handle.js';
+import { describeServed, scrapeApiserver, servedBetween, type ServedPerUnit } from './apiserver-metrics.js';
+
+/** The direct path's five calls as the API server's metrics name them (a plain Start makes the same). */
+const DISPATCH_CALLS = new Set([
+  'GET trainer.kubeflow.org/clustertrainingruntimes',
+  'POST trainer.kubeflow.org/trainingruntimes',
+  'POST trainer.kubeflow.org/trainjobs',
+  'PATCH trainer.kubeflow.org/trainingruntimes',
+  'GET trainer.kubeflow.org/trainjobs',
+]);
 
 export interface LatencyResult {
   start: Spread;
@@ -29,6 +39,10 @@ export interface LatencyResult {
   hops: Record<Hop, Spread>;
   /** CPU ms per Start and direct run together, by process (the bench process runs the direct path). */
   cpuPerPair: ReturnType<typeof cpuPerUnit>;
+  /** The direct path's calls, each timed by the caller. */
+  directCalls: Record<string, Spread>;
+  /** What the API server served per TrainJob made (a Start or a direct run), its controllers' requests included. */
+  served: ServedPerUnit[];
 }
 
 const timedMs = async (work: () => Promise<unknown>) => (await timed(work))[1];
@@ -41,7 +55,8 @@ export async function measureLatency(
   const config = env.config(namespace);
   const worker = await env.worker('latency', config);
   const client = env.client(config);
-  const direct = directStarter(config, env.kubeconfigFile(`latency-direct`, { ...env.admin, namespace }));
+  const callTimes = new Map<string, number[]>();
+  const direct = directStarter(config, env.kubeconfigFile(`latency-direct`, { ...env.admin, namespace }), callTimes);
 
   for (let i = 0; i < settings.warmup; i++) {
     await direct(startRequest());
@@ -64,6 +79,8 @@ export async function measureLatency(
   const startMs: number[] = [];
   const handles: { handle: WorkflowHandle; calledAt: number; answeredAt: number }[] = [];
   const directMs: number[] = [];
+  callTimes.clear();
+  const s0 = await scrapeApiserver(env.admin);
   const u0 = await worker.resetPeak();
   const c0 = cpuSnapshot(env.labels);
   for (let i = 0; i < settings.latencyStarts; i++) {
@@ -78,6 +95,7 @@ export async function measureLatency(
   }
   const share = cpuBetween(c0, cpuSnapshot(env.labels));
   const u1 = await worker.usage();
+  const served = servedBetween(s0, await scrapeApiserver(env.admin), 2 * settings.latencyStarts);
   await worker.stop();
 
   const timed: TimedStart[] = [];
@@ -96,11 +114,33 @@ export async function measureLatency(
     cpu: describeShare(share),
     cpuPerPair: cpuPerUnit(share, settings.latencyStarts),
     hops,
+    directCalls: Object.fromEntries([...callTimes].map(([name, times]) => [name, spread(times)])),
+    served,
   };
   const triple = (s: Spread) => `p50 ${ms(s.p50)}, p95 ${ms(s.p95)}, p99 ${ms(s.p99)} (n=${s.n})`;
   const rows: Row[] = [
     { section: 'latency', metric: 'plain Start, client call to result', value: triple(start) },
     { section: 'latency', metric: 'direct path (same activities, no Temporal)', value: triple(floor) },
+    {
+      section: 'latency',
+      metric: '  the direct path by call (p50, as its caller sees it)',
+      value: Object.entries(result.directCalls)
+        .map(([name, s]) => `${name} ${ms(s.p50)}`)
+        .join('; '),
+    },
+    {
+      section: 'latency',
+      metric: '  the API server per TrainJob made (a Start or a direct run): requests',
+      value: `dispatch's: ${describeServed(served.filter((s) => DISPATCH_CALLS.has(s.what)), 'request')}; the controllers' in answer: ${describeServed(
+        served.filter((s) => !DISPATCH_CALLS.has(s.what)),
+        'request',
+      )} (count per TrainJob x mean time in the API server)`,
+    },
+    {
+      section: 'latency',
+      metric: '  the API server per TrainJob made: admission webhooks called',
+      value: describeServed(served, 'webhook'),
+    },
     {
       section: 'latency',
       metric: "Temporal's floor: a Start refused at validation (no Kubernetes call)",

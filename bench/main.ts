@@ -10,6 +10,7 @@ import { measureHistory } from './history.js';
 import { measureKueue } from './kueue.js';
 import { measureLatency } from './latency.js';
 import { measureOperations } from './operations.js';
+import { measurePinned } from './pinned.js';
 import { measureSdk } from './sdk.js';
 import { benchSettings } from './settings.js';
 import { table, type Row } from './stats.js';
@@ -39,6 +40,7 @@ try {
   const sections = [
     ['latency', measureLatency],
     ['throughput', measureThroughput],
+    ['pinned', measurePinned],
     ['history', measureHistory],
     ['waiting', measureWaiting],
     ['operations', measureOperations],

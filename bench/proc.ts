@@ -27,13 +27,16 @@ function readStat(pid: number): ProcStat | undefined {
   }
 }
 
-/** Busy and total CPU seconds of the whole machine, all cores together. */
-function machineCpu(): { busy: number; total: number } {
-  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+/** Busy and total CPU seconds of one /proc/stat line (`cpu` for the machine, `cpuN` for a core). */
+function cpuOfLine(line: string): { busy: number; total: number } {
+  const cpu = line.trim().split(/\s+/).slice(1).map(Number);
   const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
   const idle = (cpu[3] ?? 0) + (cpu[4] ?? 0);
   return { busy: (total - idle) / TICK, total: total / TICK };
 }
+
+/** Busy and total CPU seconds of the whole machine, all cores together. */
+const machineCpu = () => cpuOfLine(readFileSync('/proc/stat', 'utf8').split('\n')[0]!);
 
 export interface CpuSnapshot {
   at: number;
@@ -42,11 +45,7 @@ export interface CpuSnapshot {
   ours: Map<string, number>;
 }
 
-/**
- * The bench's process tree, labelled: `labels` names known pids (the bench, each worker); any
- * other descendant goes by its command name (temporal, etcd, kube-apiserver, ...).
- */
-export function cpuSnapshot(labels: Map<number, string>, root = process.pid): CpuSnapshot {
+function processTree(root: number): { self?: ProcStat; children: Map<number, ProcStat[]> } {
   const all: ProcStat[] = [];
   for (const entry of readdirSync('/proc')) {
     const pid = Number(entry);
@@ -57,13 +56,41 @@ export function cpuSnapshot(labels: Map<number, string>, root = process.pid): Cp
   }
   const children = new Map<number, ProcStat[]>();
   for (const stat of all) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), stat]);
+  return { self: all.find((s) => s.pid === root), children };
+}
+
+/** The pids of `root` and every process below it (the bench, its workers, the stack's servers). */
+export function treePids(root = process.pid): number[] {
+  const { self, children } = processTree(root);
+  const pids: number[] = [];
+  const visit = (stat: ProcStat) => {
+    pids.push(stat.pid);
+    for (const child of children.get(stat.pid) ?? []) visit(child);
+  };
+  if (self) visit(self);
+  return pids;
+}
+
+/** Busy and total CPU seconds of each core (`cpu0`, `cpu1`, ... of /proc/stat). */
+export function coreCpu(): { busy: number; total: number }[] {
+  return readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .filter((line) => /^cpu\d+ /.test(line))
+    .map(cpuOfLine);
+}
+
+/**
+ * The bench's process tree, labelled: `labels` names known pids (the bench, each worker); any
+ * other descendant goes by its command name (temporal, etcd, kube-apiserver, ...).
+ */
+export function cpuSnapshot(labels: Map<number, string>, root = process.pid): CpuSnapshot {
+  const { self, children } = processTree(root);
   const ours = new Map<string, number>();
   const visit = (stat: ProcStat) => {
     const label = labels.get(stat.pid) ?? stat.comm;
     ours.set(label, (ours.get(label) ?? 0) + stat.cpu);
     for (const child of children.get(stat.pid) ?? []) visit(child);
   };
-  const self = all.find((s) => s.pid === root);
   if (self) visit(self);
   return { at: performance.now(), machine: machineCpu(), ours };
 }

@@ -5,6 +5,7 @@ import type { WorkerTuning } from '../src/worker/dispatch-worker.js';
 export const SECTIONS = [
   'latency',
   'throughput',
+  'pinned',
   'history',
   'waiting',
   'operations',
@@ -23,7 +24,9 @@ export interface BenchSettings {
   warmup: number;
   /** BENCH_CALLERS: the concurrent callers of each throughput level. */
   callers: number[];
-  /** BENCH_THROUGHPUT_SECONDS: how long each throughput level runs. */
+  /** BENCH_PINNED_CALLERS: the concurrent callers of each level with the worker pinned to a core of its own. */
+  pinnedCallers: number[];
+  /** BENCH_THROUGHPUT_SECONDS: how long each throughput level runs (pinned ones too). */
   throughputSeconds: number;
   /** BENCH_REPLAY_HISTORIES: histories replayed. */
   replayHistories: number;
@@ -93,10 +96,14 @@ function tuningOf(raw: string | undefined): WorkerTuning {
   return value as WorkerTuning;
 }
 
-export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
-  const callers = (env.BENCH_CALLERS ?? '1,8,32,128').split(',').map((s) => Number(s.trim()));
+function callersOf(env: NodeJS.ProcessEnv, name: string, fallback: string): number[] {
+  const callers = (env[name] ?? fallback).split(',').map((s) => Number(s.trim()));
   if (callers.some((c) => !Number.isInteger(c) || c < 1))
-    throw new Error(`BENCH_CALLERS=${env.BENCH_CALLERS}: expected whole numbers ≥ 1`);
+    throw new Error(`${name}=${env[name]}: expected whole numbers ≥ 1`);
+  return callers;
+}
+
+export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettings {
   const worker = env.BENCH_WORKER ?? 'compiled';
   if (worker !== 'compiled' && worker !== 'tsx')
     throw new Error(`BENCH_WORKER=${worker}: expected compiled or tsx`);
@@ -104,7 +111,8 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     sections: sectionsOf(env.BENCH_SECTIONS),
     latencyStarts: positiveInt(env, 'BENCH_LATENCY_STARTS', 200),
     warmup: positiveInt(env, 'BENCH_WARMUP', 10),
-    callers,
+    callers: callersOf(env, 'BENCH_CALLERS', '1,8,32,128'),
+    pinnedCallers: callersOf(env, 'BENCH_PINNED_CALLERS', '8,32'),
     throughputSeconds: positiveInt(env, 'BENCH_THROUGHPUT_SECONDS', 20),
     replayHistories: positiveInt(env, 'BENCH_REPLAY_HISTORIES', 1000),
     waits: positiveInt(env, 'BENCH_WAITS', 1000),

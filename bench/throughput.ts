@@ -6,7 +6,8 @@ import { availableParallelism } from 'node:os';
 import { cpuBetween, cpuPerUnit, cpuSnapshot, describePerUnit, describeShare } from './proc.js';
 import type { BenchSettings } from './settings.js';
 import { fixed, mib, ms, spread, type Row, type Spread } from './stats.js';
-import { cpuSeconds } from './worker-handle.js';
+import { cpuSeconds, type BenchWorker } from './worker-handle.js';
+import type { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
 
 export interface ThroughputLevel {
   callers: number;
@@ -23,6 +24,51 @@ export interface ThroughputLevel {
   cpuPerStart: ReturnType<typeof cpuPerUnit>;
 }
 
+/** `callers` callers making plain Starts back to back for `seconds`, and what it cost. */
+export async function measureLevel(
+  env: BenchEnv,
+  worker: BenchWorker,
+  client: DispatchKubeflowClient,
+  callers: number,
+  seconds: number,
+): Promise<ThroughputLevel> {
+  const latencies: number[] = [];
+  const failures: string[] = [];
+  const u0 = await worker.resetPeak();
+  const c0 = cpuSnapshot(env.labels);
+  const t0 = performance.now();
+  const deadline = t0 + seconds * 1000;
+  const caller = async () => {
+    while (performance.now() < deadline) {
+      const s = performance.now();
+      try {
+        await client.startTrainJob(startRequest());
+        latencies.push(performance.now() - s);
+      } catch (error) {
+        failures.push(String(error));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: callers }, caller));
+  const elapsed = (performance.now() - t0) / 1000;
+  const share = cpuBetween(c0, cpuSnapshot(env.labels));
+  const u1 = await worker.usage();
+  if (failures.length > 0)
+    console.error(`[bench] ${callers} callers: ${failures.length} failed, first: ${failures[0]}`);
+  return {
+    callers,
+    completed: latencies.length,
+    failed: failures.length,
+    seconds: elapsed,
+    perSecond: latencies.length / elapsed,
+    latency: spread(latencies),
+    workerCores: cpuSeconds(u0, u1) / elapsed,
+    workerPeakRss: u1.peakRss,
+    cpu: describeShare(share),
+    cpuPerStart: cpuPerUnit(share, latencies.length),
+  };
+}
+
 export async function measureThroughput(
   env: BenchEnv,
   settings: BenchSettings,
@@ -35,44 +81,9 @@ export async function measureThroughput(
 
   const levels: ThroughputLevel[] = [];
   for (const callers of settings.callers) {
-    const latencies: number[] = [];
-    const failures: string[] = [];
-    const u0 = await worker.resetPeak();
-    const c0 = cpuSnapshot(env.labels);
-    const t0 = performance.now();
-    const deadline = t0 + settings.throughputSeconds * 1000;
-    const caller = async () => {
-      while (performance.now() < deadline) {
-        const s = performance.now();
-        try {
-          await client.startTrainJob(startRequest());
-          latencies.push(performance.now() - s);
-        } catch (error) {
-          failures.push(String(error));
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: callers }, caller));
-    const seconds = (performance.now() - t0) / 1000;
-    const share = cpuBetween(c0, cpuSnapshot(env.labels));
-    const u1 = await worker.usage();
-    if (failures.length > 0)
-      console.error(
-        `[bench] throughput ${callers} callers: ${failures.length} failed, first: ${failures[0]}`,
-      );
-    levels.push({
-      callers,
-      completed: latencies.length,
-      failed: failures.length,
-      seconds,
-      perSecond: latencies.length / seconds,
-      latency: spread(latencies),
-      workerCores: cpuSeconds(u0, u1) / seconds,
-      workerPeakRss: u1.peakRss,
-      cpu: describeShare(share),
-      cpuPerStart: cpuPerUnit(share, latencies.length),
-    });
-    console.error(`[bench] throughput ${callers} callers: ${fixed(latencies.length / seconds)} Starts/s`);
+    const level = await measureLevel(env, worker, client, callers, settings.throughputSeconds);
+    levels.push(level);
+    console.error(`[bench] throughput ${callers} callers: ${fixed(level.perSecond)} Starts/s`);
   }
   await worker.stop();
 
