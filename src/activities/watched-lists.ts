@@ -80,10 +80,19 @@ export class WatchedLists implements SharedLists {
     return this.fallback.find(kind, namespace, label, value, signal);
   }
 
+  /**
+   * Drops every feed; each lists and watches again at its next check. Authorization is checked
+   * when a list or watch begins, so a feed in step keeps its watch after a permission is taken
+   * away: this makes the worker ask again (the RBAC tests do, after changing the Role).
+   */
+  resync(): void {
+    for (const [key, feed] of this.feeds) this.stop(key, feed);
+  }
+
   /** Stops every feed (the worker is shutting down). */
   close(): void {
     clearInterval(this.idleTimer);
-    for (const [key, feed] of this.feeds) this.stop(key, feed);
+    this.resync();
   }
 
   private feedFor(kind: NamespacedKind, namespace: string, label: string): Feed {

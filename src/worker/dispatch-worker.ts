@@ -86,6 +86,8 @@ export interface DispatchWorker {
   worker: Worker;
   gates: GateStore;
   metrics: DispatchMetrics;
+  /** The checks' watch-fed lists (step 9's waits, Watch), when the kube clients can watch. */
+  checks?: WatchedLists;
   /** dispatch's admission check controller: Kueue mode only, unless turned off. run() runs it. */
   admissionController?: AdmissionController;
   /** Runs the worker, the preflight loop and the admission check controller until shutdown. */
@@ -138,6 +140,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     gates,
     metrics,
     ...(admissionController ? { admissionController } : {}),
+    ...(lists ? { checks: lists } : {}),
     preflight: () => runPreflight(options.client, taskQueue, gates),
     async run() {
       const running = worker.run();

@@ -374,6 +374,8 @@ describe('deploy/kubernetes/kueue as its ServiceAccount, on the real Kueue', () 
       `workloads.${Kueue.group} is forbidden: User "${d.identity.user}" cannot list resource "workloads" ` +
       `in API group "${Kueue.group}" in the namespace "${d.ns.name}"`;
     await withoutPermission(d, permission, async () => {
+      // A watch in step from the tests before keeps answering: the worker lists and watches again.
+      d.h.worker.checks?.resync();
       const gates = await d.h.worker.preflight();
       expect(gates).toEqual({
         reach: true,
