@@ -36,12 +36,18 @@ export function valuesAskedBy(r: ProxiedRequest): string[] {
   return set ? set[1]!.split(',') : [selector.slice(selector.indexOf('=') + 1)];
 }
 
+/** How many of the task queue's running workflows of `type` have the search attribute `key` at `value`. */
+export async function countRunning(env: BenchEnv, taskQueue: string, type: string, key: string, value: string): Promise<number> {
+  const query = `TaskQueue = '${taskQueue}' AND WorkflowType = '${type}' AND ExecutionStatus = 'Running' AND ${key} = '${value}'`;
+  return (await env.temporal.workflow.count(query)).count;
+}
+
 /** `GET trainjobs/<name>`, `PATCH workloads/<name>/status`: a request's method and resource, without namespace and name. */
 export function requestKind(r: ProxiedRequest): string {
   const at = /^\/apis?\/(?:[^/]+\/)?v[^/]+\/(?:namespaces\/[^/]+\/)?([^/]+)(\/[^/]+)?(\/[^/]+)?$/.exec(
     r.path,
   );
-  return `${r.method} ${at ? `${at[1]}${at[2] ? '/<name>' : ''}${at[3] ?? ''}` : r.path}`;
+  return `${r.watch ? 'WATCH' : r.method} ${at ? `${at[1]}${at[2] ? '/<name>' : ''}${at[3] ?? ''}` : r.path}`;
 }
 
 /** How many of the requests are of each kind (requestKind). */
@@ -54,16 +60,21 @@ export const countByKind = (requests: readonly ProxiedRequest[]): Record<string,
  * Waits until `checking()` (how many workflows checked lately) reaches `total`, or has not grown for
  * STALL_MS; logs the count each second. Answers the seconds it took.
  */
-export async function untilChecking(what: string, total: number, checking: () => number): Promise<number> {
+export async function untilChecking(
+  what: string,
+  total: number,
+  checking: () => number | Promise<number>,
+  intervalMs = 1000,
+): Promise<number> {
   const t0 = performance.now();
   let best = 0;
   let bestAt = performance.now();
-  await untilTrue(Number.POSITIVE_INFINITY, () => {
-    const now = checking();
+  await untilTrue(Number.POSITIVE_INFINITY, async () => {
+    const now = await checking();
     if (now > best) [best, bestAt] = [now, performance.now()];
     console.error(`[bench] ${now} of ${total} ${what}`);
     return now >= total || performance.now() - bestAt > STALL_MS;
-  });
+  }, intervalMs);
   return (performance.now() - t0) / 1000;
 }
 

@@ -1,17 +1,18 @@
 // Watching at scale: N Watches at once on one plain-mode worker, each checking its TrainJob every
-// 3 s through the worker's batched lists (src/activities/batched-lists.ts). N Starts are made and
+// 3 s through the worker's watch-fed lists (src/activities/watched-lists.ts; batched lists while
+// the watch is not in step). N Starts are made and
 // never opened, so every TrainJob stays Gated and every Watch keeps checking. The worker's
 // Kubernetes calls go through the fault proxy (no faults), which counts them, as in waiting.ts.
 // First one Watch alone (the floor), then all N: once every Watch checks, the API request rate and
 // the worker's RSS and CPU are watched for a window. Then every TrainJob is stopped, and each
 // Watch should answer Absent within a check of its Stop (the drain).
 import { FaultProxy, type ProxiedRequest } from '../dev/harness/fault-proxy.js';
-import { Labels, Trainer } from '../src/model/constants.js';
+import { Labels, SearchAttributes, Trainer } from '../src/model/constants.js';
 import type { Outcome, TrainJobRef } from '../src/model/lifecycle.js';
 import { refOf } from '../test/integration/lifecycle/support.js';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';
-import { countByKind, untilChecking, valuesAskedBy, watchWindow } from './observe.js';
+import { countByKind, countRunning, untilChecking, valuesAskedBy, watchWindow } from './observe.js';
 import { describeShare } from './proc.js';
 import type { BenchSettings } from './settings.js';
 import { describeTail, fixed, mib, tail, type Row, type Tail } from './stats.js';
@@ -19,8 +20,6 @@ import { cpuSeconds, type BenchWorker } from './worker-handle.js';
 
 /** Calls in flight at once while starting (and stopping) many. */
 const CONCURRENCY = 32;
-/** A Watch checks every 3 s: within this much of now, every checking Watch has listed at least once. */
-const CHECKED_WITHIN_MS = 6_000;
 
 interface Job {
   ref: TrainJobRef;
@@ -30,7 +29,7 @@ interface Job {
 
 export interface WatchWindow {
   watches: number;
-  /** Distinct Watches whose TrainJob the lists asked about during the window. */
+  /** Watches running with their phase shown (Gated), so checking, at the window's end. */
   checking: number;
   rampSeconds: number;
   windowSeconds: number;
@@ -79,9 +78,6 @@ const isTrainJobList = (r: ProxiedRequest) =>
 /** The job-ids a TrainJob list asks about (the Watches' checks list by the job-id label). */
 const jobIdsAskedBy = (r: ProxiedRequest): string[] =>
   (new URLSearchParams(r.query).get('labelSelector') ?? '').startsWith(Labels.jobId) ? valuesAskedBy(r) : [];
-
-const jobIdsChecked = (requests: ProxiedRequest[]) =>
-  new Set(requests.filter(isTrainJobList).flatMap(jobIdsAskedBy));
 
 /** Runs `work` for each item, `CONCURRENCY` at a time; answers in the items' order. */
 async function eachOf<T, U>(items: readonly T[], work: (item: T) => Promise<U>): Promise<U[]> {
@@ -155,8 +151,9 @@ export async function measureWatching(
     };
     if (jobs.length === 0) throw new Error(`watching: every Start failed, the first: ${starts.firstFailure}`);
 
-    const floor = await measureWindow(env, settings, proxy, worker, jobs.slice(0, 1), watch);
-    const all = await measureWindow(env, settings, proxy, worker, jobs, (jobs) => watch(jobs.slice(1)));
+    const taskQueue = config.temporal.taskQueue;
+    const floor = await measureWindow(env, settings, proxy, worker, jobs.slice(0, 1), watch, taskQueue, 0);
+    const all = await measureWindow(env, settings, proxy, worker, jobs.slice(1), watch, taskQueue, 1);
 
     // Drain: stop every TrainJob; each Watch then reads it gone (or being deleted) at its next check.
     const d0 = performance.now();
@@ -255,23 +252,23 @@ async function measureWindow(
   worker: BenchWorker,
   jobs: readonly Job[],
   start: (jobs: readonly Job[]) => Promise<unknown>,
+  taskQueue: string,
+  /** Watches already checking before these (the floor's). */
+  already: number,
 ): Promise<WatchWindow> {
-  const wanted = new Set(jobs.map((j) => j.jobId));
-  const checkingIn = (requests: ProxiedRequest[]) =>
-    [...jobIdsChecked(requests)].filter((id) => wanted.has(id)).length;
-
+  // Checking, by the DispatchPhase search attribute: a Watch sets it from its first read, then
+  // checks every 3 s. Its checks read the worker's watch, which no request per check shows.
+  const checkingNow = () => countRunning(env, taskQueue, 'WatchTrainJob', SearchAttributes.phase, 'Gated');
   const t0 = performance.now();
   await start(jobs);
-  await untilChecking('Watches checking', wanted.size, () =>
-    checkingIn(proxy.requests.filter((r) => r.at >= Date.now() - CHECKED_WITHIN_MS)),
-  );
+  await untilChecking('Watches checking', jobs.length + already, checkingNow, 2000);
   const rampSeconds = (performance.now() - t0) / 1000;
 
   const window = await watchWindow(env, worker, proxy, settings.watchWindowSeconds);
   const lists = window.requests.filter(isTrainJobList);
-  const checking = checkingIn(lists);
+  const checking = await checkingNow();
   return {
-    watches: wanted.size,
+    watches: jobs.length + already,
     checking,
     rampSeconds,
     windowSeconds: window.seconds,
