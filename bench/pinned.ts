@@ -3,7 +3,7 @@
 // worker's CPU per Start and the Starts/s one worker core carries are measured on a core of its own
 // instead of projected from a machine whose cores the servers share.
 import { execFileSync } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';
 import { coreCpu, treePids } from './proc.js';
@@ -35,7 +35,8 @@ export async function measurePinned(
   env: BenchEnv,
   settings: BenchSettings,
 ): Promise<{ rows: Row[]; result: PinnedResult }> {
-  const cores = availableParallelism();
+  // The machine's cores, not this process's affinity (availableParallelism), which pinning changes.
+  const cores = cpus().length;
   if (cores < 2) {
     const skipped = `needs 2 cores, this machine has ${cores}`;
     return { rows: [{ section: 'pinned', metric: 'skipped', value: skipped }], result: { skipped } };
@@ -47,7 +48,7 @@ export async function measurePinned(
   for (let i = 0; i < settings.warmup; i++) await client.startTrainJob(startRequest());
 
   const everyCore = `0-${cores - 1}`;
-  const others = `1-${cores - 1}`;
+  const others = cores === 2 ? '1' : `1-${cores - 1}`;
   const levels: PinnedLevel[] = [];
   try {
     for (const pid of treePids()) pin(pid, pid === worker.pid ? '0' : others);

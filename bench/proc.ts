@@ -2,7 +2,7 @@
 // tree (the bench, its workers, the servers of the stack), and everything else on the machine,
 // which on a shared machine is other people's work and has to be stated beside the figures.
 import { readdirSync, readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { cpus } from 'node:os';
 
 /** Clock ticks per second of /proc's CPU times (USER_HZ, 100 on Linux). */
 const TICK = 100;
@@ -149,5 +149,5 @@ export function describeShare(share: CpuShare): string {
     .filter(([, cores]) => cores >= 0.01)
     .sort((a, b) => b[1] - a[1])
     .map(([label, cores]) => `${label} ${cores.toFixed(2)}`);
-  return `${parts.join(', ')}; not ours ${share.others.toFixed(2)} (machine ${share.machineBusy.toFixed(2)} of ${availableParallelism()}) cores`;
+  return `${parts.join(', ')}; not ours ${share.others.toFixed(2)} (machine ${share.machineBusy.toFixed(2)} of ${cpus().length}) cores`;
 }
