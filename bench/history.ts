@@ -3,8 +3,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { HistoryAndWorkflowId } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
-import { kubeConfigFor } from '../dev/harness/kube-access.js';
-import { FakeKueue } from '../test/integration/support/fake-kueue.js';
+import { applyKueueSamples } from '../dev/harness/samples.js';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';
 import type { BenchSettings } from './settings.js';
@@ -41,16 +40,14 @@ export interface HistoryResult {
 async function oneStartHistory(env: BenchEnv, kueue: boolean): Promise<EventCount> {
   const namespace = await env.namespace(kueue ? 'history-kueue' : 'history-plain');
   const config = env.config(namespace, kueue ? KUEUE : {});
+  // The real Kueue lists dispatch's check on the Workload once the namespace has its LocalQueue.
+  if (kueue) await applyKueueSamples(env.admin, [namespace]);
   const worker = await env.worker(`history-${kueue ? 'kueue' : 'plain'}`, config);
-  const fake = kueue
-    ? await FakeKueue.start({ kubeConfig: kubeConfigFor({ ...env.admin, namespace }), config })
-    : undefined;
   try {
     const handle = await env.client(config).submit(startRequest());
     await handle.result();
     return countEvents(await handle.fetchHistory());
   } finally {
-    await fake?.stop();
     await worker.stop();
   }
 }

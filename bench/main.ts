@@ -52,9 +52,19 @@ try {
     if (!settings.sections.has(name)) continue;
     console.error(`[bench] ${name} ...`);
     const t0 = performance.now();
-    const { rows: more, result } = await measure(env, settings);
-    rows.push(...more);
-    results[name] = result;
+    try {
+      const { rows: more, result } = await measure(env, settings);
+      rows.push(...more);
+      results[name] = result;
+      // Each section's rows as it ends, so a later section's failure loses nothing measured.
+      console.error(table(more));
+    } catch (error) {
+      // A section that fails is reported, and the others still run.
+      const message = error instanceof Error ? error.message : String(error);
+      console.error(`[bench] ${name} FAILED: ${error instanceof Error ? (error.stack ?? message) : message}`);
+      rows.push({ section: name, metric: 'FAILED', value: message.split('\n')[0]!.slice(0, 300) });
+      results[name] = { failed: message };
+    }
     console.error(`[bench] ${name} done in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   }
 } finally {
@@ -90,3 +100,4 @@ console.log(
   `Temporal dynamic config: ${Object.keys(temporalDynamicConfig).length > 0 ? JSON.stringify(temporalDynamicConfig) : "the dev server's own"}${temporalArgs.length > 0 ? `, then ${temporalArgs.join(' ')}` : ''}`,
 );
 console.log(`figures as JSON in ${relative(process.cwd(), out)}`);
+if (rows.some((r) => r.metric === 'FAILED')) process.exitCode = 1;
