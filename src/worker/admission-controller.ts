@@ -8,12 +8,13 @@
 import type { KubeClients } from '../activities/kube-clients.js';
 import { describeRefusal, type KubeAnswer } from '../activities/kube-call.js';
 import { isStaleWrite, sendPlannedWrite } from '../activities/lifecycle-activities.js';
-import { admissionChecks, ObjectCalls, TRAINJOBS, workloads } from '../activities/objects.js';
+import { admissionChecks, ObjectCalls, TRAINJOBS, workloads, type NamespacedKind } from '../activities/objects.js';
+import type { WatchedLists } from '../activities/watched-lists.js';
 import { admissionCheckActivePatch, trainJobsByUid, workloadsToMarkReady } from '../core/admission.js';
 import type { PlannedWrite } from '../core/lifecycle-plans.js';
 import type { LifecycleConfig } from '../core/phase.js';
 import { LabelValues, Labels } from '../model/constants.js';
-import type { TrainJob, Workload } from '../model/kube.js';
+import type { KubeObject, TrainJob, Workload } from '../model/kube.js';
 import type { AdmissionCheck } from '../model/lifecycle.js';
 import { DispatchAdmissionCheck } from '../model/lifecycle-constants.js';
 import { sleepUnlessAborted } from './preflight.js';
@@ -40,6 +41,12 @@ export interface AdmissionControllerOptions {
   config: LifecycleConfig;
   /** How long one HTTP request may stay unanswered. */
   requestTimeoutMs: number;
+  /**
+   * The worker's watch-fed lists: while their feeds are in step a pass reads the Workloads and
+   * TrainJobs there, and lists them only while they are not (a list of every Workload in the
+   * namespace, every second, was most of the API server's work with 1,000 Starts waiting).
+   */
+  lists?: Pick<WatchedLists, 'snapshot'>;
   /** Time between the start of one pass and the next (default 1 s). */
   intervalMs?: number;
   log: (message: string, fields?: Record<string, unknown>) => void;
@@ -103,6 +110,12 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
     }
   }
 
+  /** What a list would answer, from the worker's watch-fed copy when it is in step; else undefined, and the pass lists. */
+  function fromWatch(kind: NamespacedKind, label: string, keep: (o: KubeObject) => boolean): Promise<KubeAnswer<{ items: KubeObject[] }>> | undefined {
+    const items = options.lists?.snapshot(kind, config.namespace, label);
+    return items ? Promise.resolve({ answered: 'ok', value: { items: items.filter(keep) } }) : undefined;
+  }
+
   async function passWith(calls: ObjectCalls, signal: AbortSignal | undefined): Promise<PassResult> {
     counters.passes++;
     const problems: string[] = [];
@@ -142,8 +155,11 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
           );
         } else {
           const [workloadList, trainJobList] = await Promise.all([
-            ask(() => calls.list(workloadKind, config.namespace, Labels.kueueJobUid)),
-            ask(() => calls.list(TRAINJOBS, config.namespace, `${Labels.managedBy}=${LabelValues.managedBy}`)),
+            fromWatch(workloadKind, Labels.kueueJobUid, () => true) ??
+              ask(() => calls.list(workloadKind, config.namespace, Labels.kueueJobUid)),
+            // dispatch's TrainJobs all carry the job-id label, so the Watches' feed holds them.
+            fromWatch(TRAINJOBS, Labels.jobId, (t) => t.metadata?.labels?.[Labels.managedBy] === LabelValues.managedBy) ??
+              ask(() => calls.list(TRAINJOBS, config.namespace, `${Labels.managedBy}=${LabelValues.managedBy}`)),
           ]);
           for (const [what, answer] of [['Workloads', workloadList], ['TrainJobs', trainJobList]] as const) {
             if (answer.answered === 'definite') {

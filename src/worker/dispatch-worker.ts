@@ -103,7 +103,8 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
   const gates = new GateStore(config);
   const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
   const requestTimeoutMs = options.requestTimeoutMs ?? Math.min(10_000, callMs);
-  // The Workload waits and the Watches read a watch-fed copy, and list (batched) while it is not in step.
+  // The Workload waits, the Watches and the admission check controller read a watch-fed copy,
+  // and list (batched, for the checks) while it is not in step.
   const batched = new BatchedLists(kube, requestTimeoutMs);
   const lists = kube.watch ? new WatchedLists(kube, kube.watch, batched, requestTimeoutMs) : undefined;
   const activities = createActivities({ kube, settings: gates, requestTimeoutMs, lists: lists ?? batched });
@@ -114,6 +115,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
           config,
           requestTimeoutMs,
           log,
+          ...(lists ? { lists } : {}),
           ...(options.admissionIntervalMs !== undefined ? { intervalMs: options.admissionIntervalMs } : {}),
         })
       : undefined;

@@ -166,6 +166,33 @@ describe('the admission check controller, one pass', () => {
     expect(lists).toHaveLength(2);
   });
 
+  it("reads the Workloads and TrainJobs from the worker's watch-fed copy while it is in step, and lists them while it is not", async () => {
+    const api = cluster();
+    let inStep = true;
+    const asked: [string, string, string][] = [];
+    const lists = {
+      snapshot(kind: { plural: string }, namespace: string, label: string) {
+        asked.push([kind.plural, namespace, label]);
+        if (!inStep) return undefined;
+        return [...api.objects.entries()]
+          .filter(([key]) => key.startsWith(`${kind.plural}/${namespace}/`))
+          .map(([, o]) => o)
+          .filter((o) => o.metadata?.labels?.[label] !== undefined);
+      },
+    };
+    const c = controller(api, [], { lists });
+    expect(await c.pass()).toMatchObject({ clean: true });
+    expect(['wl-a', 'wl-b', 'wl-c', 'wl-d', 'wl-e'].map((n) => checkState(api, n))).toEqual(['Ready', 'Ready', 'Pending', 'Pending', 'Pending']);
+    expect(api.calls.filter((call) => call.method === 'listNamespacedCustomObject')).toEqual([]);
+    expect(asked).toEqual([
+      ['workloads', NS, Labels.kueueJobUid],
+      ['trainjobs', NS, Labels.jobId],
+    ]);
+    inStep = false;
+    await c.pass();
+    expect(api.calls.filter((call) => call.method === 'listNamespacedCustomObject')).toHaveLength(2);
+  });
+
   it('a second pass has nothing to write', async () => {
     const api = cluster();
     const c = controller(api);
