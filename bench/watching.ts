@@ -213,8 +213,10 @@ export async function measureWatching(
         section: 'watching',
         metric: `${all.watches} Watches: API requests`,
         value:
-          `${rate(all)}; ${fixed(all.requestsPerSecond / Math.max(floor.requestsPerSecond, 1e-9), 1)}x the floor's ` +
-          `for ${all.watches}x the Watches`,
+          `${rate(all)}; ` +
+          (floor.requests > 0
+            ? `${fixed(all.requestsPerSecond / floor.requestsPerSecond, 1)}x the floor's for ${all.watches}x the Watches`
+            : `the floor made none in its window`),
       },
       {
         section: 'watching',

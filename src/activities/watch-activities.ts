@@ -14,7 +14,7 @@ import { watchOutcome } from '../core/admission.js';
 import { identityRefusals } from '../core/lifecycle-plans.js';
 import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
 import { stateOf, workloadOfTrainJob, type Observed } from '../core/phase.js';
-import type { SharedLists } from './watched-lists.js';
+import { untilChanged, type SharedLists } from './watched-lists.js';
 import { callsFor, sleep, type ActivityEnv } from './context.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
 import { TRAINJOBS, workloads } from './objects.js';
@@ -104,7 +104,18 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists) {
           }
           ctx.heartbeat({ checks, reasons: [problem] } satisfies WatchProgress);
         }
-        await sleep(WATCH_POLL_MS);
+        // The next check after the interval, or as soon as the worker's watch sees the TrainJob (or,
+        // in Kueue mode, its Workload) change.
+        const changes =
+          jobId === undefined
+            ? []
+            : [
+                untilChanged(lists, TRAINJOBS, ref.namespace, Labels.jobId, jobId, WATCH_POLL_MS),
+                ...(config.mode === 'kueue'
+                  ? [untilChanged(lists, workloads(config.kueue.workloadVersion), ref.namespace, Labels.kueueJobUid, ref.uid, WATCH_POLL_MS)]
+                  : []),
+              ];
+        await Promise.race([sleep(WATCH_POLL_MS), ...changes]);
       }
     },
   };

@@ -18,6 +18,16 @@ import { ObjectCalls, type NamespacedKind } from './objects.js';
 /** The lists the checks read: the batched lists, or a WatchedLists in front of them. */
 export interface SharedLists {
   find(kind: NamespacedKind, namespace: string, label: string, value: string, signal?: AbortSignal): Promise<KubeAnswer<KubeObject[]>>;
+  /**
+   * Resolves when the watch sees a change of an object labelled `label=value`, or after `ms`,
+   * whichever is first: a check waits on it instead of its whole interval. Absent, it waits `ms`.
+   */
+  changed?(kind: NamespacedKind, namespace: string, label: string, value: string, ms: number): Promise<void>;
+}
+
+/** Waits `ms`, or less when `lists` can tell that the object changed first. */
+export function untilChanged(lists: SharedLists, kind: NamespacedKind, namespace: string, label: string, value: string, ms: number): Promise<void> {
+  return lists.changed ? lists.changed(kind, namespace, label, value, ms) : new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** A feed that heard nothing (no change, no bookmark, no reconnection) this long is not trusted. */
@@ -54,6 +64,8 @@ type Clock = () => number;
 
 export class WatchedLists implements SharedLists {
   private readonly feeds = new Map<string, Feed>();
+  /** Who waits for a change, by feed key and label value. */
+  private readonly waiters = new Map<string, Set<() => void>>();
   private readonly calls: ObjectCalls;
   private readonly idleTimer: NodeJS.Timeout;
 
@@ -70,14 +82,45 @@ export class WatchedLists implements SharedLists {
   }
 
   find(kind: NamespacedKind, namespace: string, label: string, value: string, signal?: AbortSignal): Promise<KubeAnswer<KubeObject[]>> {
+    const feed = this.inStep(kind, namespace, label);
+    if (feed) return Promise.resolve({ answered: 'ok', value: itemsOf(feed, value) });
+    return this.fallback.find(kind, namespace, label, value, signal);
+  }
+
+  changed(kind: NamespacedKind, namespace: string, label: string, value: string, ms: number): Promise<void> {
+    const key = [feedKey(kind, namespace, label), value].join('\0');
+    return new Promise((resolve) => {
+      const waiters = this.waiters.get(key) ?? new Set<() => void>();
+      this.waiters.set(key, waiters);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0 && this.waiters.get(key) === waiters) this.waiters.delete(key);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      waiters.add(done);
+    });
+  }
+
+  /**
+   * Every object of the feed, when it is in step (what a list of `label` would answer, in no
+   * particular order); undefined when it is not, and the caller lists. The admission check
+   * controller reads the namespace's Workloads and TrainJobs so, once a second.
+   */
+  snapshot(kind: NamespacedKind, namespace: string, label: string): KubeObject[] | undefined {
+    const feed = this.inStep(kind, namespace, label);
+    return feed ? [...feed.objects.values()] : undefined;
+  }
+
+  /** The feed, if it is in step; else undefined, and the feed (re)starts unless it is starting or waiting to retry. */
+  private inStep(kind: NamespacedKind, namespace: string, label: string): Feed | undefined {
     const feed = this.feedFor(kind, namespace, label);
     const now = this.now();
     feed.lastAsked = now;
-    if (feed.state === 'watching' && now - feed.lastHeard < FRESH_MS) {
-      return Promise.resolve({ answered: 'ok', value: itemsOf(feed, value) });
-    }
+    if (feed.state === 'watching' && now - feed.lastHeard < FRESH_MS) return feed;
     if (feed.state === 'watching' || (feed.state === 'down' && now >= feed.retryAt)) void this.start(feed);
-    return this.fallback.find(kind, namespace, label, value, signal);
+    return undefined;
   }
 
   /**
@@ -96,7 +139,7 @@ export class WatchedLists implements SharedLists {
   }
 
   private feedFor(kind: NamespacedKind, namespace: string, label: string): Feed {
-    const key = [kind.group, kind.version, kind.plural, namespace, label].join('\0');
+    const key = feedKey(kind, namespace, label);
     let feed = this.feeds.get(key);
     if (!feed) {
       feed = {
@@ -180,8 +223,15 @@ export class WatchedLists implements SharedLists {
       return;
     }
     if (resourceVersion) feed.resourceVersion = resourceVersion;
+    if (type === 'BOOKMARK') return;
+    const before = feed.objects.get(object?.metadata?.uid ?? '')?.metadata?.labels?.[feed.label];
     if (type === 'ADDED' || type === 'MODIFIED') put(feed, object);
     else if (type === 'DELETED') remove(feed, object);
+    for (const value of new Set([before, object?.metadata?.labels?.[feed.label]])) {
+      if (value === undefined) continue;
+      const key = [feedKey(feed.kind, feed.namespace, feed.label), value].join('\0');
+      for (const wake of [...(this.waiters.get(key) ?? [])]) wake();
+    }
   }
 
   private down(feed: Feed): void {
@@ -203,6 +253,9 @@ export class WatchedLists implements SharedLists {
     for (const [key, feed] of this.feeds) if (now - feed.lastAsked >= IDLE_MS) this.stop(key, feed);
   }
 }
+
+const feedKey = (kind: NamespacedKind, namespace: string, label: string) =>
+  [kind.group, kind.version, kind.plural, namespace, label].join('\0');
 
 /** What a list of `label=value` would answer: the objects in name order. */
 function itemsOf(feed: Feed, value: string): KubeObject[] {

@@ -47,7 +47,9 @@ export function workloadActivities(checks: WorkloadChecks) {
         const left = deadline - Date.now();
         if (left <= 0) break;
         ctx.heartbeat({ deadline, checks: made, reasons } satisfies WaitProgress);
-        await sleep(Math.min(WORKLOAD_POLL_MS, left));
+        // The next check comes after the interval, or as soon as the worker's watch sees the Workload change.
+        const interval = Math.min(WORKLOAD_POLL_MS, left);
+        await Promise.race([sleep(interval), checks.changeOf(ref.namespace, config.kueue.workloadVersion, ref.uid, interval)]);
       }
       throw new DispatchError(
         'ErrRejected',

@@ -6,7 +6,7 @@ import type { Workload } from '../model/kube.js';
 import { labelInSelector, MAX_VALUES } from './batched-lists.js';
 import type { KubeAnswer } from './kube-call.js';
 import { workloads } from './objects.js';
-import type { SharedLists } from './watched-lists.js';
+import { untilChanged, type SharedLists } from './watched-lists.js';
 
 /** UIDs in one list's selector. */
 export const MAX_UIDS = MAX_VALUES;
@@ -22,6 +22,11 @@ export class WorkloadChecks {
    * answer), or the list's definite refusal. Rejects as the list does when it goes unanswered, or
    * when `signal` aborts first.
    */
+  /** Waits `ms`, or less when the worker's watch sees this TrainJob's Workload change first. */
+  changeOf(namespace: string, version: string, uid: string, ms: number): Promise<void> {
+    return untilChanged(this.lists, workloads(version), namespace, Labels.kueueJobUid, uid, ms);
+  }
+
   async check(namespace: string, version: string, uid: string, signal?: AbortSignal): Promise<KubeAnswer<Workload | undefined>> {
     const answer = await this.lists.find(workloads(version), namespace, Labels.kueueJobUid, uid, signal);
     return answer.answered === 'ok' ? { answered: 'ok', value: answer.value[0] as Workload | undefined } : answer;

@@ -81,9 +81,11 @@ describe('WatchedLists', () => {
       metadata: { resourceVersion: '41' },
       items: [workload('wl-b', 'u2', 'job-a'), workload('wl-a', 'u1', 'job-a'), workload('wl-c', 'u3', 'job-c')],
     }));
-    // Not in step yet: the batched lists answer, as before.
+    // Not in step yet: the batched lists answer, as before; a snapshot has nothing to give.
+    expect(h.watched.snapshot(KIND, 'ml', LABEL)).toBeUndefined();
     expect(names(await h.find('job-a'))).toEqual(['listed-job-a']);
     await h.settle();
+    expect(h.watched.snapshot(KIND, 'ml', LABEL)?.map((o) => o.metadata?.name).sort()).toEqual(['wl-a', 'wl-b', 'wl-c']);
     expect(h.lists).toEqual([LABEL]);
     expect(h.watches).toHaveLength(1);
     expect(h.watches[0]!.path).toBe('/apis/kueue.x-k8s.io/v1beta2/namespaces/ml/workloads');
@@ -122,6 +124,28 @@ describe('WatchedLists', () => {
     expect(h.lists).toHaveLength(1);
     h.watched.close();
     expect(h.watches[1]!.stop.signal.aborted).toBe(true);
+  });
+
+  it('changed() wakes a check at the first change of an object with its label value, or after its interval', async () => {
+    const h = harness(async () => ({ metadata: { resourceVersion: '1' }, items: [] }));
+    await h.find('job-a');
+    await h.settle();
+    const woken: string[] = [];
+    const wait = (value: string, ms: number) => h.watched.changed(KIND, 'ml', LABEL, value, ms).then(() => woken.push(value));
+    const a = wait('job-a', 60_000);
+    const b = wait('job-b', 60_000);
+    const c = wait('job-c', 20);
+    h.watches[0]!.event('ADDED', workload('wl-a', 'u1', 'job-a', '2'));
+    await a;
+    expect(woken).toEqual(['job-a']);
+    await c;
+    expect(woken).toEqual(['job-a', 'job-c']);
+    // A label moved from one value to another wakes both.
+    const a2 = wait('job-a', 60_000);
+    h.watches[0]!.event('MODIFIED', workload('wl-a', 'u1', 'job-b', '3'));
+    await Promise.all([a2, b]);
+    expect(woken.slice(2).sort()).toEqual(['job-a', 'job-b']);
+    h.watched.close();
   });
 
   it('a refused list leaves the checks on the batched lists, and the feed tries again after RETRY_MS', async () => {
