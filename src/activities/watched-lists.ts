@@ -22,8 +22,11 @@ export interface SharedLists {
    * Resolves when the watch sees a change of an object labelled `label=value`, or after `ms`,
    * whichever is first: a check waits on it instead of its whole interval. Absent, it waits `ms`.
    */
-  changed?(kind: NamespacedKind, namespace: string, label: string, value: string, ms: number): Promise<void>;
+  changed?(kind: NamespacedKind, namespace: string, label: string, value: string | undefined, ms: number): Promise<void>;
 }
+
+/** The `value` of changed() that any object of the feed matches. Label values cannot hold it. */
+const ANY = '*';
 
 /** Waits `ms`, or less when `lists` can tell that the object changed first. */
 export function untilChanged(lists: SharedLists, kind: NamespacedKind, namespace: string, label: string, value: string, ms: number): Promise<void> {
@@ -87,8 +90,9 @@ export class WatchedLists implements SharedLists {
     return this.fallback.find(kind, namespace, label, value, signal);
   }
 
-  changed(kind: NamespacedKind, namespace: string, label: string, value: string, ms: number): Promise<void> {
-    const key = [feedKey(kind, namespace, label), value].join('\0');
+  /** As SharedLists.changed; `value` undefined: a change of any object of the feed. */
+  changed(kind: NamespacedKind, namespace: string, label: string, value: string | undefined, ms: number): Promise<void> {
+    const key = [feedKey(kind, namespace, label), value ?? ANY].join('\0');
     return new Promise((resolve) => {
       const waiters = this.waiters.get(key) ?? new Set<() => void>();
       this.waiters.set(key, waiters);
@@ -227,7 +231,7 @@ export class WatchedLists implements SharedLists {
     const before = feed.objects.get(object?.metadata?.uid ?? '')?.metadata?.labels?.[feed.label];
     if (type === 'ADDED' || type === 'MODIFIED') put(feed, object);
     else if (type === 'DELETED') remove(feed, object);
-    for (const value of new Set([before, object?.metadata?.labels?.[feed.label]])) {
+    for (const value of new Set([before, object?.metadata?.labels?.[feed.label], ANY])) {
       if (value === undefined) continue;
       const key = [feedKey(feed.kind, feed.namespace, feed.label), value].join('\0');
       for (const wake of [...(this.waiters.get(key) ?? [])]) wake();

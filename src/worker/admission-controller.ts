@@ -20,6 +20,8 @@ import { DispatchAdmissionCheck } from '../model/lifecycle-constants.js';
 import { sleepUnlessAborted } from './preflight.js';
 
 export const DEFAULT_ADMISSION_INTERVAL_MS = 1000;
+/** The least time between two passes, however often the Workloads change. */
+export const MIN_GAP_MS = 100;
 
 /** What the controller has done since it was made; every worker's own. */
 export interface AdmissionCounters {
@@ -46,7 +48,7 @@ export interface AdmissionControllerOptions {
    * TrainJobs there, and lists them only while they are not (a list of every Workload in the
    * namespace, every second, was most of the API server's work with 1,000 Starts waiting).
    */
-  lists?: Pick<WatchedLists, 'snapshot'>;
+  lists?: Pick<WatchedLists, 'snapshot' | 'changed'>;
   /** Time between the start of one pass and the next (default 1 s). */
   intervalMs?: number;
   log: (message: string, fields?: Record<string, unknown>) => void;
@@ -206,7 +208,16 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
         const started = Date.now();
         // pass() catches what it knows; this keeps anything else from ending the loop, or the worker.
         await pass(signal).catch((error: unknown) => log('admission check controller: pass failed', { error: String(error) }));
-        await sleepUnlessAborted(Math.max(0, intervalMs - (Date.now() - started)), signal);
+        // The next pass after the interval, or, once the watch is in step, as soon as a Workload
+        // changes (Kueue reserving quota is what the controller answers), at most every MIN_GAP_MS.
+        const left = Math.max(0, intervalMs - (Date.now() - started));
+        await sleepUnlessAborted(Math.min(left, MIN_GAP_MS), signal);
+        if (left > MIN_GAP_MS && options.lists) {
+          await Promise.race([
+            sleepUnlessAborted(left - MIN_GAP_MS, signal),
+            options.lists.changed(workloadKind, config.namespace, Labels.kueueJobUid, undefined, left - MIN_GAP_MS),
+          ]);
+        } else await sleepUnlessAborted(Math.max(0, left - MIN_GAP_MS), signal);
       }
       log('admission check controller stopped', { ...counters });
     },

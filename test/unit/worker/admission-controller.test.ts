@@ -10,7 +10,7 @@ import { applyJsonPatch, JsonPatchError } from '../../../src/core/lifecycle-plan
 import { LabelValues, Labels } from '../../../src/model/constants.js';
 import type { KubeObject, Workload } from '../../../src/model/kube.js';
 import type { JsonPatchOp } from '../../../src/model/lifecycle.js';
-import { createAdmissionController, type AdmissionControllerOptions } from '../../../src/worker/admission-controller.js';
+import { createAdmissionController, MIN_GAP_MS, type AdmissionControllerOptions } from '../../../src/worker/admission-controller.js';
 import { CHECK, condition, KUEUE_CONFIG, NS, trainJob, workload } from '../core/lifecycle-fixtures.js';
 
 const CONTROLLER = 'dispatch.phpboyscout.uk/admission-check';
@@ -179,6 +179,7 @@ describe('the admission check controller, one pass', () => {
           .map(([, o]) => o)
           .filter((o) => o.metadata?.labels?.[label] !== undefined);
       },
+      changed: async () => {},
     };
     const c = controller(api, [], { lists });
     expect(await c.pass()).toMatchObject({ clean: true });
@@ -294,6 +295,25 @@ describe('the admission check controller, running', () => {
     expect(c.counters).toMatchObject({ activeWrites: 1, readyWrites: 2 });
     expect(logs[0]).toBe('admission check controller started');
     expect(logs.at(-1)).toBe('admission check controller stopped');
+  });
+
+  it(`with the watch in step, a Workload's change brings the next pass forward, at most every ${MIN_GAP_MS} ms`, async () => {
+    const api = cluster();
+    let changes = 0;
+    const lists = {
+      snapshot: () => undefined,
+      // Every wait for a change ends at once: the Workloads keep changing.
+      changed: async () => void changes++,
+    };
+    const stop = new AbortController();
+    const quick = controller(api, [], { intervalMs: 60_000, lists });
+    const running = quick.run(stop.signal);
+    await new Promise((resolve) => setTimeout(resolve, 3.5 * MIN_GAP_MS));
+    stop.abort();
+    await running;
+    expect(quick.counters.passes).toBeGreaterThanOrEqual(3);
+    expect(quick.counters.passes).toBeLessThanOrEqual(5);
+    expect(changes).toBe(quick.counters.passes);
   });
 
   it('a pass that throws anyway is logged and the loop goes on', async () => {
