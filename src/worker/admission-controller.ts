@@ -206,18 +206,16 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
       });
       while (!signal.aborted) {
         const started = Date.now();
+        // The next pass comes after the interval or, once the watch is in step, as soon as a
+        // Workload changes (Kueue reserving quota is what the controller answers), at most every
+        // MIN_GAP_MS. The wait for a change begins before the pass: a change during the pass, or
+        // in the gap after it, must bring the next one forward too.
+        const changed = options.lists?.changed(workloadKind, config.namespace, Labels.kueueJobUid, undefined, intervalMs);
         // pass() catches what it knows; this keeps anything else from ending the loop, or the worker.
         await pass(signal).catch((error: unknown) => log('admission check controller: pass failed', { error: String(error) }));
-        // The next pass after the interval, or, once the watch is in step, as soon as a Workload
-        // changes (Kueue reserving quota is what the controller answers), at most every MIN_GAP_MS.
+        await sleepUnlessAborted(MIN_GAP_MS, signal);
         const left = Math.max(0, intervalMs - (Date.now() - started));
-        await sleepUnlessAborted(Math.min(left, MIN_GAP_MS), signal);
-        if (left > MIN_GAP_MS && options.lists) {
-          await Promise.race([
-            sleepUnlessAborted(left - MIN_GAP_MS, signal),
-            options.lists.changed(workloadKind, config.namespace, Labels.kueueJobUid, undefined, left - MIN_GAP_MS),
-          ]);
-        } else await sleepUnlessAborted(Math.max(0, left - MIN_GAP_MS), signal);
+        await Promise.race([sleepUnlessAborted(left, signal), ...(changed ? [changed] : [])]);
       }
       log('admission check controller stopped', { ...counters });
     },

@@ -6,6 +6,7 @@
 import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import { WatchedLists } from '../../../src/activities/watched-lists.js';
 import { applyJsonPatch, JsonPatchError } from '../../../src/core/lifecycle-plans.js';
 import { LabelValues, Labels } from '../../../src/model/constants.js';
 import type { KubeObject, Workload } from '../../../src/model/kube.js';
@@ -314,6 +315,33 @@ describe('the admission check controller, running', () => {
     expect(quick.counters.passes).toBeGreaterThanOrEqual(3);
     expect(quick.counters.passes).toBeLessThanOrEqual(5);
     expect(changes).toBe(quick.counters.passes);
+  });
+
+  it('a Workload change seen by a real WatchedLists in the gap right after a pass still brings the next pass forward', async () => {
+    const api = cluster();
+    const emit: ((type: string, object: KubeObject) => void)[] = [];
+    const watcher = {
+      async watch(_path: string, _query: unknown, event: (type: string, object: KubeObject) => void) {
+        emit.push(event);
+        return new AbortController();
+      },
+    };
+    const lists = new WatchedLists(api.kube(), watcher, { find: async () => ({ answered: 'ok', value: [] }) }, 1000);
+    const c = controller(api, [], { intervalMs: 60_000, lists });
+    const stop = new AbortController();
+    const running = c.run(stop.signal);
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    // The first pass lists and starts the feeds; the feeds' watches begin.
+    await until(() => emit.length === 2);
+    await until(() => c.counters.passes === 1);
+    for (const event of emit) event('MODIFIED', { metadata: { uid: 'wl-x', name: 'wl-x', resourceVersion: '9', labels: { [Labels.kueueJobUid]: 'x' } } });
+    await until(() => c.counters.passes === 2);
+    expect(c.counters.passes).toBe(2);
+    stop.abort();
+    await running;
+    lists.close();
   });
 
   it('a pass that throws anyway is logged and the loop goes on', async () => {
