@@ -442,7 +442,7 @@ export async function measureKueue(
           "  the objects' own times (1 s resolution): QuotaReserved to check Ready; check Ready to Admitted",
         value:
           `${described(result.stamped.quotaToCheckReady)}; ${described(result.stamped.checkReadyToAdmitted)} ` +
-          `(dispatch's controller passes every ${DEFAULT_ADMISSION_INTERVAL_MS} ms)`,
+          `(dispatch's controller passes every ${DEFAULT_ADMISSION_INTERVAL_MS} ms, and as soon as a Workload changes)`,
       },
       {
         section: 'kueue',
