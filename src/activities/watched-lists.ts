@@ -92,7 +92,7 @@ export class WatchedLists implements SharedLists {
 
   /** As SharedLists.changed; `value` undefined: a change of any object of the feed. */
   changed(kind: NamespacedKind, namespace: string, label: string, value: string | undefined, ms: number): Promise<void> {
-    const key = [feedKey(kind, namespace, label), value ?? ANY].join('\0');
+    const key = waiterKey(feedKey(kind, namespace, label), value ?? ANY);
     return new Promise((resolve) => {
       const waiters = this.waiters.get(key) ?? new Set<() => void>();
       this.waiters.set(key, waiters);
@@ -233,7 +233,7 @@ export class WatchedLists implements SharedLists {
     else if (type === 'DELETED') remove(feed, object);
     for (const value of new Set([before, object?.metadata?.labels?.[feed.label], ANY])) {
       if (value === undefined) continue;
-      const key = [feedKey(feed.kind, feed.namespace, feed.label), value].join('\0');
+      const key = waiterKey(feedKey(feed.kind, feed.namespace, feed.label), value);
       for (const wake of [...(this.waiters.get(key) ?? [])]) wake();
     }
   }
@@ -260,6 +260,9 @@ export class WatchedLists implements SharedLists {
 
 const feedKey = (kind: NamespacedKind, namespace: string, label: string) =>
   [kind.group, kind.version, kind.plural, namespace, label].join('\0');
+
+/** Who waits for a change of the feed's objects with this label value (or ANY). */
+const waiterKey = (feed: string, value: string) => `${feed}\0${value}`;
 
 /** What a list of `label=value` would answer: the objects in name order. */
 function itemsOf(feed: Feed, value: string): KubeObject[] {
