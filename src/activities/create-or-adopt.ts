@@ -2,7 +2,8 @@
 // (src/core/create-conflict.ts) say whether to create again, wait for a deletion, adopt or refuse.
 import { decideConflict, type ConflictRule, type Refuse } from '../core/create-conflict.js';
 import { classifyRefusal } from '../core/refusal-type.js';
-import { isRuntimeCacheLag, RUNTIME_LAG_PAUSE_MS, RUNTIME_LAG_TRIES } from '../core/runtime-lag.js';
+import { Context } from '@temporalio/activity';
+import { isRuntimeCacheLag, runtimeLagBudgetMs, runtimeLagPauseMs } from '../core/runtime-lag.js';
 import type { KubeObject } from '../model/kube.js';
 import { DELETION_POLL_MS, pause } from './context.js';
 import { describeRefusal } from './kube-call.js';
@@ -23,14 +24,17 @@ export function refusedCall(what: string, answer: { status: number; reason: stri
 export async function createOrAdopt(calls: ObjectCalls, kind: NamespacedKind, body: KubeObject, rule: ConflictRule): Promise<CreateOutcome> {
   const { name = '', namespace = '' } = body.metadata ?? {};
   const where = describeObject(kind, namespace, name);
+  // Step 6's retries of a webhook's lag end at half the activity's CallBound (runtime-lag.ts).
+  const lagUntil = Date.now() + runtimeLagBudgetMs(Context.current().info.startToCloseTimeoutMs);
   let lagged = 0;
   for (;;) {
     const created = await calls.create(kind, namespace, body);
     if (created.answered === 'ok') return { do: 'created', uid: created.value.metadata?.uid ?? '' };
     // Step 6: Trainer's webhook has not seen this Start's runtime copy yet (runtime-lag.ts).
-    if (rule.adopt === 'same-token' && isRuntimeCacheLag(created, rule.copyName) && lagged < RUNTIME_LAG_TRIES) {
+    if (rule.adopt === 'same-token' && isRuntimeCacheLag(created, rule.copyName) && Date.now() < lagUntil) {
       lagged += 1;
-      await pause(RUNTIME_LAG_PAUSE_MS, { waitingFor: `Trainer's webhook to see runtime copy ${rule.copyName}` });
+      const ms = Math.min(runtimeLagPauseMs(lagged), Math.max(0, lagUntil - Date.now()));
+      await pause(ms, { waitingFor: `Trainer's webhook to see runtime copy ${rule.copyName} (denied ${lagged} time(s))` });
       continue;
     }
     if (created.status !== 409) return refusedCall(`creating ${where}`, created);

@@ -4,15 +4,25 @@
 // `validator.trainjob.trainer.kubeflow.org` ("<copy>" not found: specified trainingRuntime must be
 // created before the TrainJob is created) in npm test's 50 Starts at once, Kueue's `vtrainjob.kb.io`
 // (runtime '<copy>' not found) in 12 of the bench's 1,000 Starts.
-// Such a denial of the TrainJob on this Start's own copy is worth a few more tries; any other
-// refusal is final.
+// After an API server outage the lag is longer: the webhooks' informers relist with a backoff, and
+// Trainer denied such creates for more than 3 s after the API server answered again
+// (test/reliability/apiserver-outage.test.ts). Such a denial of the TrainJob on this Start's own
+// copy is tried again for half of the create's CallBound, so that the refusal, when it comes, still
+// leaves time to delete the copy; any other refusal is final.
 
 /** The reason Trainer v2.3.0's TrainJob validator gives when the runtime is not in its cache. */
 export const RUNTIME_NOT_YET_SEEN = 'specified trainingRuntime must be created before the TrainJob is created';
 
-/** How many times step 6 creates again after such a denial, and how long it waits before each. */
-export const RUNTIME_LAG_TRIES = 10;
+/** How long step 6 waits before its first create again after such a denial; each wait doubles, up to the maximum. */
 export const RUNTIME_LAG_PAUSE_MS = 300;
+export const RUNTIME_LAG_MAX_PAUSE_MS = 2_000;
+
+/** How long, from the create activity's start, step 6 goes on creating again: half its CallBound. */
+export const runtimeLagBudgetMs = (callMs: number) => Math.floor(callMs / 2);
+
+/** The pause before the create that follows the `denials`-th such denial (1-based). */
+export const runtimeLagPauseMs = (denials: number) =>
+  Math.min(RUNTIME_LAG_MAX_PAUSE_MS, RUNTIME_LAG_PAUSE_MS * 2 ** Math.max(0, denials - 1));
 
 /** Kueue v0.19.2's TrainJob webhook (pkg/controller/jobs/trainjob) when the runtime is not in its cache. */
 export const kueueRuntimeNotFound = (copyName: string) => `runtime '${copyName}' not found`;

@@ -9,7 +9,7 @@ import { createActivities } from '../../../src/activities/index.js';
 import { UNANSWERED } from '../../../src/activities/kube-call.js';
 import type { KubeClients } from '../../../src/activities/kube-clients.js';
 import { renderStart } from '../../../src/core/render.js';
-import { kueueRuntimeNotFound, RUNTIME_LAG_TRIES, RUNTIME_NOT_YET_SEEN } from '../../../src/core/runtime-lag.js';
+import { kueueRuntimeNotFound, runtimeLagBudgetMs, runtimeLagPauseMs, RUNTIME_NOT_YET_SEEN } from '../../../src/core/runtime-lag.js';
 import { Annotations } from '../../../src/model/constants.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
@@ -78,7 +78,7 @@ describe('createOrAdopt: the create of steps 5 and 6 after a 409', () => {
     expect(calls.filter((call) => call.startsWith('delete'))).toEqual([]);
   });
 
-  it("step 6: Trainer's or Kueue's webhook not having seen our copy yet is tried again; after RUNTIME_LAG_TRIES it is the refusal", async () => {
+  it("step 6: Trainer's or Kueue's webhook not having seen our copy yet is tried again; after half of CallBound it is the refusal", async () => {
     const { trainJob } = rendered();
     const name = trainJob.metadata.name!;
     const lag = (copy: string) =>
@@ -100,11 +100,26 @@ describe('createOrAdopt: the create of steps 5 and 6 after a 409', () => {
     expect(await rejection(run(other.activities.createTrainJob, { trainJob, copy }))).toMatchObject({ type: 'ErrRejected' });
     expect(other.calls).toEqual(['create trainjobs', 'delete trainingruntimes copy-uid']);
 
-    const never = scripted(Array.from({ length: RUNTIME_LAG_TRIES + 1 }, () => lag(name)), []);
-    const error = await rejection(run(never.activities.createTrainJob, { trainJob, copy }));
+    // A CallBound of 4 s: denied again and again for its first half (creates at 0, 300, 900 and
+    // 2000 ms: the third pause is cut from 1200 to what is left), then the refusal, and the copy deleted.
+    const callMs = 4_000;
+    const never = scripted(Array.from({ length: 20 }, () => lag(name)), []);
+    const t0 = Date.now();
+    const error = await rejection(
+      new MockActivityEnvironment({ startToCloseTimeoutMs: callMs }).run(never.activities.createTrainJob, { trainJob, copy }),
+    );
+    const elapsed = Date.now() - t0;
     expect(error).toMatchObject({ type: 'ErrRejected', nonRetryable: true });
-    expect(never.calls.filter((c) => c === 'create trainjobs')).toHaveLength(RUNTIME_LAG_TRIES + 1);
+    expect(elapsed).toBeGreaterThanOrEqual(runtimeLagBudgetMs(callMs) - 50);
+    expect(elapsed).toBeLessThan(callMs);
+    expect(never.calls.filter((c) => c === 'create trainjobs')).toHaveLength(4);
+    expect(never.calls.at(-1)).toBe('delete trainingruntimes copy-uid');
   }, 10_000);
+
+  it("step 6's pauses between creates after a webhook's lag double from 300 ms up to 2 s", () => {
+    expect([1, 2, 3, 4, 5, 10].map(runtimeLagPauseMs)).toEqual([300, 600, 1200, 2000, 2000, 2000]);
+    expect(runtimeLagBudgetMs(30_000)).toBe(15_000);
+  });
 
   it('step 5: a copy with the same spec and no owner is reused; one with an owner is ErrRejected', async () => {
     const { runtimeCopy } = rendered();
