@@ -3,7 +3,7 @@
 // from what was read (src/core/lifecycle-plans.ts); these only carry it out and say what answered.
 import type { TrainJobRef } from '../model/lifecycle.js';
 import type { PlannedWrite } from '../core/lifecycle-plans.js';
-import { callsFor, type ActivityEnv } from './context.js';
+import { callsFor, sleep, type ActivityEnv } from './context.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
 import { admissionChecks, TRAINJOBS, workloads, type ObjectCalls } from './objects.js';
 import type { KubeObject } from '../model/kube.js';
@@ -36,6 +36,16 @@ export function sendPlannedWrite(calls: ObjectCalls, write: PlannedWrite, worklo
   return calls.patch(write.kind === 'TrainJob' ? TRAINJOBS : workloads(workloadVersion), namespace, write.name, write.patch);
 }
 
+/**
+ * How long a write that found its object changed waits before it answers, so that the workflow's
+ * next read comes after the burst of changes that made it stale. Right after a Hold, Kueue's
+ * TrainJob controller retries its own update of the Workload (admission-gated-by) on conflicts for
+ * a second or two, and the Workload changes every few tens of milliseconds meanwhile; ten reads and
+ * writes back to back (change-trainjob.ts's MAX_STALE_WRITES) all lost that race and the Release
+ * was refused (found by the chaos run, test/chaos). Ten pauses span 5 s.
+ */
+export const STALE_WRITE_PAUSE_MS = 500;
+
 export function lifecycleActivities(env: ActivityEnv) {
   return {
     /** Reads the TrainJob of the ref's name and, in Kueue mode, its Workload (observe-trainjob.ts). */
@@ -52,7 +62,10 @@ export function lifecycleActivities(env: ActivityEnv) {
       const { write, workloadVersion, ref } = input;
       const answer = await sendPlannedWrite(callsFor(env), write, workloadVersion);
       if (answer.answered === 'ok') return { applied: true };
-      if (isStaleWrite(answer)) return { applied: false, why: `${write.summary}: ${describeRefusal(answer)}` };
+      if (isStaleWrite(answer)) {
+        await sleep(STALE_WRITE_PAUSE_MS);
+        return { applied: false, why: `${write.summary}: ${describeRefusal(answer)}` };
+      }
       throw refused(ref, `${write.summary}: ${describeRefusal(answer)}`);
     },
 
