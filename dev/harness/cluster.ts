@@ -19,7 +19,7 @@ import { addKwokNodes, startKwok } from './kwok.js';
 import { startJobSet, startKueue, startTrainer, type ControllerPorts } from './controllers.js';
 import { writeWebhookPki } from './pki.js';
 import { kueueConversion, registerWebhooks, WEBHOOK_SOURCES, webhookConfigurations } from './webhooks.js';
-import { freePorts, stopServer, type ServerProcess } from './process.js';
+import { freePorts, signalGroup, stopServer, type ServerProcess } from './process.js';
 
 export interface ClusterOptions extends LaunchOptions {
   binaries: Omit<ServerBinaries, 'temporal'>;
@@ -92,6 +92,17 @@ export interface LocalCluster {
   stop(): Promise<void>;
   /** Takes the API server down and brings it back, for outage tests. */
   apiServer: ApiServerControl;
+  /** Kills a controller and starts it again, for the chaos schedule (test/chaos). */
+  controllers: Partial<Record<keyof ControllerEndpoints, ControllerControl>>;
+}
+
+/** A controller (its webhooks included) killed and started again on the same ports, certificates and configuration. */
+export interface ControllerControl {
+  readonly running: boolean;
+  /** kill -9: its webhooks then fail closed until it is back. */
+  kill(): Promise<void>;
+  /** Starts it again; resolves once its health endpoint answers. */
+  start(): Promise<void>;
 }
 
 /**
@@ -239,11 +250,16 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
     return { scheduler, kwok, at: Date.now() - t0 };
   })();
   const controller = (name: keyof ControllerEndpoints) => ({ ...launch, kubeconfig, dir: join(dirs.controllers, name), pki, ports: endpoints[name] });
+  const launchers: Partial<Record<keyof ControllerEndpoints, () => Promise<ServerProcess>>> = {
+    jobset: () => startJobSet(options.binaries.jobset, controller('jobset')),
+    trainer: () => startTrainer(options.binaries.trainer, controller('trainer')),
+    ...(withKueue ? { kueue: () => startKueue(options.binaries.kueue, controller('kueue')) } : {}),
+  };
   const controllers = (async () => {
     const [jobset, trainer, kueue] = await Promise.all([
-      track(startJobSet(options.binaries.jobset, controller('jobset'))),
-      track(startTrainer(options.binaries.trainer, controller('trainer'))),
-      withKueue ? track(startKueue(options.binaries.kueue, controller('kueue'))) : undefined,
+      track(launchers.jobset!()),
+      track(launchers.trainer!()),
+      launchers.kueue ? track(launchers.kueue()) : undefined,
     ]);
     // Registered once every server answers: they fail closed. JobSet's before any TrainJob exists,
     // or Trainer's JobSets would miss its defaulting (spec.network) and the JobSet controller panics.
@@ -259,6 +275,25 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
   if (nodesUp.status === 'rejected') throw nodesUp.reason;
   if (controllersUp.status === 'rejected') throw controllersUp.reason;
   const [n, c] = [nodesUp.value, controllersUp.value];
+  const controlOf = (name: keyof ControllerEndpoints, first: ServerProcess): ControllerControl => {
+    let current = first;
+    return {
+      get running() {
+        return !current.hasExited();
+      },
+      async kill() {
+        if (!current.hasExited()) signalGroup(current.pid, 'SIGKILL');
+        await stopServer(current, 0);
+      },
+      async start() {
+        if (!current.hasExited()) return;
+        const again = await launchers[name]!();
+        // The new process takes the old one's place in `started`, so that stop() stops it in turn.
+        started[started.indexOf(current)] = again;
+        current = again;
+      },
+    };
+  };
 
   return {
     info: {
@@ -283,6 +318,11 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
     },
     timings: { etcd: tEtcd, kubeApiserver: tApi, crds: tCrds, kubeControllerManager: tKcm, nodes: n.at, controllers: c.at },
     apiServer,
+    controllers: {
+      jobset: controlOf('jobset', c.jobset),
+      trainer: controlOf('trainer', c.trainer),
+      ...(c.kueue ? { kueue: controlOf('kueue', c.kueue) } : {}),
+    },
   };
 }
 

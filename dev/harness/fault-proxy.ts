@@ -16,7 +16,7 @@ import type { Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from './kube-access.js';
 
-export type FaultAction = 'drop-response' | 'hold-response' | 'hang' | 'reset' | 'status-500' | 'status-429';
+export type FaultAction = 'drop-response' | 'hold-response' | 'hang' | 'reset' | 'status-500' | 'status-429' | 'delay';
 
 export interface FaultRule {
   /** HTTP method, any case; every method when absent. */
@@ -28,6 +28,8 @@ export interface FaultRule {
   /** How many matching requests get the fault; 1 when absent. Infinity for all of them. */
   times?: number;
   action: FaultAction;
+  /** `delay`: how long the request waits before it is forwarded (default 2 s). */
+  delayMs?: number;
 }
 
 export interface Fault {
@@ -129,6 +131,11 @@ export class FaultProxy {
     return fault;
   }
 
+  /** Removes one fault, used up or not (requests it already holds stay held). */
+  remove(fault: Fault): void {
+    this.faults = this.faults.filter((f) => f !== fault);
+  }
+
   /** Removes every fault not yet used up. Requests already hanging stay hung until their client gives up. */
   clear(): void {
     this.faults = [];
@@ -192,6 +199,11 @@ export class FaultProxy {
         res.writeHead(status.code, { 'Content-Type': 'application/json', 'Retry-After': '1' }).end(body);
         return;
       }
+      case 'delay':
+        // A slow network or API server: the request reaches the server late, then goes as usual.
+        req.pause();
+        setTimeout(() => this.forward(req, res, entry, false), fault.rule.delayMs ?? 2_000);
+        return;
       default:
         this.forward(req, res, entry, fault?.rule.action === 'drop-response', fault?.rule.action === 'hold-response');
     }

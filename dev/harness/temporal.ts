@@ -116,6 +116,8 @@ export async function startDevTemporal(
     uiPort: number;
     /** SQLite file to keep history in; in memory when absent. */
     dbFile?: string;
+    /** The HTTP API's port; absent, the server takes port + 1000, which may be taken. */
+    httpPort?: number;
   },
 ): Promise<DevTemporal> {
   const address = `127.0.0.1:${options.port}`;
@@ -125,6 +127,7 @@ export async function startDevTemporal(
     '--ip=127.0.0.1',
     `--port=${options.port}`,
     `--ui-port=${options.uiPort}`,
+    ...(options.httpPort ? [`--http-port=${options.httpPort}`] : []),
     `--namespace=${TEMPORAL_NAMESPACE}`,
     '--log-level=warn',
     ...SEARCH_ATTRIBUTE_KEYS.map((key) => `--search-attribute=${key.name}=Keyword`),

@@ -67,6 +67,15 @@ describe('fault proxy', () => {
     expect(await direct.find('reset')).toBeUndefined();
   });
 
+  it('delay forwards the request late, and its answer then as usual', async () => {
+    proxy.inject({ method: 'POST', path: RUNTIMES, action: 'delay', delayMs: 1_500 });
+    const t0 = Date.now();
+    const created = await proxied.create(await trainingRuntime('delayed'));
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_500);
+    expect(created.metadata?.uid).toBeTruthy();
+    expect(await direct.find('delayed')).toMatchObject({ metadata: { uid: created.metadata?.uid } });
+  });
+
   it('hang answers nothing until the client gives up', async () => {
     proxy.inject({ method: 'POST', path: RUNTIMES, action: 'hang' });
     const started = Date.now();

@@ -22,8 +22,8 @@ export interface WorkerProcessOptions {
   logDir: string;
   name: string;
   requestTimeoutMs?: number;
-  /** "proven" (default) sets the gates; "preflight" runs ProbeBackend first. */
-  gates?: 'proven' | 'preflight';
+  /** "proven" (default) sets the gates; "preflight" runs ProbeBackend first; "product" runs as the product's worker (worker-process.ts). */
+  gates?: 'proven' | 'preflight' | 'product';
 }
 
 export interface WorkerProcess {

@@ -3,7 +3,9 @@
 // inputs taken from the environment:
 //
 //   DISPATCH_RELIABILITY_CONFIG   the parsed configuration, as JSON (config.kubeconfig names the kubeconfig)
-//   DISPATCH_RELIABILITY_GATES    "proven" (default): gates set proven; "preflight": run ProbeBackend first
+//   DISPATCH_RELIABILITY_GATES    "proven" (default): gates set proven; "preflight": run ProbeBackend first;
+//                                 "product": run as the product's worker runs (DispatchWorker.run: the
+//                                 preflight loop and, in Kueue mode, the admission check controller)
 //   DISPATCH_RELIABILITY_REQUEST_TIMEOUT_MS   the per-request bound of Kubernetes calls (optional)
 //   DISPATCH_WORKFLOW_BUNDLE      the prebuilt workflow bundle (no webpack at start)
 //   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE      the Temporal server, read as every Temporal tool reads them
@@ -31,10 +33,11 @@ async function main(): Promise<void> {
     client,
     ...(requestTimeoutMs ? { requestTimeoutMs } : {}),
   });
-  const running = worker.worker.run();
-  if (process.env.DISPATCH_RELIABILITY_GATES === 'preflight') await worker.preflight();
-  else worker.gates.update(PROVEN);
-  const stop = () => worker.worker.shutdown();
+  const gates = process.env.DISPATCH_RELIABILITY_GATES;
+  const running = gates === 'product' ? worker.run() : worker.worker.run();
+  if (gates === 'preflight') await worker.preflight();
+  else if (gates !== 'product') worker.gates.update(PROVEN);
+  const stop = () => (gates === 'product' ? worker.shutdown() : worker.worker.shutdown());
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   process.stdout.write(
