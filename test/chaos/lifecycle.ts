@@ -1,0 +1,115 @@
+// One job's lifecycle as dispatch would send it, whatever the nemesis does meanwhile: Start, then
+// the plan's operations in order, Watch beside them, each call retried when its answer invites a
+// retry (ErrUnreachable, ErrOutcomeUnknown after a Find, or no typed answer at all: Temporal away)
+// and sent twice at once when the plan says so. Every try and its answer are recorded.
+import type { KubeClients } from '../../src/activities/kube-clients.js';
+import type { DispatchKubeflowClient } from '../../src/client/dispatch-client.js';
+import { trainJobName } from '../../src/core/names.js';
+import { DispatchError } from '../../src/model/errors.js';
+import type { Outcome, TrainJobRef, TrainJobState } from '../../src/model/lifecycle.js';
+import type { StartRequest } from '../../src/model/request.js';
+import type { StartResult } from '../../src/model/results.js';
+import type { Answer, CallRecord, LifecycleRecord } from './history.js';
+import { SHAPES, type LifecyclePlan, type Mode, type Operation } from './schedule.js';
+
+export interface DriverContext {
+  clients: Record<Mode, DispatchKubeflowClient>;
+  /** Admin clients straight to the API server, for Find. */
+  kube: KubeClients;
+  callBoundMs: number;
+  request(plan: LifecyclePlan): StartRequest;
+  record(call: CallRecord): void;
+  /** How long one call may go on being retried before the lifecycle gives up. */
+  callDeadlineMs: number;
+}
+
+/** Answers after which the caller sends the same call again (ErrReadOnly: "later", the gates not proven yet). */
+const RETRIED = new Set(['ErrUnreachable', 'ErrOutcomeUnknown', 'ErrReadOnly', 'untyped']);
+const RETRY_PAUSE_MS = 1_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function answerOf(error: unknown): Answer {
+  if (error instanceof DispatchError) {
+    return { ok: false, type: error.type, message: error.reasons.join('; '), step: error.step, ...(error.ref?.uid ? { uid: error.ref.uid } : {}) };
+  }
+  return { ok: false, type: 'untyped', message: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+}
+
+class GaveUp extends Error {}
+
+export async function runLifecycle(ctx: DriverContext, plan: LifecyclePlan): Promise<LifecycleRecord> {
+  const request = ctx.request(plan);
+  const name = trainJobName(request.job, request.submission);
+  const record: LifecycleRecord = { plan, jobId: request.job, submission: request.submission, name };
+  const client = ctx.clients[plan.mode];
+
+  /** Sends `op` (twice at once if the plan says so) until an answer that ends it; the first copy's answer. */
+  const call = async <T>(op: Operation, send: () => Promise<T>): Promise<Answer> => {
+    const copies = plan.duplicated.includes(op) ? 2 : 1;
+    const answers = await Promise.all(Array.from({ length: copies }, (_, copy) => untilAnswered(op, copy, send)));
+    return answers[0]!;
+  };
+  const untilAnswered = async <T>(op: Operation, copy: number, send: () => Promise<T>): Promise<Answer> => {
+    const deadline = Date.now() + ctx.callDeadlineMs;
+    for (let attempt = 1; ; attempt++) {
+      const invokedAt = Date.now();
+      // A call that never answers (a Watch of a job that never ends) is given up at the deadline too.
+      let timer: NodeJS.Timeout | undefined;
+      const unanswered = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - invokedAt))));
+      const answer: Answer | undefined = await Promise.race([send().then((value) => ({ ok: true as const, value }), answerOf), unanswered]);
+      clearTimeout(timer);
+      if (answer === undefined) throw new GaveUp(`${op}: no answer within ${ctx.callDeadlineMs} ms`);
+      ctx.record({ job: plan.index, op, copy, try: attempt, invokedAt, answeredAt: Date.now(), answer });
+      if (answer.ok || !RETRIED.has(answer.type)) return answer;
+      if (answer.type === 'ErrOutcomeUnknown') await find(copy);
+      if (Date.now() > deadline) throw new GaveUp(`${op}: still ${answer.type} after ${ctx.callDeadlineMs} ms: ${answer.message}`);
+      await sleep(RETRY_PAUSE_MS);
+    }
+  };
+  /** Find, as dispatch asks after ErrOutcomeUnknown (recorded: the checker wants InFlight). */
+  const find = async (copy: number) => {
+    const invokedAt = Date.now();
+    const answer: Answer = await client
+      .find(request.job, request.submission, ctx.kube, ctx.callBoundMs)
+      .then((value) => ({ ok: true as const, value }), answerOf);
+    ctx.record({ job: plan.index, op: 'find', copy, try: 1, invokedAt, answeredAt: Date.now(), answer });
+  };
+
+  try {
+    const started = await call('start', () => client.startTrainJob(request));
+    if (!started.ok) {
+      record.ended = { how: 'refused', op: 'start', reason: `${started.type}: ${started.message}` };
+      return record;
+    }
+    const result = started.value as StartResult;
+    const ref: TrainJobRef = { namespace: result.namespace, name: result.name, uid: result.uid };
+    const send: Record<Exclude<Operation, 'start' | 'watch'>, () => Promise<TrainJobState>> = {
+      open: () => client.open(ref),
+      hold: () => client.hold(ref),
+      release: () => client.release(ref),
+      stop: () => client.stop(ref),
+    };
+    let watching: Promise<Answer> | undefined;
+    let held = false;
+    for (const op of SHAPES[plan.shape] as readonly Operation[]) {
+      await sleep(plan.pauseMs);
+      if (op === 'watch') {
+        watching = call('watch', (): Promise<Outcome> => client.watch(ref));
+        // Awaited at the end; a give-up before then is the other operation's to report.
+        watching.catch(() => undefined);
+        continue;
+      }
+      // A Release follows only a Hold that held: one refused (the job had finished) leaves nothing to release.
+      if (op === 'release' && !held) continue;
+      const answer = await call(op, send[op as keyof typeof send]);
+      if (op === 'hold') held = answer.ok;
+    }
+    await watching;
+  } catch (error) {
+    if (!(error instanceof GaveUp)) throw error;
+    const [op = 'start'] = error.message.split(':') as [Operation];
+    record.ended = { how: 'gave-up', op, reason: error.message };
+  }
+  return record;
+}

@@ -1,0 +1,161 @@
+// npm run test:chaos -- --seed N --jobs M: M job lifecycles (plain and Kueue mode) on a stack of the
+// run's own, with two workers per mode, while the nemesis applies the seed's fault schedule; then,
+// once everything has settled, the checker judges the recorded calls and the final state. Prints
+// its seed first (a seed replays its schedule), progress while it runs, and a report at the end;
+// writes the whole record to .dev/chaos/<seed>-<time>/. Exits 1 on any violation.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { repoRoot } from '../../dev/harness/paths.js';
+import { startRequest } from '../support/requests.js';
+import { check, type CheckReport } from './checker.js';
+import type { CallRecord, FinalState, LifecycleRecord, RunHistory } from './history.js';
+import { runLifecycle } from './lifecycle.js';
+import { Nemesis } from './nemesis.js';
+import { planFaults, planLifecycles, type FaultKind } from './schedule.js';
+import { readFinalState } from './snapshot.js';
+import { CHAOS_CALL_MS, startChaosStack } from './stack.js';
+
+const { values } = parseArgs({
+  options: {
+    seed: { type: 'string' },
+    jobs: { type: 'string', default: '40' },
+    concurrency: { type: 'string', default: '8' },
+    'fault-gap': { type: 'string', default: '5' },
+    'settle-seconds': { type: 'string', default: '240' },
+  },
+});
+const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
+const jobs = Number(values.jobs);
+const concurrency = Number(values.concurrency);
+const faultGapMs = Number(values['fault-gap']) * 1000;
+const settleMs = Number(values['settle-seconds']) * 1000;
+for (const [name, value] of Object.entries({ seed, jobs, concurrency, faultGapMs, settleMs })) {
+  if (!Number.isInteger(value) || value < 0) throw new Error(`--${name}: not a whole number: ${value}`);
+}
+
+const runDir = join(repoRoot, '.dev', 'chaos', `${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+mkdirSync(runDir, { recursive: true });
+const t0 = Date.now();
+const log = (line: string) => process.stdout.write(`[chaos ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
+log(`seed ${seed}, ${jobs} lifecycles, ${concurrency} at once, a fault every ~${faultGapMs / 1000} s; record in ${runDir}`);
+log(`replay: npm run test:chaos -- --seed ${seed} --jobs ${jobs} --concurrency ${concurrency} --fault-gap ${faultGapMs / 1000}`);
+
+async function main(): Promise<number> {
+  const stateDir = mkdtempSync(join(tmpdir(), `dispatch-chaos-${seed}-`));
+  const stack = await startChaosStack({ stateDir, logDir: join(runDir, 'logs'), log });
+  const plans = planLifecycles(seed, jobs);
+  // More faults than the run can use: the schedule is cut where the lifecycles end.
+  const faults = planFaults(seed, { count: 100_000, meanGapMs: faultGapMs, workers: stack.workers.length });
+  const calls: CallRecord[] = [];
+  const lifecycles: LifecycleRecord[] = [];
+  const nemesis = new Nemesis(stack, log);
+  const done = new AbortController();
+  try {
+    const runStart = Date.now();
+    const nemesisRun = faultGapMs > 0 ? nemesis.run(faults, runStart, done.signal) : Promise.resolve();
+    const progress = setInterval(() => log(`${lifecycles.length} of ${jobs} lifecycles done, ${nemesis.applied.length} faults applied, ${calls.length} calls`), 10_000);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(concurrency, jobs) }, async () => {
+        while (next < plans.length && !nemesis.failure) {
+          const plan = plans[next++]!;
+          lifecycles.push(
+            await runLifecycle(
+              {
+                clients: stack.clients,
+                kube: stack.kube,
+                callBoundMs: CHAOS_CALL_MS,
+                callDeadlineMs: 10 * 60_000,
+                request: (p) => startRequest({ runtime: stack.runtimes[p.runtime], spec: { nodes: 1, gpusPerNode: 1 } }),
+                record: (call) => calls.push(call),
+              },
+              plan,
+            ),
+          );
+        }
+      }),
+    );
+    clearInterval(progress);
+    const lifecyclesSeconds = (Date.now() - runStart) / 1000;
+    log(`every lifecycle ended in ${lifecyclesSeconds.toFixed(0)} s; the nemesis stops and brings every part back`);
+    done.abort();
+    await nemesisRun;
+    if (nemesis.failure) throw nemesis.failure;
+
+    // Settle: Find's InFlight lasts CallBound after an ErrOutcomeUnknown, and the garbage collector
+    // and the controllers need their moment; then the checker, again until clean or the bound.
+    const history: RunHistory = { seed, lifecycles: [...lifecycles].sort((a, b) => a.plan.index - b.plan.index), calls };
+    const settleFrom = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, CHAOS_CALL_MS));
+    let final: FinalState;
+    let report: CheckReport;
+    for (;;) {
+      final = await readFinalState(stack, history.lifecycles, CHAOS_CALL_MS);
+      report = check(history, final, { callBoundMs: CHAOS_CALL_MS });
+      if (report.violations.length === 0 || Date.now() - settleFrom > settleMs) break;
+      log(`settling: ${report.violations.length} violation(s) for now, e.g. ${report.violations[0]!.invariant}: ${report.violations[0]!.detail}`);
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+    }
+    const summary = summarize(history, nemesis, report, { lifecyclesSeconds, settleSeconds: (Date.now() - settleFrom) / 1000 });
+    writeFileSync(join(runDir, 'history.json'), JSON.stringify({ history, faults: nemesis.applied, final }, null, 1));
+    writeFileSync(join(runDir, 'report.json'), JSON.stringify(summary, null, 2));
+    printReport(summary);
+    return report.violations.length === 0 ? 0 : 1;
+  } finally {
+    done.abort();
+    await stack.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+function summarize(history: RunHistory, nemesis: Nemesis, report: CheckReport, times: { lifecyclesSeconds: number; settleSeconds: number }) {
+  const faultsByKind: Partial<Record<FaultKind | `proxy ${string}`, number>> = {};
+  for (const { fault } of nemesis.applied) {
+    const key = fault.proxy ? (`proxy ${fault.proxy.action}` as const) : fault.kind;
+    faultsByKind[key] = (faultsByKind[key] ?? 0) + 1;
+  }
+  const answers: Record<string, number> = {};
+  for (const call of history.calls) {
+    const key = `${call.op} ${call.answer.ok ? 'ok' : call.answer.type}`;
+    answers[key] = (answers[key] ?? 0) + 1;
+  }
+  const ended: Record<string, number> = {};
+  for (const l of history.lifecycles) ended[l.ended?.how ?? 'completed'] = (ended[l.ended?.how ?? 'completed'] ?? 0) + 1;
+  return {
+    seed: history.seed,
+    lifecycles: history.lifecycles.length,
+    byMode: { plain: history.lifecycles.filter((l) => l.plan.mode === 'plain').length, kueue: history.lifecycles.filter((l) => l.plan.mode === 'kueue').length },
+    ended,
+    faults: nemesis.applied.length,
+    faultsByKind,
+    proxyFaultsThatHit: nemesis.applied.filter((a) => (a.hits ?? 0) > 0).length,
+    calls: history.calls.length,
+    answers,
+    checked: report.checked,
+    violations: report.violations,
+    ...times,
+  };
+}
+
+function printReport(summary: ReturnType<typeof summarize>): void {
+  const lines = [
+    `seed ${summary.seed}: ${summary.lifecycles} lifecycles (${summary.byMode.plain} plain, ${summary.byMode.kueue} Kueue) in ${summary.lifecyclesSeconds.toFixed(0)} s, settled in ${summary.settleSeconds.toFixed(0)} s`,
+    `lifecycles: ${Object.entries(summary.ended).map(([k, v]) => `${v} ${k}`).join(', ')}`,
+    `faults: ${summary.faults} (${Object.entries(summary.faultsByKind).map(([k, v]) => `${v} ${k}`).join(', ')}); proxy faults that took a request: ${summary.proxyFaultsThatHit}`,
+    `calls: ${summary.calls} (${Object.entries(summary.answers).sort().map(([k, v]) => `${v} ${k}`).join(', ')})`,
+    `invariants checked: ${Object.entries(summary.checked).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+    summary.violations.length === 0 ? 'violations: none' : `violations: ${summary.violations.length}`,
+    ...summary.violations.map((v) => `  ${v.invariant}${v.job === undefined ? '' : ` (lifecycle ${v.job})`}: ${v.detail}`),
+  ];
+  for (const line of lines) log(line);
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    log(`the run failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,136 @@
+// The nemesis: applies a chaos run's fault schedule (schedule.ts) to its live stack at the planned
+// moments. Each fault takes one part down (a worker killed, Temporal, the API server, Kueue or
+// Trainer stopped) and brings it back after its down time, or arms the fault proxy for the next few
+// matching requests. Faults of different parts overlap; a part's next fault waits for it to be back.
+import type { FaultRule } from '../../dev/harness/fault-proxy.js';
+import { Kueue, Trainer } from '../../src/model/constants.js';
+import type { ChaosStack } from './stack.js';
+import { describeFault, type FaultKind, type FaultPlan, type ProxyTarget } from './schedule.js';
+
+export interface AppliedFault {
+  fault: FaultPlan;
+  /** Milliseconds from the run's start when it was applied, and when its part was back. */
+  appliedAtMs: number;
+  recoveredAtMs: number;
+  /** Proxy faults: the requests it took. */
+  hits?: number;
+  /** Why bringing the part back failed, if it did (the run then stops: its stack is broken). */
+  error?: string;
+}
+
+/** How long a part may take to come back once its down time is over (other faults may hold it up). */
+const UP_WITHIN_MS = 120_000;
+
+/** How long an armed proxy fault waits for a matching request before it is disarmed. */
+const PROXY_ARMED_MS = 15_000;
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+function proxyRule(stack: ChaosStack, target: ProxyTarget): Omit<FaultRule, 'action'> {
+  const base = `/apis/${Trainer.group}/${Trainer.version}/namespaces/${stack.namespace}`;
+  const trainJob = new RegExp(`^${base}/${Trainer.trainJobPlural}/[^/]+$`);
+  const rules: Record<ProxyTarget, Omit<FaultRule, 'action'>> = {
+    'create-trainjob': { method: 'POST', path: `${base}/${Trainer.trainJobPlural}` },
+    'create-runtime': { method: 'POST', path: `${base}/${Trainer.trainingRuntimePlural}` },
+    'patch-trainjob': { method: 'PATCH', path: trainJob },
+    'patch-runtime': { method: 'PATCH', path: new RegExp(`^${base}/${Trainer.trainingRuntimePlural}/[^/]+$`) },
+    'delete-trainjob': { method: 'DELETE', path: trainJob },
+    'patch-workload': { method: 'PATCH', path: new RegExp(`^/apis/${Kueue.group}/[^/]+/namespaces/${stack.namespace}/${Kueue.workloadPlural}/`) },
+    'read-trainjob': { method: 'GET', path: trainJob },
+    list: { method: 'GET', path: /\/[a-z]+s$/, watch: false },
+    any: { path: /.*/, watch: false },
+  };
+  return rules[target];
+}
+
+/** Takes a part down and brings it back; resolves once it is back. */
+async function downAndUp(stack: ChaosStack, fault: FaultPlan): Promise<void> {
+  const parts: Record<Exclude<FaultKind, 'proxy'>, { down: () => Promise<void>; up: () => Promise<void> }> = {
+    'worker-kill': {
+      down: () => stack.killWorker(stack.workers[fault.worker ?? 0]!),
+      up: () => stack.startWorker(stack.workers[fault.worker ?? 0]!),
+    },
+    'temporal-restart': { down: () => stack.stopTemporal(fault.signal ?? 'SIGTERM'), up: () => stack.startTemporal() },
+    // SIGTERM, SIGKILL after a second: its graceful shutdown would outlast a short outage.
+    'apiserver-restart': { down: () => stack.cluster.apiServer.stop(1_000), up: () => stack.cluster.apiServer.start() },
+    'kueue-restart': { down: () => stack.cluster.controllers.kueue!.kill(), up: () => stack.cluster.controllers.kueue!.start() },
+    'trainer-restart': { down: () => stack.cluster.controllers.trainer!.kill(), up: () => stack.cluster.controllers.trainer!.start() },
+  };
+  const part = parts[fault.kind as Exclude<FaultKind, 'proxy'>];
+  await part.down();
+  // Down for its time even when the run ends meanwhile: the part must come back either way.
+  await sleep(fault.downMs);
+  // A start can fail while another part is down (a worker cannot connect while Temporal is away)
+  // or on a port still held a moment after the kill: tried again until UP_WITHIN_MS.
+  const deadline = Date.now() + UP_WITHIN_MS;
+  for (;;) {
+    try {
+      return await part.up();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(2_000);
+    }
+  }
+}
+
+export class Nemesis {
+  readonly applied: AppliedFault[] = [];
+  private readonly busy = new Map<string, Promise<void>>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private broken: Error | undefined;
+
+  constructor(
+    private readonly stack: ChaosStack,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** The error that left the stack broken (a part that would not come back), if any. */
+  get failure(): Error | undefined {
+    return this.broken;
+  }
+
+  /** Applies `faults` at their moments from `t0` until `signal` aborts; then waits for every part to be back. */
+  async run(faults: readonly FaultPlan[], t0: number, signal: AbortSignal): Promise<void> {
+    for (const fault of faults) {
+      await sleep(t0 + fault.atMs - Date.now(), signal);
+      if (signal.aborted || this.broken) break;
+      const part = fault.kind === 'worker-kill' ? `worker-${fault.worker}` : fault.kind;
+      const previous = this.busy.get(part) ?? Promise.resolve();
+      const task = previous.then(() => this.apply(fault, t0, signal));
+      const tracked = task.finally(() => this.inFlight.delete(tracked));
+      this.inFlight.add(tracked);
+      this.busy.set(part, tracked);
+    }
+    await Promise.all([...this.inFlight]);
+    this.stack.proxy.clear();
+  }
+
+  private async apply(fault: FaultPlan, t0: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    const appliedAtMs = Date.now() - t0;
+    this.log(`fault ${fault.index} at ${(appliedAtMs / 1000).toFixed(1)} s: ${describeFault(fault)}`);
+    const applied: AppliedFault = { fault, appliedAtMs, recoveredAtMs: appliedAtMs };
+    try {
+      if (fault.proxy) {
+        const { action, target, times, delayMs } = fault.proxy;
+        const armed = this.stack.proxy.inject({ ...proxyRule(this.stack, target), action, times, ...(delayMs ? { delayMs } : {}) });
+        await sleep(PROXY_ARMED_MS, signal);
+        this.stack.proxy.remove(armed);
+        applied.hits = armed.hits;
+      } else {
+        await downAndUp(this.stack, fault);
+      }
+    } catch (error) {
+      applied.error = error instanceof Error ? error.message : String(error);
+      this.broken ??= new Error(`fault ${fault.index} (${describeFault(fault)}): its part did not come back: ${applied.error}`);
+      this.log(`fault ${fault.index}: ${applied.error}`);
+    }
+    applied.recoveredAtMs = Date.now() - t0;
+    this.applied.push(applied);
+  }
+}

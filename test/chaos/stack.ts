@@ -1,0 +1,170 @@
+// The stack a chaos run owns, so that the nemesis may stop any part of it: a cluster of its own
+// (etcd, kube-apiserver, controller manager, scheduler, KWOK, the real JobSet, Trainer and Kueue),
+// a Temporal dev server of its own keeping its state in a SQLite file (so it can be restarted), the
+// fault proxy in front of the API server (the workers' only way to it), and two worker processes
+// per mode (plain and Kueue), each mode on a task queue of its own, in one namespace.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { createKubeClients, type KubeClients } from '../../src/activities/kube-clients.js';
+import { DispatchKubeflowClient } from '../../src/client/dispatch-client.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import type { Config } from '../../src/model/config.js';
+import { serverBinaries } from '../../dev/harness/binaries.js';
+import { adminAccess, startCluster, type LocalCluster } from '../../dev/harness/cluster.js';
+import { FaultProxy } from '../../dev/harness/fault-proxy.js';
+import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../../dev/harness/kube-access.js';
+import { freePorts, signalGroup, stopServer } from '../../dev/harness/process.js';
+import { applyKueueSamples, applySamples, KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../../dev/harness/samples.js';
+import { crdDirs } from '../../dev/harness/stack.js';
+import { startDevTemporal, type DevTemporal } from '../../dev/harness/temporal.js';
+import { runFor } from '../integration/lifecycle/support.js';
+import { runtimeFixtures, type RuntimeRef } from '../integration/support/runtimes.js';
+import { bundleFile, startWorkerProcess, type WorkerProcess } from '../reliability/support/worker-handle.js';
+import type { Mode } from './schedule.js';
+
+/** CallBound of the run's configurations: every outage the schedule makes fits in it. */
+export const CHAOS_CALL = '30s';
+export const CHAOS_CALL_MS = 30_000;
+/** Each worker's bound on one HTTP request, so that a held or hung answer is given up on soon. */
+const REQUEST_TIMEOUT_MS = 5_000;
+const NAMESPACE = 'chaos';
+const MODES: readonly Mode[] = ['plain', 'kueue'];
+const WORKERS_PER_MODE = 2;
+
+export interface WorkerSlot {
+  mode: Mode;
+  index: number;
+  process?: WorkerProcess;
+  /** Processes started in this slot so far (each one's log is its own). */
+  generation: number;
+}
+
+export interface ChaosStack {
+  cluster: LocalCluster;
+  admin: KubeAccess;
+  /** Admin clients straight to the API server (Find, the final snapshot). */
+  kube: KubeClients;
+  namespace: string;
+  proxy: FaultProxy;
+  configs: Record<Mode, Config>;
+  clients: Record<Mode, DispatchKubeflowClient>;
+  temporalClient: Client;
+  runtimes: Record<'short' | 'long', RuntimeRef>;
+  workers: WorkerSlot[];
+  startWorker(slot: WorkerSlot): Promise<void>;
+  killWorker(slot: WorkerSlot): Promise<void>;
+  /** Stops the Temporal server with `signal`; startTemporal() brings it back on the same port and file. */
+  stopTemporal(signal: 'SIGTERM' | 'SIGKILL'): Promise<void>;
+  startTemporal(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startChaosStack(options: { stateDir: string; logDir: string; log: (line: string) => void }): Promise<ChaosStack> {
+  const { stateDir, logDir, log } = options;
+  mkdirSync(logDir, { recursive: true });
+  // Built from the Go module proxy on the first run (with progress), then cached by version.
+  const binaries = await serverBinaries();
+  const t0 = Date.now();
+  const cluster = await startCluster({
+    binaries,
+    stateDir: join(stateDir, 'cluster'),
+    logDir: join(logDir, 'cluster'),
+    namespace: NAMESPACE,
+    crdDirs: crdDirs(),
+    // Room for many one-GPU jobs at once.
+    nodes: 4,
+    lifeline: process.pid,
+  });
+  const admin = adminAccess(cluster.info);
+  await applySamples(admin);
+  await applyKueueSamples(admin, [NAMESPACE]);
+  log(`cluster up in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
+  const [port, uiPort, httpPort] = (await freePorts(3)) as [number, number, number];
+  const launchTemporal = () =>
+    startDevTemporal({ binary: binaries.temporal, logDir: join(logDir, 'temporal'), port, uiPort, httpPort, dbFile: join(stateDir, 'temporal.db'), lifeline: process.pid });
+  mkdirSync(join(logDir, 'temporal'), { recursive: true });
+  let temporal: DevTemporal | undefined = await launchTemporal();
+  const connection = await Connection.connect({ address: temporal.address });
+  const temporalClient = new Client({ connection, namespace: 'default' });
+  log(`Temporal at ${temporal.address}, its UI at ${temporal.uiUrl}`);
+
+  const kube = createKubeClients(kubeConfigFor({ ...admin, namespace: NAMESPACE }));
+  const fixtures = runtimeFixtures(kube);
+  const runtimes = {
+    short: await fixtures.namespaced(NAMESPACE, 'chaos-short', runFor('2s')),
+    long: await fixtures.namespaced(NAMESPACE, 'chaos-long', runFor('10s')),
+  };
+
+  const proxy = await FaultProxy.start(admin);
+  const kubeconfig = join(stateDir, 'kubeconfig-proxy');
+  writeFileSync(kubeconfig, kubeconfigYaml(proxy.accessFor({ ...admin, namespace: NAMESPACE })), { mode: 0o600 });
+  const configFor = (mode: Mode) =>
+    parseConfig({
+      namespace: NAMESPACE,
+      kubeconfig,
+      mode,
+      timeouts: { call: CHAOS_CALL, workload: '60s' },
+      temporal: { taskQueue: `chaos-${mode}` },
+      ...(mode === 'kueue' ? { kueue: { queue: KUEUE_SAMPLE_QUEUE, admissionCheck: KUEUE_SAMPLE_CHECK } } : {}),
+    });
+  const configs = { plain: configFor('plain'), kueue: configFor('kueue') };
+  const clients = {
+    plain: new DispatchKubeflowClient(temporalClient, { namespace: NAMESPACE, taskQueue: configs.plain.temporal.taskQueue }),
+    kueue: new DispatchKubeflowClient(temporalClient, { namespace: NAMESPACE, taskQueue: configs.kueue.temporal.taskQueue }),
+  };
+
+  const bundlePath = await bundleFile(join(logDir, 'workers'));
+  const workers: WorkerSlot[] = MODES.flatMap((mode) => Array.from({ length: WORKERS_PER_MODE }, (_, index) => ({ mode, index, generation: 0 })));
+  const startWorker = async (slot: WorkerSlot) => {
+    slot.generation += 1;
+    slot.process = await startWorkerProcess({
+      config: configs[slot.mode],
+      temporalAddress: `127.0.0.1:${port}`,
+      bundlePath,
+      logDir: join(logDir, 'workers'),
+      name: `${slot.mode}-${slot.index}-${slot.generation}`,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+      // As production runs it: its own preflight loop and, in Kueue mode, the admission check controller.
+      gates: 'product',
+    });
+  };
+  const killWorker = async (slot: WorkerSlot) => {
+    await slot.process?.kill();
+    slot.process = undefined;
+  };
+  await Promise.all(workers.map(startWorker));
+  log(`${workers.length} workers polling (${MODES.map((m) => `${m}: ${configs[m].temporal.taskQueue}`).join(', ')})`);
+
+  return {
+    cluster,
+    admin,
+    kube,
+    namespace: NAMESPACE,
+    proxy,
+    configs,
+    clients,
+    temporalClient,
+    runtimes,
+    workers,
+    startWorker,
+    killWorker,
+    async stopTemporal(signal) {
+      if (!temporal) return;
+      if (signal === 'SIGKILL') signalGroup(temporal.process.pid, 'SIGKILL');
+      await stopServer(temporal.process);
+      temporal = undefined;
+    },
+    async startTemporal() {
+      temporal ??= await launchTemporal();
+    },
+    async stop() {
+      await Promise.all(workers.map(killWorker));
+      await connection.close().catch(() => undefined);
+      if (temporal) await stopServer(temporal.process);
+      await proxy.close();
+      await cluster.stop();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// The chaos run's plans are a function of the seed alone: the same seed replays the same lifecycles
+// and faults, a part is never faulted again while it is down, and every fault stays in its bounds.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { seeded } from '../../chaos/random.js';
+import { describeFault, planFaults, planLifecycles, SHAPES } from '../../chaos/schedule.js';
+
+const seeds = fc.integer({ min: 0, max: 2 ** 31 - 1 });
+
+describe('chaos schedule', () => {
+  it('a seed gives the same lifecycles and faults every time; another seed other ones', () => {
+    fc.assert(
+      fc.property(seeds, (seed) => {
+        expect(planLifecycles(seed, 30)).toEqual(planLifecycles(seed, 30));
+        expect(planFaults(seed, { count: 50, meanGapMs: 5_000, workers: 4 })).toEqual(planFaults(seed, { count: 50, meanGapMs: 5_000, workers: 4 }));
+      }),
+      { numRuns: 50 },
+    );
+    expect(planFaults(1, { count: 20, meanGapMs: 5_000, workers: 4 })).not.toEqual(planFaults(2, { count: 20, meanGapMs: 5_000, workers: 4 }));
+  });
+
+  it('more jobs leave the fault schedule and the first jobs as they were', () => {
+    fc.assert(
+      fc.property(seeds, fc.integer({ min: 1, max: 40 }), (seed, jobs) => {
+        expect(planLifecycles(seed, jobs + 10).slice(0, jobs)).toEqual(planLifecycles(seed, jobs));
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('faults come in time order, each part back (and a second more) before its next fault, within their bounds', () => {
+    fc.assert(
+      fc.property(seeds, fc.integer({ min: 1, max: 200 }), fc.integer({ min: 100, max: 20_000 }), (seed, count, meanGapMs) => {
+        const faults = planFaults(seed, { count, meanGapMs, workers: 4 });
+        expect(faults).toHaveLength(count);
+        const freeAt = new Map<string, number>();
+        for (const [i, fault] of faults.entries()) {
+          if (i > 0) expect(fault.atMs).toBeGreaterThanOrEqual(faults[i - 1]!.atMs);
+          const part = fault.kind === 'worker-kill' ? `worker-${fault.worker}` : fault.kind;
+          expect(fault.atMs).toBeGreaterThanOrEqual(freeAt.get(part) ?? 0);
+          freeAt.set(part, fault.atMs + fault.downMs + 1_000);
+          expect(fault.downMs).toBeLessThanOrEqual(8_000);
+          if (fault.kind === 'worker-kill') expect(fault.worker).toBeLessThan(4);
+          expect(fault.kind === 'proxy').toBe(fault.proxy !== undefined);
+          expect(describeFault(fault)).toMatch(fault.kind === 'proxy' ? /^proxy / : new RegExp(`^${fault.kind}`));
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('every lifecycle starts, its shape is one of the shapes, and only its own operations are duplicated', () => {
+    fc.assert(
+      fc.property(seeds, (seed) => {
+        for (const plan of planLifecycles(seed, 20)) {
+          expect(Object.keys(SHAPES)).toContain(plan.shape);
+          for (const op of plan.duplicated) expect(['start', ...SHAPES[plan.shape]]).toContain(op);
+          expect(plan.runtime).toBe(plan.shape === 'run' || plan.shape === 'stop-gated' ? 'short' : 'long');
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('over many lifecycles and faults, every shape, both modes and every kind of fault occur', () => {
+    const plans = planLifecycles(7, 1_000);
+    expect(new Set(plans.map((p) => p.shape)).size).toBe(Object.keys(SHAPES).length);
+    expect(new Set(plans.map((p) => p.mode))).toEqual(new Set(['plain', 'kueue']));
+    const faults = planFaults(7, { count: 300, meanGapMs: 5_000, workers: 4 });
+    expect(new Set(faults.map((f) => f.kind)).size).toBe(6);
+    expect(new Set(faults.flatMap((f) => (f.proxy ? [f.proxy.action] : []))).size).toBe(7);
+  });
+
+  it('the generator stays in its ranges', () => {
+    fc.assert(
+      fc.property(seeds, fc.integer({ min: -5, max: 5 }), fc.integer({ min: 0, max: 10 }), (seed, min, span) => {
+        const random = seeded(seed);
+        for (let i = 0; i < 20; i++) {
+          const x = random.int(min, min + span);
+          expect(x).toBeGreaterThanOrEqual(min);
+          expect(x).toBeLessThanOrEqual(min + span);
+          const f = random.next();
+          expect(f).toBeGreaterThanOrEqual(0);
+          expect(f).toBeLessThan(1);
+        }
+      }),
+    );
+  });
+});
