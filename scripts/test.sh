@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): static checks, then every test of the unit and
-# integration projects against the real servers, which are built first if not cached.
+# integration projects against the real servers, which are built first if not cached; then, on a
+# whole run (no arguments), the short chaos schedule and the quick API server outage and Temporal
+# restart tests (docs/reliability.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,3 +17,12 @@ bash scripts/ensure-chromium.sh # the Temporal UI test drives Debian's chromium
 
 echo "== tests"
 npx vitest run --coverage "$@"
+
+# Arguments select tests of the two projects above; only a whole run goes on to the faults.
+if [ "$#" -eq 0 ]; then
+  echo "== faults: the short chaos schedule (a fixed seed), then the quick outage and restart tests"
+  npm run test:chaos -- --seed 20261201 --jobs 24 --concurrency 6 --fault-gap 4
+  DISPATCH_KUBEFLOW_RELIABILITY=1 npx vitest run --project reliability \
+    test/reliability/apiserver-outage.test.ts test/reliability/temporal-restart.test.ts \
+    -t "outage 5 s|Temporal restart mid-Start"
+fi
