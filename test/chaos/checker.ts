@@ -143,7 +143,9 @@ function checkLifecycle(lifecycle: LifecycleRecord, calls: CallRecord[], final: 
   }
 
   const watched = okValues<Outcome>(of('watch'));
-  const opened = okValues(of('open')).length > 0;
+  // A retried Open that finds the job already finished is refused ("it has Succeeded": the contract
+  // refuses Open on a finished job), yet the first Open did open it.
+  const opened = of('open').some((c) => c.answer.ok || (c.answer.type === 'ErrRejected' && c.answer.message.includes('has Succeeded')));
   const shapeStops = lifecycle.plan.shape.startsWith('stop') || lifecycle.plan.shape === 'hold-stop';
   if (startUid !== undefined && opened && !shapeStops) {
     const conditions = trainJobs[0]?.conditions ?? [];

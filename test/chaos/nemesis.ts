@@ -24,11 +24,17 @@ const UP_WITHIN_MS = 120_000;
 /** How long an armed proxy fault waits for a matching request before it is disarmed. */
 const PROXY_ARMED_MS = 15_000;
 
+/** Sleeps `ms`, or less if `signal` aborts; the abort listener goes with the sleep. */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
 function proxyRule(stack: ChaosStack, target: ProxyTarget): Omit<FaultRule, 'action'> {

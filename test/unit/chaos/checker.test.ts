@@ -125,6 +125,14 @@ describe('chaos checker', () => {
     watch.answer = { ok: true, value: { ref: { namespace: NS, name: 'job-0', uid: 'uid-0' }, phase: 'Failed', reason: 'DeadlineExceeded' } };
     expect(invariantsOf(failed)).toEqual(['opened-jobs-reach-an-outcome']);
 
+    // An Open retried after its answer was lost, refused because the job has Succeeded, still opened it.
+    const retried = cleanRun(['run']);
+    const open = retried.history.calls.find((c) => c.op === 'open')!;
+    open.answer = { ok: false, type: 'ErrRejected', message: 'Open of TrainJob chaos/job-0: it has Succeeded' };
+    expect(invariantsOf(retried)).toEqual([]);
+    retried.history.calls.find((c) => c.op === 'watch')!.answer = watch.answer;
+    expect(invariantsOf(retried)).toEqual(['opened-jobs-reach-an-outcome']);
+
     const kept = cleanRun(['stop-running']);
     kept.final.trainJobs.push(obj('job-0', 'uid-0'));
     kept.final.copies.push(obj('job-0', 'copy-0', ['uid-0']));
