@@ -21,11 +21,17 @@ export function refusedCall(what: string, answer: { status: number; reason: stri
  * Creates `body`, or finds the object of its name that `rule` says is this Start's. A refusal is
  * returned, not thrown, so that the step can undo what came before it. Unanswered throws (retried).
  */
-export async function createOrAdopt(calls: ObjectCalls, kind: NamespacedKind, body: KubeObject, rule: ConflictRule): Promise<CreateOutcome> {
+export async function createOrAdopt(
+  calls: ObjectCalls,
+  kind: NamespacedKind,
+  body: KubeObject,
+  rule: ConflictRule,
+  requestTimeoutMs = 0,
+): Promise<CreateOutcome> {
   const { name = '', namespace = '' } = body.metadata ?? {};
   const where = describeObject(kind, namespace, name);
-  // Step 6's retries of a webhook's lag end at half the activity's CallBound (runtime-lag.ts).
-  const lagUntil = Date.now() + runtimeLagBudgetMs(Context.current().info.startToCloseTimeoutMs);
+  // Step 6's retries of a webhook's lag end within the activity's CallBound (runtime-lag.ts).
+  const lagUntil = Date.now() + runtimeLagBudgetMs(Context.current().info.startToCloseTimeoutMs, requestTimeoutMs);
   let lagged = 0;
   for (;;) {
     const created = await calls.create(kind, namespace, body);

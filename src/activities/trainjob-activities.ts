@@ -46,7 +46,7 @@ export function trainJobActivities(env: ActivityEnv) {
       const calls = callsFor(env);
       const { name = '', namespace = '' } = input.trainJob.metadata;
       const rule = { adopt: 'same-token', token: attemptTokenOf(input.trainJob), copyName: input.copy.name } as const;
-      const outcome = await createOrAdopt(calls, TRAINJOBS, input.trainJob, rule);
+      const outcome = await createOrAdopt(calls, TRAINJOBS, input.trainJob, rule, env.requestTimeoutMs);
       if (outcome.do !== 'refuse') return { name, uid: outcome.uid, adopted: outcome.do === 'adopt' };
       const reasons = [...outcome.reasons];
       if (!outcome.keepCopy) {

@@ -4,11 +4,12 @@
 // `validator.trainjob.trainer.kubeflow.org` ("<copy>" not found: specified trainingRuntime must be
 // created before the TrainJob is created) in npm test's 50 Starts at once, Kueue's `vtrainjob.kb.io`
 // (runtime '<copy>' not found) in 12 of the bench's 1,000 Starts.
-// After an API server outage the lag is longer: the webhooks' informers relist with a backoff, and
-// Trainer denied such creates for more than 3 s after the API server answered again
-// (test/reliability/apiserver-outage.test.ts). Such a denial of the TrainJob on this Start's own
-// copy is tried again for half of the create's CallBound, so that the refusal, when it comes, still
-// leaves time to delete the copy; any other refusal is final.
+// After an API server outage the lag is longer: the webhooks' informers reconnect with client-go's
+// backoff (0.8 s doubling, jittered), and Trainer denied such creates for more than 10 s after the
+// API server answered again (test/reliability/apiserver-outage.test.ts). Such a denial of the
+// TrainJob on this Start's own copy is tried again for the create's CallBound less one request's
+// bound (at least half of CallBound), so that the refusal, when it comes, still leaves time to
+// delete the copy (and the workflow's compensation deletes it otherwise); any other refusal is final.
 
 /** The reason Trainer v2.3.0's TrainJob validator gives when the runtime is not in its cache. */
 export const RUNTIME_NOT_YET_SEEN = 'specified trainingRuntime must be created before the TrainJob is created';
@@ -17,8 +18,8 @@ export const RUNTIME_NOT_YET_SEEN = 'specified trainingRuntime must be created b
 export const RUNTIME_LAG_PAUSE_MS = 300;
 export const RUNTIME_LAG_MAX_PAUSE_MS = 2_000;
 
-/** How long, from the create activity's start, step 6 goes on creating again: half its CallBound. */
-export const runtimeLagBudgetMs = (callMs: number) => Math.floor(callMs / 2);
+/** How long, from the create activity's start, step 6 goes on creating again: CallBound less one request's bound, at least half of CallBound. */
+export const runtimeLagBudgetMs = (callMs: number, requestTimeoutMs: number) => Math.max(Math.floor(callMs / 2), callMs - requestTimeoutMs);
 
 /** The pause before the create that follows the `denials`-th such denial (1-based). */
 export const runtimeLagPauseMs = (denials: number) =>

@@ -78,7 +78,7 @@ describe('createOrAdopt: the create of steps 5 and 6 after a 409', () => {
     expect(calls.filter((call) => call.startsWith('delete'))).toEqual([]);
   });
 
-  it("step 6: Trainer's or Kueue's webhook not having seen our copy yet is tried again; after half of CallBound it is the refusal", async () => {
+  it("step 6: Trainer's or Kueue's webhook not having seen our copy yet is tried again; after CallBound less a request's bound it is the refusal", async () => {
     const { trainJob } = rendered();
     const name = trainJob.metadata.name!;
     const lag = (copy: string) =>
@@ -100,8 +100,9 @@ describe('createOrAdopt: the create of steps 5 and 6 after a 409', () => {
     expect(await rejection(run(other.activities.createTrainJob, { trainJob, copy }))).toMatchObject({ type: 'ErrRejected' });
     expect(other.calls).toEqual(['create trainjobs', 'delete trainingruntimes copy-uid']);
 
-    // A CallBound of 4 s: denied again and again for its first half (creates at 0, 300, 900 and
-    // 2000 ms: the third pause is cut from 1200 to what is left), then the refusal, and the copy deleted.
+    // A CallBound of 4 s and requests of 1 s (scripted() below): denied again and again for 3 s
+    // (creates at 0, 300, 900, 2100 and 3000 ms: the fourth pause is cut from 2000 to what is
+    // left), then the refusal, and the copy deleted.
     const callMs = 4_000;
     const never = scripted(Array.from({ length: 20 }, () => lag(name)), []);
     const t0 = Date.now();
@@ -110,15 +111,18 @@ describe('createOrAdopt: the create of steps 5 and 6 after a 409', () => {
     );
     const elapsed = Date.now() - t0;
     expect(error).toMatchObject({ type: 'ErrRejected', nonRetryable: true });
-    expect(elapsed).toBeGreaterThanOrEqual(runtimeLagBudgetMs(callMs) - 50);
+    expect(elapsed).toBeGreaterThanOrEqual(runtimeLagBudgetMs(callMs, 1000) - 50);
     expect(elapsed).toBeLessThan(callMs);
-    expect(never.calls.filter((c) => c === 'create trainjobs')).toHaveLength(4);
+    expect(never.calls.filter((c) => c === 'create trainjobs')).toHaveLength(5);
     expect(never.calls.at(-1)).toBe('delete trainingruntimes copy-uid');
   }, 10_000);
 
-  it("step 6's pauses between creates after a webhook's lag double from 300 ms up to 2 s", () => {
+  it("step 6's pauses between creates after a webhook's lag double from 300 ms up to 2 s, within CallBound less a request's bound", () => {
     expect([1, 2, 3, 4, 5, 10].map(runtimeLagPauseMs)).toEqual([300, 600, 1200, 2000, 2000, 2000]);
-    expect(runtimeLagBudgetMs(30_000)).toBe(15_000);
+    // The worker's defaults: CallBound 30 s, requests of 10 s; the outage test's: 20 s and 2 s.
+    expect(runtimeLagBudgetMs(30_000, 10_000)).toBe(20_000);
+    expect(runtimeLagBudgetMs(20_000, 2_000)).toBe(18_000);
+    expect(runtimeLagBudgetMs(4_000, 4_000)).toBe(2_000);
   });
 
   it('step 5: a copy with the same spec and no owner is reused; one with an owner is ErrRejected', async () => {
