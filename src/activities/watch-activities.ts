@@ -15,7 +15,7 @@ import { identityRefusals } from '../core/lifecycle-plans.js';
 import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
 import { stateOf, workloadOfTrainJob, type Observed } from '../core/phase.js';
 import { untilChanged, type SharedLists } from './watched-lists.js';
-import { callsFor, sleep, type ActivityEnv } from './context.js';
+import { callsFor, sleepOrWake, type ActivityEnv } from './context.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
 import { TRAINJOBS, workloads } from './objects.js';
 
@@ -115,7 +115,7 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists) {
                   ? [untilChanged(lists, workloads(config.kueue.workloadVersion), ref.namespace, Labels.kueueJobUid, ref.uid, WATCH_POLL_MS)]
                   : []),
               ];
-        await Promise.race([sleep(WATCH_POLL_MS), ...changes]);
+        await sleepOrWake(WATCH_POLL_MS, changes);
       }
     },
   };

@@ -7,7 +7,7 @@ import { toMillis, parseGoDuration } from '../model/duration.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { Workload } from '../model/kube.js';
 import { checkWorkload } from '../core/workload.js';
-import { sleep } from './context.js';
+import { sleepOrWake } from './context.js';
 import { describeRefusal } from './kube-call.js';
 import type { WorkloadChecks } from './workload-checks.js';
 
@@ -49,7 +49,7 @@ export function workloadActivities(checks: WorkloadChecks) {
         ctx.heartbeat({ deadline, checks: made, reasons } satisfies WaitProgress);
         // The next check comes after the interval, or as soon as the worker's watch sees the Workload change.
         const interval = Math.min(WORKLOAD_POLL_MS, left);
-        await Promise.race([sleep(interval), checks.changeOf(ref.namespace, config.kueue.workloadVersion, ref.uid, interval)]);
+        await sleepOrWake(interval, [checks.changeOf(ref.namespace, config.kueue.workloadVersion, ref.uid, interval)]);
       }
       throw new DispatchError(
         'ErrRejected',
