@@ -11,7 +11,7 @@ const listeners = () => getEventListeners(Context.current().cancellationSignal, 
 
 describe('sleepOrWake', () => {
   it('woken forty times in a row, it leaves no listener on the signal; unwoken, it ends at the interval', async () => {
-    const counts = await new MockActivityEnvironment().run(async () => {
+    const counts: { before: number; afterWakes: number; slept: number; afterInterval: number } = await new MockActivityEnvironment().run(async () => {
       const before = listeners();
       for (let i = 0; i < 40; i++) await sleepOrWake(60_000, [Promise.resolve()]);
       const afterWakes = listeners();
