@@ -17,7 +17,7 @@ import { stateOf, workloadOfTrainJob, type Observed } from '../core/phase.js';
 import { untilChanged, type SharedLists } from './watched-lists.js';
 import { callsFor, sleepOrWake, type ActivityEnv } from './context.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
-import { TRAINJOBS, workloads } from './objects.js';
+import { TRAINJOBS, workloads, type ObjectCalls } from './objects.js';
 
 /** How often a Watch checks its TrainJob. */
 export const WATCH_POLL_MS = 3_000;
@@ -42,11 +42,25 @@ interface WatchProgress {
 const refused = (ref: TrainJobRef, reasons: string[]) => new DispatchError('ErrRejected', reasons, 0, ref);
 
 export function watchActivities(env: ActivityEnv, lists: SharedLists) {
-  /** One check: the TrainJob and its Workload from the shared lists. Throws when a list goes unanswered. */
-  async function observe(config: Config, ref: TrainJobRef, jobId: string, signal: AbortSignal): Promise<Observed> {
+  /**
+   * One check: the TrainJob and its Workload from the shared lists. Throws when a list goes
+   * unanswered. A TrainJob missing from them is read by name before it counts as gone: the
+   * worker's watch can be seconds behind the API server under load, and a Watch begun right after
+   * Start found the new TrainJob missing from the watch-fed copy and answered Absent (the chaos
+   * run, seed 1000); only the API server's own 404 says Absent.
+   */
+  async function observe(config: Config, ref: TrainJobRef, jobId: string, calls: ObjectCalls, signal: AbortSignal): Promise<Observed> {
     const ofJob = await lists.find(TRAINJOBS, ref.namespace, Labels.jobId, jobId, signal);
     if (ofJob.answered === 'definite') throw refused(ref, [`listing TrainJobs: ${describeRefusal(ofJob)}`]);
-    const found = (ofJob.value as TrainJob[]).find((t) => t.metadata?.uid === ref.uid && t.metadata?.name === ref.name);
+    const isOurs = (t: TrainJob) => t.metadata?.uid === ref.uid && t.metadata?.name === ref.name;
+    let found = (ofJob.value as TrainJob[]).find(isOurs);
+    if (found === undefined) {
+      const read = await calls.get(TRAINJOBS, ref.namespace, ref.name);
+      if (read.answered === 'definite' && read.status !== 404) {
+        throw refused(ref, [`reading TrainJob ${ref.namespace}/${ref.name}: ${describeRefusal(read)}`]);
+      }
+      if (read.answered === 'ok' && isOurs(read.value as TrainJob)) found = read.value as TrainJob;
+    }
     const trainJob = found && trimTrainJob(found);
     if (config.mode !== 'kueue' || trainJob === undefined) return trainJob ? { trainJob, config } : { config };
     const ofUid = await lists.find(workloads(config.kueue.workloadVersion), ref.namespace, Labels.kueueJobUid, ref.uid, signal);
@@ -80,7 +94,7 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists) {
         checks += 1;
         let observed: Observed | undefined = { config };
         if (jobId !== undefined) {
-          observed = await observe(config, ref, jobId, ctx.cancellationSignal).catch((error: unknown) => {
+          observed = await observe(config, ref, jobId, calls, ctx.cancellationSignal).catch((error: unknown) => {
             if (error instanceof DispatchError) throw error;
             problem = error instanceof Error ? error.message : String(error);
             return undefined;
