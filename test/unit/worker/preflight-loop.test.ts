@@ -3,7 +3,7 @@
 import type { Client } from '@temporalio/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { GateStore } from '../../../src/activities/settings-activities.js';
-import { preflightLoop, sleepUnlessAborted } from '../../../src/worker/preflight.js';
+import { nextPreflightMs, preflightLoop, sleepUnlessAborted, UNPROVEN_RETRY_MS } from '../../../src/worker/preflight.js';
 
 const HOUR = 3_600_000;
 
@@ -26,6 +26,29 @@ describe('preflightLoop', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(ended).toBe(true);
     await loop;
+  });
+
+  it('a preflight that leaves a gate unproven runs again after 5 s, doubling up to the interval; one that proves them all waits the interval', async () => {
+    const unproven = { reach: true, write: true, start: false, reasons: ['start: create TrainJob: no answer'], checkedAt: '' };
+    const proven = { ...unproven, start: true, reasons: [] };
+    const answers = [unproven, unproven, unproven, proven, proven];
+    const runs: number[] = [];
+    const client = {
+      workflow: {
+        execute: () => {
+          runs.push(Date.now());
+          return Promise.resolve(answers.shift() ?? proven);
+        },
+      },
+    } as unknown as Client;
+    const stop = new AbortController();
+    const t0 = Date.now();
+    const loop = preflightLoop(client, 'q', gates, HOUR, stop.signal, () => undefined);
+    await vi.advanceTimersByTimeAsync(5_000 + 10_000 + 20_000 + HOUR);
+    stop.abort();
+    await loop;
+    expect(runs.map((t) => t - t0)).toEqual([0, 5_000, 15_000, 35_000, 35_000 + HOUR]);
+    expect([0, 1, 2, 3, 20].map((n) => nextPreflightMs(HOUR, n))).toEqual([HOUR, UNPROVEN_RETRY_MS, 10_000, 20_000, HOUR]);
   });
 
   it('sleepUnlessAborted: an already-aborted signal ends the wait at once; a later abort ends it early; otherwise it waits ms', async () => {
