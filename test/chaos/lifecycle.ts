@@ -1,7 +1,8 @@
 // One job's lifecycle as dispatch would send it, whatever the nemesis does meanwhile: Start, then
 // the plan's operations in order, Watch beside them, each call retried when its answer invites a
-// retry (ErrUnreachable, ErrOutcomeUnknown after a Find, or no typed answer at all: Temporal away)
-// and sent twice at once when the plan says so. Every try and its answer are recorded.
+// retry (ErrUnreachable, ErrReadOnly, ErrOutcomeUnknown after a Find, a step-1 refusal while an
+// earlier ErrOutcomeUnknown is unresolved, or no typed answer at all: Temporal away) and sent
+// twice at once when the plan says so. Every try and its answer are recorded.
 import type { KubeClients } from '../../src/activities/kube-clients.js';
 import type { DispatchKubeflowClient } from '../../src/client/dispatch-client.js';
 import { trainJobName } from '../../src/core/names.js';
@@ -52,6 +53,9 @@ export async function runLifecycle(ctx: DriverContext, plan: LifecyclePlan): Pro
   };
   const untilAnswered = async <T>(op: Operation, copy: number, send: () => Promise<T>): Promise<Answer> => {
     const deadline = Date.now() + ctx.callDeadlineMs;
+    // After ErrOutcomeUnknown the TrainJob may exist: a refusal at step 1 (a gate, nothing done)
+    // does not settle that, so a careful caller keeps retrying until an answer that does.
+    let unknown = false;
     for (let attempt = 1; ; attempt++) {
       const invokedAt = Date.now();
       // A call that never answers (a Watch of a job that never ends) is given up at the deadline too.
@@ -61,8 +65,12 @@ export async function runLifecycle(ctx: DriverContext, plan: LifecyclePlan): Pro
       clearTimeout(timer);
       if (answer === undefined) throw new GaveUp(`${op}: no answer within ${ctx.callDeadlineMs} ms`);
       ctx.record({ job: plan.index, op, copy, try: attempt, invokedAt, answeredAt: Date.now(), answer });
-      if (answer.ok || !RETRIED.has(answer.type)) return answer;
-      if (answer.type === 'ErrOutcomeUnknown') await find(copy);
+      const unresolved = unknown && !answer.ok && answer.step === 1;
+      if (answer.ok || (!RETRIED.has(answer.type) && !unresolved)) return answer;
+      if (answer.type === 'ErrOutcomeUnknown') {
+        unknown = true;
+        await find(copy);
+      }
       if (Date.now() > deadline) throw new GaveUp(`${op}: still ${answer.type} after ${ctx.callDeadlineMs} ms: ${answer.message}`);
       await sleep(RETRY_PAUSE_MS);
     }
