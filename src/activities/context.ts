@@ -27,20 +27,7 @@ export function callsFor(env: ActivityEnv): ObjectCalls {
  * removed when the sleep ends. Throws what Context.sleep throws (CancelledFailure) on cancellation.
  */
 export function sleep(ms: number): Promise<void> {
-  const signal = Context.current().cancellationSignal;
-  return new Promise<void>((resolve, reject) => {
-    // The worker aborts the signal with the CancelledFailure it then rejects `cancelled` with.
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+  return sleepOrWake(ms, []);
 }
 
 /**
@@ -53,6 +40,7 @@ export function sleep(ms: number): Promise<void> {
 export function sleepOrWake(ms: number, wakes: readonly Promise<unknown>[]): Promise<void> {
   const signal = Context.current().cancellationSignal;
   return new Promise<void>((resolve, reject) => {
+    // The worker aborts the signal with the CancelledFailure it then rejects `cancelled` with.
     if (signal.aborted) return reject(signal.reason);
     const end = (settle: () => void) => () => {
       clearTimeout(timer);

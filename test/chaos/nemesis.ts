@@ -4,6 +4,7 @@
 // matching requests. Faults of different parts overlap; a part's next fault waits for it to be back.
 import type { FaultRule } from '../../dev/harness/fault-proxy.js';
 import { Kueue, Trainer } from '../../src/model/constants.js';
+import { sleepUnlessAborted } from '../../src/worker/preflight.js';
 import type { ChaosStack } from './stack.js';
 import { describeFault, type FaultKind, type FaultPlan, type ProxyTarget } from './schedule.js';
 
@@ -24,18 +25,8 @@ const UP_WITHIN_MS = 120_000;
 /** How long an armed proxy fault waits for a matching request before it is disarmed. */
 const PROXY_ARMED_MS = 15_000;
 
-/** Sleeps `ms`, or less if `signal` aborts; the abort listener goes with the sleep. */
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+/** Sleeps `ms`, however the run goes: a part taken down must come back. */
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function proxyRule(stack: ChaosStack, target: ProxyTarget): Omit<FaultRule, 'action'> {
   const base = `/apis/${Trainer.group}/${Trainer.version}/namespaces/${stack.namespace}`;
@@ -103,7 +94,7 @@ export class Nemesis {
   /** Applies `faults` at their moments from `t0` until `signal` aborts; then waits for every part to be back. */
   async run(faults: readonly FaultPlan[], t0: number, signal: AbortSignal): Promise<void> {
     for (const fault of faults) {
-      await sleep(t0 + fault.atMs - Date.now(), signal);
+      await sleepUnlessAborted(Math.max(0, t0 + fault.atMs - Date.now()), signal);
       if (signal.aborted || this.broken) break;
       const part = fault.kind === 'worker-kill' ? `worker-${fault.worker}` : fault.kind;
       const previous = this.busy.get(part) ?? Promise.resolve();
@@ -125,7 +116,7 @@ export class Nemesis {
       if (fault.proxy) {
         const { action, target, times, delayMs } = fault.proxy;
         const armed = this.stack.proxy.inject({ ...proxyRule(this.stack, target), action, times, ...(delayMs ? { delayMs } : {}) });
-        await sleep(PROXY_ARMED_MS, signal);
+        await sleepUnlessAborted(PROXY_ARMED_MS, signal);
         this.stack.proxy.remove(armed);
         applied.hits = armed.hits;
       } else {
