@@ -11,7 +11,7 @@ import { Kueue } from '../../../src/model/constants.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshNamespace, kubeConfig, uniqueName, type TestNamespace } from '../support/kube.js';
-import { REAL_KUEUE_CONFIG, workloadOf } from '../support/lifecycle.js';
+import { createOneJobQueue, REAL_KUEUE_CONFIG, workloadOf } from '../support/lifecycle.js';
 import { refOf } from './support.js';
 
 const api = () => kubeConfig().makeApiClient(CustomObjectsApi);
@@ -34,31 +34,7 @@ beforeAll(async () => {
     plural: 'admissionchecks',
     body: { apiVersion, kind: 'AdmissionCheck', metadata: { name: admissionCheck }, spec: { controllerName: 'dispatch.phpboyscout.uk/admission-check' } },
   });
-  await api().createClusterCustomObject({
-    ...kueue,
-    plural: 'clusterqueues',
-    body: {
-      apiVersion,
-      kind: 'ClusterQueue',
-      metadata: { name: clusterQueue },
-      spec: {
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns.name } },
-        admissionChecksStrategy: { admissionChecks: [{ name: admissionCheck }] },
-        resourceGroups: [
-          {
-            coveredResources: ['cpu', 'memory', 'nvidia.com/gpu'],
-            flavors: [{ name: 'default-flavor', resources: [{ name: 'cpu', nominalQuota: '128' }, { name: 'memory', nominalQuota: '1Ti' }, { name: 'nvidia.com/gpu', nominalQuota: '16' }] }],
-          },
-        ],
-      },
-    },
-  });
-  await api().createNamespacedCustomObject({
-    ...kueue,
-    namespace: ns.name,
-    plural: 'localqueues',
-    body: { apiVersion, kind: 'LocalQueue', metadata: { name: localQueue }, spec: { clusterQueue } },
-  });
+  await createOneJobQueue(kubeConfig(), { namespace: ns.name, clusterQueue, localQueue, admissionCheck });
   h = await startDispatch({
     namespace: ns.name,
     config: { ...REAL_KUEUE_CONFIG, kueue: { ...REAL_KUEUE_CONFIG.kueue, queue: localQueue, admissionCheck } },

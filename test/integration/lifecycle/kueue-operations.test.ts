@@ -12,7 +12,7 @@ import { KUEUE_SAMPLE_CHECK } from '../../../dev/harness/samples.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshNamespace, kubeConfig, uniqueName, type TestNamespace } from '../support/kube.js';
-import { REAL_KUEUE_CONFIG, until, workloadOf } from '../support/lifecycle.js';
+import { createOneJobQueue, REAL_KUEUE_CONFIG, until, workloadOf } from '../support/lifecycle.js';
 import { runtimeFixtures, type RuntimeFixtures } from '../support/runtimes.js';
 import { readTrainJob, refOf, runFor } from './support.js';
 
@@ -28,40 +28,7 @@ const localQueue = 'one-job';
 beforeAll(async () => {
   ns = await freshNamespace('lc-kueue');
   clusterQueue = uniqueName('lc-one-job');
-  await api().createClusterCustomObject({
-    ...kueue,
-    plural: 'clusterqueues',
-    body: {
-      apiVersion: `${Kueue.group}/v1beta2`,
-      kind: 'ClusterQueue',
-      metadata: { name: clusterQueue },
-      spec: {
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns.name } },
-        admissionChecksStrategy: { admissionChecks: [{ name: KUEUE_SAMPLE_CHECK }] },
-        resourceGroups: [
-          {
-            coveredResources: ['cpu', 'memory', 'nvidia.com/gpu'],
-            flavors: [
-              {
-                name: 'default-flavor',
-                resources: [
-                  { name: 'cpu', nominalQuota: '128' },
-                  { name: 'memory', nominalQuota: '1Ti' },
-                  { name: 'nvidia.com/gpu', nominalQuota: '16' },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    },
-  });
-  await api().createNamespacedCustomObject({
-    ...kueue,
-    namespace: ns.name,
-    plural: 'localqueues',
-    body: { apiVersion: `${Kueue.group}/v1beta2`, kind: 'LocalQueue', metadata: { name: localQueue }, spec: { clusterQueue } },
-  });
+  await createOneJobQueue(kubeConfig(), { namespace: ns.name, clusterQueue, localQueue, admissionCheck: KUEUE_SAMPLE_CHECK });
   h = await startDispatch({ namespace: ns.name, config: { ...REAL_KUEUE_CONFIG, kueue: { ...REAL_KUEUE_CONFIG.kueue, queue: localQueue } } });
   runtimes = runtimeFixtures(h.kube);
 });

@@ -2,7 +2,7 @@
 // Trainer, JobSet, Job controller, scheduler and KWOK run it; in Kueue mode the worker's admission
 // check controller sets the check Ready): its Workload, its end, its pods; and the Kueue-mode
 // worker configuration on the harness's sample queues.
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../../../dev/harness/samples.js';
 import type { KubeClients } from '../../../src/activities/kube-clients.js';
 import { Kueue, Labels, Trainer } from '../../../src/model/constants.js';
@@ -64,3 +64,51 @@ export const REAL_KUEUE_CONFIG = {
   kueue: { queue: KUEUE_SAMPLE_QUEUE, admissionCheck: KUEUE_SAMPLE_CHECK },
   timeouts: { workload: '30s', call: '10s' },
 } as const;
+
+/**
+ * A ClusterQueue `clusterQueue` for `namespace` alone, with room for one 16-GPU job and the one
+ * admission check `admissionCheck`, and its LocalQueue `localQueue` in the namespace. The caller
+ * deletes the ClusterQueue (cluster-scoped) in its afterAll.
+ */
+export async function createOneJobQueue(
+  kc: KubeConfig,
+  queue: { namespace: string; clusterQueue: string; localQueue: string; admissionCheck: string },
+): Promise<void> {
+  const api = kc.makeApiClient(CustomObjectsApi);
+  const at = { group: Kueue.group, version: 'v1beta2' };
+  const apiVersion = `${Kueue.group}/v1beta2`;
+  await api.createClusterCustomObject({
+    ...at,
+    plural: 'clusterqueues',
+    body: {
+      apiVersion,
+      kind: 'ClusterQueue',
+      metadata: { name: queue.clusterQueue },
+      spec: {
+        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': queue.namespace } },
+        admissionChecksStrategy: { admissionChecks: [{ name: queue.admissionCheck }] },
+        resourceGroups: [
+          {
+            coveredResources: ['cpu', 'memory', 'nvidia.com/gpu'],
+            flavors: [
+              {
+                name: 'default-flavor',
+                resources: [
+                  { name: 'cpu', nominalQuota: '128' },
+                  { name: 'memory', nominalQuota: '1Ti' },
+                  { name: 'nvidia.com/gpu', nominalQuota: '16' },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    },
+  });
+  await api.createNamespacedCustomObject({
+    ...at,
+    namespace: queue.namespace,
+    plural: 'localqueues',
+    body: { apiVersion, kind: 'LocalQueue', metadata: { name: queue.localQueue }, spec: { clusterQueue: queue.clusterQueue } },
+  });
+}
