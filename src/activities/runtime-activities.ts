@@ -1,10 +1,12 @@
 // Steps 2 and 5 of Start: read the source runtime; create (or, on a retried Start, reuse) its copy.
+import type { Mode } from '../model/config.js';
 import { DispatchError } from '../model/errors.js';
-import type { TrainerRuntime } from '../model/kube.js';
+import type { TrainerRuntime, TrainJob } from '../model/kube.js';
+import { earlierOwnerOf, earlierStartReasons } from '../core/earlier-start.js';
 import { runtimeKey, type RuntimeName } from '../core/validated.js';
 import { callsFor, type ActivityEnv } from './context.js';
 import { createOrAdopt, refusedCall } from './create-or-adopt.js';
-import { TRAINING_RUNTIMES, type ObjectCalls } from './objects.js';
+import { TRAINING_RUNTIMES, TRAINJOBS, type ObjectCalls } from './objects.js';
 
 export interface CreatedObject {
   name: string;
@@ -38,12 +40,39 @@ export function runtimeActivities(env: ActivityEnv) {
     /**
      * Step 5. Creates the copy. A copy of the name left by an earlier call of this Start is reused
      * when it has no owner and the same spec; one being deleted is waited for, then created afresh.
+     * Given the TrainJob this Start writes, a copy owned by the TrainJob an earlier, finished run of
+     * this attempt made is reused too (src/core/earlier-start.ts); steps 6-9 then adopt that TrainJob.
      */
-    async createRuntimeCopy(input: { copy: TrainerRuntime }): Promise<CreatedObject & { reused: boolean }> {
+    async createRuntimeCopy(input: { copy: TrainerRuntime; trainJob?: TrainJob; mode?: Mode }): Promise<CreatedObject & { reused: boolean }> {
       const name = input.copy.metadata?.name ?? '';
-      const outcome = await createOrAdopt(callsFor(env), TRAINING_RUNTIMES, input.copy, { adopt: 'unowned-same-spec', wanted: input.copy });
-      if (outcome.do === 'refuse') throw new DispatchError(outcome.type, outcome.reasons, 5);
-      return { name, uid: outcome.uid, reused: outcome.do === 'adopt' };
+      const calls = callsFor(env);
+      const outcome = await createOrAdopt(calls, TRAINING_RUNTIMES, input.copy, { adopt: 'unowned-same-spec', wanted: input.copy });
+      if (outcome.do !== 'refuse') return { name, uid: outcome.uid, reused: outcome.do === 'adopt' };
+      if (outcome.type === 'ErrRejected' && input.trainJob && input.mode) {
+        const earlier = await earlierStart(calls, input.copy, input.trainJob, input.mode);
+        if (earlier.uid !== undefined) return { name, uid: earlier.uid, reused: true };
+        throw new DispatchError(outcome.type, [...outcome.reasons, ...earlier.reasons], 5);
+      }
+      throw new DispatchError(outcome.type, outcome.reasons, 5);
     },
   };
+}
+
+/**
+ * Whether the copy in the way is this attempt's, owned by the TrainJob of its earlier finished run:
+ * its UID when it is; otherwise what was found wrong with that owner (none when the copy is no
+ * candidate). A read that is refused adopts nothing (the seed's refusal stands); an unanswered one
+ * throws, and the activity is retried as any call.
+ */
+async function earlierStart(calls: ObjectCalls, copy: TrainerRuntime, trainJob: TrainJob, mode: Mode): Promise<{ uid?: string; reasons: string[] }> {
+  const { name = '', namespace = '' } = copy.metadata ?? {};
+  const readCopy = await calls.get(TRAINING_RUNTIMES, namespace, name);
+  if (readCopy.answered !== 'ok') return { reasons: [] };
+  const existing = readCopy.value as TrainerRuntime;
+  const owner = earlierOwnerOf(existing, copy);
+  if (owner === undefined) return { reasons: [] };
+  const readJob = await calls.get(TRAINJOBS, namespace, owner.name);
+  if (readJob.answered === 'definite' && readJob.status !== 404) return { reasons: [] };
+  const reasons = earlierStartReasons(owner, readJob.answered === 'ok' ? readJob.value : undefined, trainJob, mode);
+  return reasons.length === 0 ? { uid: existing.metadata?.uid ?? '', reasons } : { reasons };
 }

@@ -52,7 +52,11 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
 
   const created: Created = { ownerSet: false };
   try {
-    const copy = await runStep(progress, 5, `runtime copy ${namespace}/${name}`, () => acts.createRuntimeCopy({ copy: runtimeCopy }));
+    // Step 5. The TrainJob and mode let a retried Start recognise a copy owned by its attempt's own
+    // TrainJob, made by an earlier run whose answer the caller lost (src/core/earlier-start.ts).
+    const copy = await runStep(progress, 5, `runtime copy ${namespace}/${name}`, () =>
+      acts.createRuntimeCopy({ copy: runtimeCopy, trainJob, mode: config.mode }),
+    );
     created.copyUid = copy.uid;
 
     // Step 6. A definite refusal was already cleaned up by the activity. Only an unanswered create

@@ -3,6 +3,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { DispatchError, fromFailure } from '../../../src/model/errors.js';
+import { startWorkflowId } from '../../../src/client/dispatch-client.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import { startRequest } from '../../support/requests.js';
@@ -122,6 +123,40 @@ describe('failure steps of Start, through the fault proxy', () => {
     })) as { metadata: { uid: string } };
     expect(still.metadata.uid).toBe(started.uid);
     expect(await existing('trainingruntimes', first)).toEqual([started.name]);
+  });
+
+  it("a Start retried after its earlier run succeeded (the answer lost) gets the same TrainJob; once opened, it is refused and the job untouched", async () => {
+    const request = startRequest();
+    const first = await h.client.startTrainJob(request);
+    // The run closed: the same attempt again starts a new run of the id (docs/contract.md §1), whose
+    // step 5 finds the copy owned by the first run's TrainJob and step 6 that TrainJob itself.
+    const again = await h.client.startTrainJob(request);
+    expect(again).toEqual(first);
+    const runs = await h.client.client.workflow.list({ query: `WorkflowId = '${startWorkflowId(ns.name, first.name, request.attempt)}'` });
+    let completed = 0;
+    for await (const run of runs) completed += run.status.name === 'COMPLETED' ? 1 : 0;
+    expect(completed).toBe(2);
+
+    const ref = { namespace: ns.name, name: first.name, uid: first.uid };
+    await h.client.open(ref);
+    const error = await failureOf(request);
+    expect(error.type).toBe('ErrRejected');
+    expect(error.step).toBe(5);
+    expect(error.reasons).toEqual([
+      `runtime copy ${ns.name}/${first.name} already exists and is owned by TrainJob/${first.name}`,
+      expect.stringMatching(/is this attempt's, but was opened or changed since it was started.*spec\.suspend: wrote true, read false/),
+    ]);
+    const still = (await h.kube.custom.getNamespacedCustomObject({
+      group: Trainer.group,
+      version: Trainer.version,
+      namespace: ns.name,
+      plural: 'trainjobs',
+      name: first.name,
+    })) as { metadata: { uid: string; deletionTimestamp?: string }; spec: { suspend?: boolean } };
+    expect(still.metadata).toMatchObject({ uid: first.uid });
+    expect(still.metadata.deletionTimestamp).toBeUndefined();
+    expect(still.spec.suspend).toBe(false);
+    expect(await existing('trainingruntimes', request)).toEqual([first.name]);
   });
 
   it('step 7 failing: the TrainJob is stopped, the copy deleted, ErrRejected with the ref', async () => {

@@ -144,6 +144,51 @@ describe('createOrAdopt: the create of steps 5 and 6 after a 409', () => {
   });
 });
 
+describe("step 5 of a retried Start whose attempt's earlier run succeeded", () => {
+  /** The copy and TrainJob as the earlier run left them: the copy owned by the suspended TrainJob. */
+  function earlierRun() {
+    const { runtimeCopy, trainJob } = rendered();
+    const name = trainJob.metadata.name!;
+    const copy = {
+      ...runtimeCopy,
+      metadata: { ...runtimeCopy.metadata, uid: 'copy-uid', ownerReferences: [{ apiVersion: 'trainer.kubeflow.org/v1alpha1', kind: 'TrainJob', name, uid: 'job-uid' }] },
+    };
+    const job = { ...trainJob, metadata: { ...trainJob.metadata, uid: 'job-uid' } };
+    return { runtimeCopy, trainJob, copy, job };
+  }
+
+  it("reuses the copy owned by the attempt's own unopened TrainJob (one more read of each)", async () => {
+    const { runtimeCopy, trainJob, copy, job } = earlierRun();
+    const api = scripted([CONFLICT], [copy, copy, job]);
+    expect(await run(api.activities.createRuntimeCopy, { copy: runtimeCopy, trainJob, mode: 'plain' })).toEqual({
+      name: runtimeCopy.metadata!.name,
+      uid: 'copy-uid',
+      reused: true,
+    });
+    expect(api.calls).toEqual(['create trainingruntimes', 'get trainingruntimes', 'get trainingruntimes', 'get trainjobs']);
+  });
+
+  it('refuses when that TrainJob was opened since, with the seed reason and why it was not adopted', async () => {
+    const { runtimeCopy, trainJob, copy, job } = earlierRun();
+    const opened = { ...job, spec: { ...job.spec, suspend: false } };
+    const error = await rejection(run(scripted([CONFLICT], [copy, copy, opened]).activities.createRuntimeCopy, { copy: runtimeCopy, trainJob, mode: 'plain' }));
+    expect(error).toMatchObject({ type: 'ErrRejected', nonRetryable: true });
+    expect((error as ApplicationFailure).details).toEqual([
+      {
+        reasons: [expect.stringMatching(/already exists and is owned by TrainJob\//), expect.stringMatching(/was opened or changed since .*spec\.suspend/)],
+        step: 5,
+      },
+    ]);
+  });
+
+  it('without the TrainJob (a Start recorded before this input existed) the seed refusal stands', async () => {
+    const { runtimeCopy, copy } = earlierRun();
+    const api = scripted([CONFLICT], [copy]);
+    expect(await rejection(run(api.activities.createRuntimeCopy, { copy: runtimeCopy }))).toMatchObject({ type: 'ErrRejected' });
+    expect(api.calls).toEqual(['create trainingruntimes', 'get trainingruntimes']);
+  });
+});
+
 describe('one error convention for every activity', () => {
   it('a refused request at prepareStart arrives as the non-retryable ErrInvalid failure', async () => {
     const { activities } = scripted([], []);
