@@ -94,6 +94,11 @@ export interface LocalCluster {
   apiServer: ApiServerControl;
   /** Kills a controller and starts it again, for the chaos schedule (test/chaos). */
   controllers: Partial<Record<keyof ControllerEndpoints, ControllerControl>>;
+  /**
+   * kube-controller-manager, killed and started again: a fresh garbage collector lists every object,
+   * where the running one only knows what its watches delivered (test/chaos, settling).
+   */
+  controllerManager: ControllerControl;
 }
 
 /** A controller (its webhooks included) killed and started again on the same ports, certificates and configuration. */
@@ -235,7 +240,8 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
   const tCrds = Date.now() - t0;
 
   const kubeconfig = info.kubeconfig;
-  const kcm = await startKubeControllerManager(options.binaries.kubeControllerManager, { ...launch, kubeconfig, port: kcmPort, certDir: dirs.kcm });
+  const launchKcm = () => startKubeControllerManager(options.binaries.kubeControllerManager, { ...launch, kubeconfig, port: kcmPort, certDir: dirs.kcm });
+  const kcm = await launchKcm();
   started.push(kcm);
   const tKcm = Date.now() - t0;
 
@@ -275,7 +281,7 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
   if (nodesUp.status === 'rejected') throw nodesUp.reason;
   if (controllersUp.status === 'rejected') throw controllersUp.reason;
   const [n, c] = [nodesUp.value, controllersUp.value];
-  const controlOf = (name: keyof ControllerEndpoints, first: ServerProcess): ControllerControl => {
+  const controlOf = (first: ServerProcess, launch: () => Promise<ServerProcess>): ControllerControl => {
     let current = first;
     return {
       get running() {
@@ -287,7 +293,7 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
       },
       async start() {
         if (!current.hasExited()) return;
-        const again = await launchers[name]!();
+        const again = await launch();
         // The new process takes the old one's place in `started`, so that stop() stops it in turn.
         started[started.indexOf(current)] = again;
         current = again;
@@ -319,10 +325,11 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
     timings: { etcd: tEtcd, kubeApiserver: tApi, crds: tCrds, kubeControllerManager: tKcm, nodes: n.at, controllers: c.at },
     apiServer,
     controllers: {
-      jobset: controlOf('jobset', c.jobset),
-      trainer: controlOf('trainer', c.trainer),
-      ...(c.kueue ? { kueue: controlOf('kueue', c.kueue) } : {}),
+      jobset: controlOf(c.jobset, launchers.jobset!),
+      trainer: controlOf(c.trainer, launchers.trainer!),
+      ...(c.kueue ? { kueue: controlOf(c.kueue, launchers.kueue!) } : {}),
     },
+    controllerManager: controlOf(kcm, launchKcm),
   };
 }
 

@@ -26,6 +26,11 @@ export interface Violation {
   /** The lifecycle's index, when the violation is one job's. */
   job?: number;
   detail: string;
+  /**
+   * An object whose owners are all gone: the garbage collector's to delete, not the product's. The
+   * run gives the collector a fresh start (kube-controller-manager restarted) before calling it one.
+   */
+  collectible?: true;
 }
 
 export interface CheckReport {
@@ -52,9 +57,9 @@ const describeAnswer = (a: Answer) => (a.ok ? 'ok' : `${a.type}: ${a.message}`);
 export function check(history: RunHistory, final: FinalState, options: { callBoundMs: number }): CheckReport {
   const checked = Object.fromEntries(INVARIANTS.map((name) => [name, 0])) as Record<Invariant, number>;
   const violations: Violation[] = [];
-  const judge = (invariant: Invariant, ok: boolean, detail: () => string, job?: number) => {
+  const judge = (invariant: Invariant, ok: boolean, detail: () => string, job?: number, collectible?: boolean) => {
     checked[invariant] += 1;
-    if (!ok) violations.push({ invariant, detail: detail(), ...(job === undefined ? {} : { job }) });
+    if (!ok) violations.push({ invariant, detail: detail(), ...(job === undefined ? {} : { job }), ...(collectible ? { collectible: true as const } : {}) });
   };
 
   const callsOf = new Map<number, CallRecord[]>();
@@ -71,7 +76,8 @@ export function check(history: RunHistory, final: FinalState, options: { callBou
   // Zero orphans: each kind's owner is there, and each TrainJob has exactly its one copy.
   const owned = (kind: string, objects: FinalObject[], owners: Set<string>, ownerKind: string) => {
     for (const o of objects) {
-      judge('no-orphans', o.owners.some((uid) => owners.has(uid)), () => `${kind} ${o.name} (uid ${o.uid}${o.deleting ? ', being deleted' : ''}) has no ${ownerKind} among the cluster's: owners [${o.owners.join(', ')}]`);
+      const detail = () => `${kind} ${o.name} (uid ${o.uid}${o.deleting ? ', being deleted' : ''}) has no ${ownerKind} among the cluster's: owners [${o.owners.join(', ')}]`;
+      judge('no-orphans', o.owners.some((uid) => owners.has(uid)), detail, undefined, o.owners.length > 0);
     }
   };
   owned('runtime copy', final.copies, trainJobUids, 'TrainJob');

@@ -96,6 +96,17 @@ describe('chaos checker', () => {
     }
   });
 
+  it("an orphan with owners that are gone is the garbage collector's (collectible); an unowned copy is not", () => {
+    const made = cleanRun(['run']);
+    made.final.jobs.push(obj('left-job', 'left-job', ['gone-jobset']));
+    made.final.copies.push(obj('left-copy', 'left-copy', []));
+    const found = check(made.history, made.final, { callBoundMs: CALL_MS }).violations;
+    expect(found.map((v) => [v.detail.split(' (')[0], v.collectible ?? false])).toEqual([
+      ['runtime copy left-copy', false],
+      ['Job left-job', true],
+    ]);
+  });
+
   it('answers that name different UIDs break answers-agree; ErrInvalid under faults is impossible', () => {
     const made = cleanRun(['run']);
     made.history.calls.push({ job: 0, op: 'start', copy: 1, try: 1, invokedAt: 9, answeredAt: 10, answer: { ok: true, value: { uid: 'another' } } });
