@@ -57,6 +57,32 @@ describe('StartTrainJob, Kueue mode, on the real Kueue', () => {
     console.log(`[kueue-real] Start on the real Kueue: ${ms} ms, ${events.length} history events`);
   });
 
+  it("a Start retried after its earlier run succeeded (the answer lost): the same TrainJob and Workload; once opened, refused and left as it is", async () => {
+    const request = startRequest();
+    const first = await h.client.startTrainJob(request);
+    const workload = await workloadOf(h.kube, ns.name, first.uid);
+    // A new run of the closed id: step 5 reuses the copy its TrainJob owns, 6 adopts, 8 and 9 pass.
+    expect(await h.client.startTrainJob(request)).toEqual(first);
+    expect((await workloadOf(h.kube, ns.name, first.uid))?.metadata?.uid).toBe(workload?.metadata?.uid);
+
+    await h.client.open({ namespace: ns.name, name: first.name, uid: first.uid });
+    const error = await h.client.startTrainJob(request).then(
+      () => expect.unreachable('a retried Start of an opened TrainJob succeeded'),
+      (e: unknown) => e as { type: string; step: number; reasons: string[] },
+    );
+    expect(error).toMatchObject({ type: 'ErrRejected', step: 5 });
+    expect(error.reasons[1]).toContain(`was opened or changed since it was started, so a retried Start does not adopt it: metadata.annotations["${Annotations.kueueAdmissionGatedBy}"]: wrote "${Dispatch.defaultGate}", read absent`);
+    const trainJob = (await h.kube.custom.getNamespacedCustomObject({
+      group: Trainer.group,
+      version: Trainer.version,
+      namespace: ns.name,
+      plural: Trainer.trainJobPlural,
+      name: first.name,
+    })) as TrainJob;
+    expect(trainJob.metadata.uid).toBe(first.uid);
+    expect(trainJob.metadata.deletionTimestamp).toBeUndefined();
+  });
+
   it('step 9: a queue with no LocalQueue gets a Workload without the check: ErrRejected naming it, the TrainJob stopped', async () => {
     const other = await startDispatch({ namespace: ns.name, config: { ...KUEUE_CONFIG, kueue: { ...KUEUE_CONFIG.kueue, queue: 'no-such-queue' }, timeouts: { workload: '3s', call: '10s' } } });
     try {
