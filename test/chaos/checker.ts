@@ -42,6 +42,15 @@ export interface CheckReport {
 /** Refusals no fault can explain: the request and the runtime were fine. (ErrReadOnly is a gate not proven yet: retried later.) */
 const IMPOSSIBLE = new Set(['ErrInvalid', 'ErrUnsupported']);
 
+/**
+ * Step 1's refusal for the start gate: the contract (§8) answers ErrUnsupported while the latest
+ * preflight probe has not succeeded, whatever made it fail, and a fault can make it fail (a probe
+ * Start caught by a Trainer or API server restart). So it is the contract's answer, not an
+ * impossible one; anywhere else ErrUnsupported still is.
+ */
+export const isStartGateRefusal = (answer: Answer): boolean =>
+  !answer.ok && answer.type === 'ErrUnsupported' && answer.step === 1 && answer.message.startsWith('start: ');
+
 const okValues = <T>(records: CallRecord[]): T[] =>
   records.flatMap((r) => (r.answer.ok ? [r.answer.value as T] : []));
 
@@ -110,7 +119,7 @@ function checkLifecycle(lifecycle: LifecycleRecord, calls: CallRecord[], final: 
   for (const call of calls) {
     if (call.answer.ok || call.answer.type === 'untyped') continue;
     const { type, message } = call.answer;
-    judge('no-impossible-refusals', !IMPOSSIBLE.has(type), () => `${call.op} answered ${type}: ${message}`, job);
+    judge('no-impossible-refusals', !IMPOSSIBLE.has(type) || isStartGateRefusal(call.answer), () => `${call.op} answered ${type}: ${message}`, job);
   }
 
   // Every answer that names the TrainJob names the same one.

@@ -107,6 +107,25 @@ describe('chaos checker', () => {
     ]);
   });
 
+  it("ErrUnsupported at step 1 for the start gate (the contract's answer after a failed probe) is possible; at another step, or for no gate, it is not", () => {
+    const refusedWith = (answer: Answer) => {
+      const made = cleanRun(['run']);
+      made.history.calls = [{ job: 0, op: 'start', copy: 0, try: 1, invokedAt: 0, answeredAt: 1, answer }];
+      made.history.lifecycles[0]!.ended = { how: 'refused', op: 'start', reason: answer.ok ? '' : answer.type };
+      made.final.trainJobs = [];
+      made.final.copies = [];
+      made.final.workloads = [];
+      made.final.jobSets = [];
+      made.final.jobs = [];
+      made.final.pods = [];
+      return invariantsOf(made);
+    };
+    const gate: Answer = { ok: false, type: 'ErrUnsupported', message: 'start: waiting for TrainJob chaos/dj-x-s1: no answer', step: 1 };
+    expect(refusedWith(gate)).not.toContain('no-impossible-refusals');
+    expect(refusedWith({ ...gate, step: 4 })).toContain('no-impossible-refusals');
+    expect(refusedWith({ ...gate, message: 'runtime dispatch-torch does not exist' })).toContain('no-impossible-refusals');
+  });
+
   it('answers that name different UIDs break answers-agree; ErrInvalid under faults is impossible', () => {
     const made = cleanRun(['run']);
     made.history.calls.push({ job: 0, op: 'start', copy: 1, try: 1, invokedAt: 9, answeredAt: 10, answer: { ok: true, value: { uid: 'another' } } });
