@@ -403,6 +403,23 @@ const SCENARIOS: Scenario[] = [
     expect: { ok: true },
     run: afterStart('watch', ['stop']),
   },
+  // Last, so that the scenarios before it keep their JobIDs (jobIdOf their index).
+  {
+    file: 'probe-backend-step6-unanswered-stopped',
+    what: "ProbeBackend whose probe TrainJob create is reset until CallBound: the probe Start ends ErrOutcomeUnknown at step 6, the start gate unproven, and what it may have made is stopped by name and token (patch probe-stops-what-it-may-have-made)",
+    expect: { ok: true },
+    async run(w) {
+      w.proxy.inject(always('POST', trainJobsPath(NAMESPACE), 'reset'));
+      try {
+        const gates = await w.proxied.probe();
+        if (gates.start || !gates.reasons.some((r) => r.startsWith('start: waiting for TrainJob')))
+          throw new Error(`expected the start gate unproven at step 6, got ${JSON.stringify(gates)}`);
+      } finally {
+        w.proxy.clear();
+      }
+      return w.proxied.client.workflow.getHandle(probeWorkflowId(NAMESPACE));
+    },
+  },
 ];
 
 const trainerAt = (namespace: string, plural: string) => ({

@@ -1,13 +1,14 @@
 // ProbeBackend() -> BackendGates (docs/contract.md §8): proves reach, write and start, in order. The start
 // gate is the preflight probe (docs/start.md): a Start like any other, on probeRuntime, with a node selector
-// no node matches, stopped as soon as it has been started.
-import { isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
+// no node matches, stopped as soon as it has been started, or, when its Start ended with something
+// perhaps made (patch PROBE_STOPS_UNKNOWN), stopped by name and attempt token.
+import { CancellationScope, isCancellation, patched, uuid4, workflowInfo } from '@temporalio/workflow';
 import { Probe } from '../model/constants.js';
 import { DispatchError } from '../model/errors.js';
 import type { BackendGates } from '../model/results.js';
-import { attemptToken } from '../core/names.js';
+import { attemptToken, trainJobName } from '../core/names.js';
 import { probeJobId, probeRequest } from '../core/probe.js';
-import { activitiesFor, getSettings } from './activity-proxies.js';
+import { activitiesFor, getSettings, type StartActivities } from './activity-proxies.js';
 import { classify } from './failures.js';
 import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
@@ -17,6 +18,44 @@ function reasonsOf(gate: string, error: unknown, step: number): string[] {
   if (isCancellation(error)) throw error;
   const typed = error instanceof DispatchError ? error : classify(error, step, 'ErrUnreachable', 'no answer');
   return typed.reasons.map((r) => `${gate}: ${r}`);
+}
+
+/**
+ * The patch (docs/versioning.md) that makes a probe stop what its Start may have made: a Start that
+ * ends ErrUnreachable at step 5 (the copy create may have landed unanswered) or ErrOutcomeUnknown
+ * at step 6 (the TrainJob create may have) compensates nothing, keeping the copy for a retried
+ * Start of the attempt; a probe is never retried (each run has a JobID of its own), so without
+ * this its copy, and maybe its TrainJob, would stay for good.
+ */
+const PROBE_STOPS_UNKNOWN = 'probe-stops-what-it-may-have-made';
+
+/** Whether a probe Start that failed so may have left something of this attempt's behind. */
+function mayHaveMade(error: unknown): error is DispatchError {
+  return (
+    error instanceof DispatchError &&
+    (error.step === 5 || error.step === 6) &&
+    (error.type === 'ErrUnreachable' || error.type === 'ErrOutcomeUnknown')
+  );
+}
+
+/**
+ * Stops, by name and this attempt's token (no UIDs: the stop looks each object up and deletes it
+ * only if it carries the token), whatever the failed probe Start may have made. Runs to its end even
+ * if the workflow is cancelled meanwhile, and then rethrows that cancellation. Answers the reasons
+ * of a stop that failed too.
+ */
+async function stopWhatMayExist(acts: StartActivities, input: { namespace: string; name: string; step: number }): Promise<string[]> {
+  const { namespace, name, step } = input;
+  const token = attemptToken(namespace, name, Probe.attempt);
+  let reasons: string[] = [];
+  try {
+    await CancellationScope.nonCancellable(() => acts.stopTrainJob({ namespace, name, token, ownerSet: false, step }));
+  } catch (error) {
+    reasons = classify(error, step, 'ErrOutcomeUnknown', `stopping TrainJob ${namespace}/${name}`).reasons.map((r) => `start: the stop failed too: ${r}`);
+  }
+  const scope = CancellationScope.current();
+  if (scope.consideredCancelled) await scope.cancelRequested;
+  return reasons;
 }
 
 export async function ProbeBackend(): Promise<BackendGates> {
@@ -47,15 +86,24 @@ export async function ProbeBackend(): Promise<BackendGates> {
   }
 
   if (write) {
+    // A JobID of this run's own (drawn once, replayed from the history): no two probes share names.
+    const probe = probeRequest(config, probeJobId(uuid4()));
     try {
-      // A JobID of this run's own (drawn once, replayed from the history): no two probes share names.
-      const probe = probeRequest(config, probeJobId(uuid4()));
       const started = await runStart(probe, config, progress, { probe: true });
       const token = attemptToken(namespace, started.name, Probe.attempt);
       await acts.stopTrainJob({ namespace, name: started.name, token, trainJobUid: started.uid, ownerSet: true, step: 0 });
       start = true;
     } catch (error) {
       reasons.push(...reasonsOf('start', error, 0));
+      // The start gate stays unproven either way; the stop only cleans up.
+      if (mayHaveMade(error)) {
+        if (patched(PROBE_STOPS_UNKNOWN)) {
+          const name = trainJobName(probe.request.job, probe.request.submission);
+          reasons.push(...(await stopWhatMayExist(acts, { namespace, name, step: error.step })));
+        } else {
+          // Recorded before the patch: the probe stopped nothing, and left what it may have made.
+        }
+      }
     }
   }
 

@@ -1,9 +1,10 @@
 // ProbeBackend on the real servers (docs/contract.md §8; docs/start.md, "The preflight probe"): reach, write and
 // start proven in order, the probe Start stopped and gone; a restricted identity leaves the write
-// gate unproven, naming each missing permission, and Start then refuses with ErrReadOnly.
+// gate unproven, naming each missing permission, and Start then refuses with ErrReadOnly; a probe
+// Start whose create goes unanswered (fault proxy) leaves nothing behind.
 import { isDeepStrictEqual } from 'node:util';
 import type { V1PolicyRule } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Labels, LabelValues, Probe, Trainer } from '../../../src/model/constants.js';
 import type { TrainJob } from '../../../src/model/kube.js';
 import type { BackendGates } from '../../../src/model/results.js';
@@ -11,6 +12,7 @@ import { probeWorkflowId } from '../../../src/worker/preflight.js';
 import { startRequest } from '../../support/requests.js';
 import type { ActivityCall } from '../support/activity-calls.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
+import { startFaultProxy, type FaultProxy, type FaultRule } from '../support/fault-proxy.js';
 import { grantRestricted, kubeAccess, kubeConfig, uniqueName } from '../support/kube.js';
 import { expectNothingCreated, expectRefusal, trainerObjectNames } from '../support/refusals.js';
 import { until } from '../support/lifecycle.js';
@@ -19,6 +21,7 @@ import { keyOf, type Json } from '../support/runtimes.js';
 import { dispatchSuite } from '../support/suite.js';
 import { sampleRuntime, trainerObjects } from '../support/trainer.js';
 import { renderProbe } from '../../../src/core/probe.js';
+import { attemptToken } from '../../../src/core/names.js';
 
 /** A probe's TrainJob (and copy) name: a JobID of its own run, submission 1 (src/core/probe.ts). */
 const PROBE_NAME = /^dj-0000000000dspatch[0-9a-z]{9}-s1$/;
@@ -176,5 +179,69 @@ describe('ProbeBackend as the restricted identity (RBAC in force)', () => {
     expect(await suite.h.worker.preflight()).toMatchObject({ reach: true, write: true, start: true, reasons: [] });
     await expectNothingLeft(suite.h);
     expect((await suite.h.client.startTrainJob(startRequest())).uid).toBeTruthy();
+  });
+});
+
+describe('ProbeBackend when its Start ends with something perhaps made (fault proxy)', () => {
+  let proxy: FaultProxy;
+  // Registered before the suite's: vitest runs afterAll hooks last-registered first, so the proxy
+  // closes after the worker that talks through it.
+  afterAll(async () => proxy?.close());
+  const suite = dispatchSuite('probe-faults', async (namespace) => {
+    proxy = await startFaultProxy();
+    return {
+      access: proxy.accessFor({ ...proxy.accessFor(), namespace }),
+      config: { timeouts: { call: '3s', workload: '3s' } },
+      gates: 'none',
+      requestTimeoutMs: 1_000,
+    };
+  });
+  afterEach(() => proxy.clear());
+
+  const path = (plural: string) => `/apis/${Trainer.group}/${Trainer.version}/namespaces/${suite.ns.name}/${plural}`;
+  const post = (plural: string, action: FaultRule['action'], times: number): FaultRule => ({ method: 'POST', path: path(plural), times, action });
+
+  // The probe Start ends ErrOutcomeUnknown at step 6, ErrUnreachable at step 5, where runStart
+  // compensates nothing: ProbeBackend stops, by name, what carries the probe attempt's token.
+  it.each([
+    {
+      what: 'step 6, every TrainJob create reset',
+      step: 6,
+      faults: () => [post(Trainer.trainJobPlural, 'reset', Infinity)],
+      reason: 'waiting for TrainJob',
+      deleted: [Trainer.trainingRuntimeKind],
+    },
+    {
+      what: 'step 6, created unanswered, then reset',
+      step: 6,
+      faults: () => [post(Trainer.trainJobPlural, 'drop-response', 1), post(Trainer.trainJobPlural, 'reset', Infinity)],
+      reason: 'waiting for TrainJob',
+      deleted: [Trainer.trainJobKind, Trainer.trainingRuntimeKind],
+    },
+    {
+      what: 'step 5, created unanswered, then 500',
+      step: 5,
+      faults: () => [post(Trainer.trainingRuntimePlural, 'drop-response', 1), post(Trainer.trainingRuntimePlural, 'status-500', Infinity)],
+      reason: 'waiting for runtime copy',
+      deleted: [Trainer.trainingRuntimeKind],
+    },
+  ])('a probe Start unanswered at $what: the start gate unproven, the stop by name, and nothing with the probe\'s name left', async ({ step, faults, reason, deleted }) => {
+    for (const rule of faults()) proxy.inject(rule);
+    const gates = await suite.h.worker.preflight();
+    proxy.clear();
+    const name = ((await probeActivities(suite.h)).find((c) => c.type === 'createRuntimeCopy')!.input as { copy: { metadata: { name: string } } }).copy.metadata.name;
+    expect(name).toMatch(PROBE_NAME);
+    expect(gates).toMatchObject({ reach: true, write: true, start: false });
+    expect(gates.reasons).toEqual([expect.stringContaining(`start: ${reason} ${suite.ns.name}/${name}`)]);
+
+    const stop = (await probeActivities(suite.h)).find((c) => c.type === 'stopTrainJob');
+    expect(stop?.input).toEqual({ namespace: suite.ns.name, name, token: attemptToken(suite.ns.name, name, Probe.attempt), ownerSet: false, step });
+    expect(stop?.result).toEqual({ deleted: deleted.map((kind) => `${kind} ${suite.ns.name}/${name}`) });
+    // The copy goes at once; a TrainJob's pods and JobSet go through the garbage collector: wait (bounded).
+    const left = async () => {
+      const all = await trainerObjectNames(suite.h.kube, suite.ns.name);
+      return [...all.trainjobs, ...all.trainingruntimes].filter((n) => n === name);
+    };
+    await expect.poll(left, { timeout: 30_000, interval: 500 }).toEqual([]);
   });
 });

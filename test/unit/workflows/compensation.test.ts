@@ -11,9 +11,7 @@
 // of them runs with a CallBound of 1 s instead of 30 s.
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTimeSkippingEnv, type TimeSkippingEnv } from '../../../dev/harness/time-skipping.js';
+import { describe, expect, it } from 'vitest';
 import type { StopInput } from '../../../src/activities/trainjob-activities.js';
 import { attemptToken, trainJobName } from '../../../src/core/names.js';
 import type { FailureDetails, ObjectRef } from '../../../src/model/errors.js';
@@ -30,20 +28,11 @@ import {
   stubbedWorker,
   TRAINJOB_UID,
   unanswered,
-  workflowBundle,
   type StartStubs,
 } from './support/start-stubs.js';
+import { timeSkippingSuite } from './support/time-skipping-suite.js';
 
-// Every stubbed KubeUnanswered attempt would be logged as a warning; the tests say what happened.
-try {
-  Runtime.install({
-    logger: new DefaultLogger('ERROR'),
-    // Core warns on every worker that the test server does not advertise a newer server's capabilities.
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
-  });
-} catch {
-  // A runtime installed earlier in this process keeps its own logger.
-}
+const ts = timeSkippingSuite();
 
 const NAMESPACE = 'ml-jobs';
 const NAME = trainJobName(REQUEST.job, REQUEST.submission);
@@ -57,13 +46,6 @@ const SHORT_CALL = { timeouts: { call: '1s', workload: '60s' } };
  * bound, so an unanswered call fails up to one backoff (at most 5 s) before the bound itself.
  */
 const LAST_BACKOFF_MS = 5_000;
-
-let ts: TimeSkippingEnv;
-beforeAll(async () => {
-  // Fetches the test server on first use (Maven Central, about 45 s) when the Go servers are built.
-  [ts] = await Promise.all([createTimeSkippingEnv(), workflowBundle()]);
-}, 300_000);
-afterAll(async () => ts?.teardown());
 
 interface Outcome {
   result?: StartResult;

@@ -4,9 +4,8 @@
 // Kueue's Workload ends, and what Watch shows (DispatchPhase) as the phase changes.
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { DefaultLogger, makeTelemetryFilterString, Runtime, Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTimeSkippingEnv, type TimeSkippingEnv } from '../../../dev/harness/time-skipping.js';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
 import { LifecycleWorkflowTypes, type LifecycleOperation } from '../../../src/model/lifecycle-constants.js';
 import type { FailureDetails } from '../../../src/model/errors.js';
 import { DispatchPhase } from '../../../src/model/search-attributes.js';
@@ -14,21 +13,9 @@ import { MAX_STALE_WRITES } from '../../../src/workflows/change-trainjob.js';
 import { condition, REF, trainJob, workload, GATE } from '../core/lifecycle-fixtures.js';
 import { configOf, KUEUE, workflowBundle } from './support/start-stubs.js';
 import { operationStubs, type FakeServer, type OperationBehaviour, type OperationStubs } from './support/operation-stubs.js';
+import { timeSkippingSuite } from './support/time-skipping-suite.js';
 
-try {
-  Runtime.install({
-    logger: new DefaultLogger('ERROR'),
-    telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
-  });
-} catch {
-  // A runtime installed earlier in this process keeps its own logger.
-}
-
-let ts: TimeSkippingEnv;
-beforeAll(async () => {
-  [ts] = await Promise.all([createTimeSkippingEnv(), workflowBundle()]);
-}, 300_000);
-afterAll(async () => ts?.teardown());
+const ts = timeSkippingSuite();
 
 interface Ran {
   result?: unknown;

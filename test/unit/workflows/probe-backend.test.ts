@@ -1,0 +1,148 @@
+// The preflight probe's start gate (docs/start.md, "The preflight probe"), fast: the real
+// ProbeBackend workflow on the time-skipping test server, its activities stubbed under their real
+// names (support/start-stubs.ts). A probe Start that ends with something perhaps made (the copy
+// create unanswered at step 5, the TrainJob create unanswered at step 6) compensates nothing in
+// runStart, and no probe is ever retried: ProbeBackend stops it by name and attempt token
+// (patch probe-stops-what-it-may-have-made), and the start gate stays unproven.
+import { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import type { Activities } from '../../../src/activities/index.js';
+import type { StopInput } from '../../../src/activities/trainjob-activities.js';
+import { attemptToken } from '../../../src/core/names.js';
+import { PROBE_JOB_PREFIX } from '../../../src/core/probe.js';
+import type { Config } from '../../../src/model/config.js';
+import { Probe } from '../../../src/model/constants.js';
+import type { BackendGates } from '../../../src/model/results.js';
+import {
+  cancelOwnWorkflow,
+  configOf,
+  refused,
+  startStubs,
+  stubbedWorker,
+  TRAINJOB_UID,
+  unanswered,
+  type StartActivity,
+  type Behaviour,
+  type StartStubs,
+} from './support/start-stubs.js';
+import { timeSkippingSuite } from './support/time-skipping-suite.js';
+
+const ts = timeSkippingSuite();
+
+const NAMESPACE = 'ml-jobs';
+/** A probe's TrainJob (and copy) name: a JobID of its own run, submission 1 (src/core/probe.ts). */
+const PROBE_NAME = new RegExp(`^dj-${PROBE_JOB_PREFIX.toLowerCase()}[0-9a-z]{9}-s1$`);
+/** A CallBound the wall clock can wait out: local activities are timed by the worker, not the server. */
+const SHORT_CALL = { timeouts: { call: '1s', workload: '60s' } };
+
+interface Probed {
+  gates?: BackendGates;
+  error?: unknown;
+  stubs: StartStubs;
+  /** The probe's TrainJob name, as step 5 was asked to create its copy. */
+  name: string;
+}
+
+let runs = 0;
+/** Runs one ProbeBackend on a worker of its own, reach and write proven, the Start's calls stubbed. */
+async function probe(config: Config, behave: Partial<Record<StartActivity, Behaviour>> = {}): Promise<Probed> {
+  const stubs = startStubs(config, behave);
+  const gateStubs: Pick<Activities, 'getSettings' | 'checkReach' | 'checkWrite'> = {
+    getSettings: async () => ({ config, gates: { reach: false, write: false, start: false, reasons: [], checkedAt: '' } }),
+    checkReach: async () => ({ version: 'v1.35.4' }),
+    checkWrite: async () => ({ reasons: [] }),
+  };
+  const taskQueue = `probe-backend-${++runs}`;
+  const worker = await stubbedWorker(ts.env, taskQueue, { ...stubs, activities: { ...stubs.activities, ...gateStubs } });
+  const handle = await ts.env.client.workflow.start('ProbeBackend', { args: [], taskQueue, workflowId: `probe/${NAMESPACE}/${runs}` });
+  const ended = await worker.runUntil(
+    handle.result().then(
+      (gates: BackendGates) => ({ gates }),
+      (error: unknown) => ({ error }),
+    ),
+  );
+  const name = stubs.inputsOf('createRuntimeCopy')[0]?.copy.metadata?.name ?? '';
+  return { ...ended, stubs, name };
+}
+
+/** What the probe's stop is given after a Start that may have made something: no UID, looked up by token. */
+const stopByName = (name: string, step: number): StopInput => ({
+  namespace: NAMESPACE,
+  name,
+  token: attemptToken(NAMESPACE, name, Probe.attempt),
+  ownerSet: false,
+  step,
+});
+
+const UP_TO_STEP_5 = ['readRuntime', 'createRuntimeCopy'];
+
+describe('ProbeBackend with stubbed activities on the time-skipping server', () => {
+  it('proves every gate and stops the started probe by its UID (the stubs are sound)', async () => {
+    const { gates, error, stubs, name } = await probe(configOf());
+    expect(error).toBeUndefined();
+    expect(gates).toEqual({ reach: true, write: true, start: true, reasons: [], checkedAt: expect.any(String) });
+    expect(name).toMatch(PROBE_NAME);
+    expect(stubs.inputsOf('stopTrainJob')).toEqual([
+      { namespace: NAMESPACE, name, token: attemptToken(NAMESPACE, name, Probe.attempt), trainJobUid: TRAINJOB_UID, ownerSet: true, step: 0 },
+    ]);
+  });
+
+  it('step 6 unanswered past CallBound (ErrOutcomeUnknown): stops the TrainJob and the copy by name and token, and leaves start unproven', async () => {
+    const { gates, error, stubs, name } = await probe(configOf(), { createTrainJob: 'unanswered' });
+    expect(error).toBeUndefined();
+    expect(gates).toMatchObject({ reach: true, write: true, start: false });
+    expect(gates!.reasons).toHaveLength(1);
+    expect(gates!.reasons[0]).toMatch(new RegExp(`^start: waiting for TrainJob ${NAMESPACE}/${name}: .*no answer`));
+    expect(stubs.called()).toEqual([...UP_TO_STEP_5, 'createTrainJob', 'stopTrainJob']);
+    expect(stubs.inputsOf('stopTrainJob')).toEqual([stopByName(name, 6)]);
+  });
+
+  it('step 5 unanswered until CallBound (ErrUnreachable): stops the copy that may have landed, by name and token, and leaves start unproven', async () => {
+    const { gates, error, stubs, name } = await probe(configOf(SHORT_CALL), { createRuntimeCopy: 'unanswered' });
+    expect(error).toBeUndefined();
+    expect(gates).toMatchObject({ reach: true, write: true, start: false });
+    expect(gates!.reasons).toHaveLength(1);
+    expect(gates!.reasons[0]).toMatch(new RegExp(`^start: waiting for runtime copy ${NAMESPACE}/${name}: .*no answer`));
+    expect(stubs.called()).toEqual([...UP_TO_STEP_5, 'stopTrainJob']);
+    expect(stubs.inputsOf('stopTrainJob')).toEqual([stopByName(name, 5)]);
+  });
+
+  it('the stop refused too: start unproven with both reasons, the first kept as it was', async () => {
+    const stopRefusal = 'reading TrainingRuntime ml-jobs/x: HTTP 403 Forbidden';
+    const { gates, stubs, name } = await probe(configOf(), {
+      createTrainJob: 'unanswered',
+      stopTrainJob: (input: StopInput) => refused('ErrOutcomeUnknown', stopRefusal, input.step),
+    });
+    expect(gates).toMatchObject({ reach: true, write: true, start: false });
+    expect(gates!.reasons).toEqual([expect.stringMatching(/^start: waiting for TrainJob .*no answer/), `start: the stop failed too: ${stopRefusal}`]);
+    expect(stubs.inputsOf('stopTrainJob')).toEqual([stopByName(name, 6)]);
+  });
+
+  it('a definite refusal at step 6 (its activity already cleaned up): nothing stopped, start unproven', async () => {
+    const reason = 'creating TrainJob: HTTP 422 Invalid: spec.trainer: Invalid value';
+    const { gates, stubs } = await probe(configOf(), { createTrainJob: () => refused('ErrRejected', reason, 6) });
+    expect(gates).toMatchObject({ reach: true, write: true, start: false, reasons: [`start: ${reason}`] });
+    expect(stubs.called()).toEqual([...UP_TO_STEP_5, 'createTrainJob']);
+  });
+
+  it('cancelled while it stops: the stop is retried to its end all the same, and the probe ends cancelled, neither proven nor unproven', async () => {
+    let attempts = 0;
+    const { gates, error, stubs, name } = await probe(configOf(), {
+      createTrainJob: 'unanswered',
+      // The first attempt is cancelled under it and goes unanswered; its retry (after a workflow
+      // timer, in the cancelled workflow) answers.
+      stopTrainJob: async () => {
+        if (++attempts > 1) return { deleted: [] };
+        await cancelOwnWorkflow(ts.env);
+        return unanswered('stopTrainJob (stubbed)');
+      },
+    });
+    expect(gates).toBeUndefined();
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    const stops = stubs.inputsOf('stopTrainJob');
+    expect(stops.length).toBeGreaterThan(1);
+    for (const stop of stops) expect(stop).toEqual(stopByName(name, 6));
+  });
+});
