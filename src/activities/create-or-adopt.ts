@@ -9,7 +9,8 @@ import { DELETION_POLL_MS, pause } from './context.js';
 import { describeRefusal } from './kube-call.js';
 import { describeObject, type NamespacedKind, type ObjectCalls } from './objects.js';
 
-export type CreateOutcome = { do: 'created' | 'adopt'; uid: string } | Refuse;
+/** A refusal after a 409 carries the object in the way, as the read after the 409 saw it. */
+export type CreateOutcome = { do: 'created' | 'adopt'; uid: string } | (Refuse & { existing?: KubeObject });
 
 /** A definite refusal of a call, typed by classifyRefusal: ErrReadOnly for RBAC's 403 alone (docs/contract.md §6). */
 export function refusedCall(what: string, answer: { status: number; reason: string; message: string }): Refuse {
@@ -47,8 +48,10 @@ export async function createOrAdopt(
 
     const read = await calls.get(kind, namespace, name);
     if (read.answered === 'definite' && read.status !== 404) return refusedCall(`reading existing ${where}`, read);
-    const decision = decideConflict({ where, existing: read.answered === 'ok' ? read.value : undefined, rule });
+    const existing = read.answered === 'ok' ? read.value : undefined;
+    const decision = decideConflict({ where, existing, rule });
     if (decision.do === 'wait') await pause(DELETION_POLL_MS, { waitingFor: decision.reason });
+    else if (decision.do === 'refuse') return { ...decision, existing };
     else if (decision.do !== 'retry') return decision;
   }
 }

@@ -48,8 +48,8 @@ export function runtimeActivities(env: ActivityEnv) {
       const calls = callsFor(env);
       const outcome = await createOrAdopt(calls, TRAINING_RUNTIMES, input.copy, { adopt: 'unowned-same-spec', wanted: input.copy });
       if (outcome.do !== 'refuse') return { name, uid: outcome.uid, reused: outcome.do === 'adopt' };
-      if (outcome.type === 'ErrRejected' && input.trainJob && input.mode) {
-        const earlier = await earlierStart(calls, input.copy, input.trainJob, input.mode);
+      if (outcome.type === 'ErrRejected' && outcome.existing && input.trainJob && input.mode) {
+        const earlier = await earlierStart(calls, outcome.existing as TrainerRuntime, input.copy, input.trainJob, input.mode);
         if (earlier.uid !== undefined) return { name, uid: earlier.uid, reused: true };
         throw new DispatchError(outcome.type, [...outcome.reasons, ...earlier.reasons], 5);
       }
@@ -59,18 +59,16 @@ export function runtimeActivities(env: ActivityEnv) {
 }
 
 /**
- * Whether the copy in the way is this attempt's, owned by the TrainJob of its earlier finished run:
- * its UID when it is; otherwise what was found wrong with that owner (none when the copy is no
- * candidate). A read that is refused adopts nothing (the seed's refusal stands); an unanswered one
- * throws, and the activity is retried as any call.
+ * Whether the copy in the way (`existing`, as the read after the create's 409 saw it) is this
+ * attempt's, owned by the TrainJob of its earlier finished run: its UID when it is; otherwise what
+ * was found wrong with that owner (none when the copy is no candidate). A refused read of the owner
+ * adopts nothing (the seed's refusal stands); an unanswered one throws, and the activity is retried
+ * as any call.
  */
-async function earlierStart(calls: ObjectCalls, copy: TrainerRuntime, trainJob: TrainJob, mode: Mode): Promise<{ uid?: string; reasons: string[] }> {
-  const { name = '', namespace = '' } = copy.metadata ?? {};
-  const readCopy = await calls.get(TRAINING_RUNTIMES, namespace, name);
-  if (readCopy.answered !== 'ok') return { reasons: [] };
-  const existing = readCopy.value as TrainerRuntime;
+async function earlierStart(calls: ObjectCalls, existing: TrainerRuntime, copy: TrainerRuntime, trainJob: TrainJob, mode: Mode): Promise<{ uid?: string; reasons: string[] }> {
   const owner = earlierOwnerOf(existing, copy);
   if (owner === undefined) return { reasons: [] };
+  const namespace = copy.metadata?.namespace ?? '';
   const readJob = await calls.get(TRAINJOBS, namespace, owner.name);
   if (readJob.answered === 'definite' && readJob.status !== 404) return { reasons: [] };
   const reasons = earlierStartReasons(owner, readJob.answered === 'ok' ? readJob.value : undefined, trainJob, mode);
