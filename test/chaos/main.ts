@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { repoRoot } from '../../dev/harness/paths.js';
 import { startRequest } from '../support/requests.js';
 import { check, type CheckReport } from './checker.js';
-import type { CallRecord, FinalState, LifecycleRecord, RunHistory } from './history.js';
+import type { CallRecord, LifecycleRecord, RunHistory } from './history.js';
 import { runLifecycle } from './lifecycle.js';
 import { Nemesis } from './nemesis.js';
 import { planFaults, planLifecycles, type FaultKind } from './schedule.js';
@@ -89,15 +89,19 @@ async function main(): Promise<number> {
     const history: RunHistory = { seed, lifecycles: [...lifecycles].sort((a, b) => a.plan.index - b.plan.index), calls };
     const settleFrom = Date.now();
     await new Promise((resolve) => setTimeout(resolve, CHAOS_CALL_MS));
-    let final: FinalState;
-    let report: CheckReport;
-    for (;;) {
-      final = await readFinalState(stack, history.lifecycles, CHAOS_CALL_MS);
-      report = check(history, final, { callBoundMs: CHAOS_CALL_MS });
-      if (report.violations.length === 0 || Date.now() - settleFrom > settleMs) break;
-      log(`settling: ${report.violations.length} violation(s) for now, e.g. ${report.violations[0]!.invariant}: ${report.violations[0]!.detail}`);
-      await new Promise((resolve) => setTimeout(resolve, 10_000));
-    }
+    /** Reads the final state and checks it, again every `pauseMs` until it is clean or `until` has passed. */
+    const checkUntil = async (until: number, pauseMs: number, onViolations: (report: CheckReport) => void = () => {}) => {
+      for (;;) {
+        const final = await readFinalState(stack, history.lifecycles, CHAOS_CALL_MS);
+        const report = check(history, final, { callBoundMs: CHAOS_CALL_MS });
+        if (report.violations.length === 0 || Date.now() > until) return { final, report };
+        onViolations(report);
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      }
+    };
+    let { final, report } = await checkUntil(settleFrom + settleMs, 10_000, (r) =>
+      log(`settling: ${r.violations.length} violation(s) for now, e.g. ${r.violations[0]!.invariant}: ${r.violations[0]!.detail}`),
+    );
     const settleSeconds = (Date.now() - settleFrom) / 1000;
     // Objects whose owners are all gone are the garbage collector's. Its graph holds only what its
     // watches delivered, and a watch can miss an object created as the API server was killed: one
@@ -112,12 +116,7 @@ async function main(): Promise<number> {
       copyFileSync(kcmLog, kcmLog.replace(/\.log$/, '.before-restart.log'));
       await stack.cluster.controllerManager.kill();
       await stack.cluster.controllerManager.start();
-      for (const until = Date.now() + 90_000; ; ) {
-        final = await readFinalState(stack, history.lifecycles, CHAOS_CALL_MS);
-        report = check(history, final, { callBoundMs: CHAOS_CALL_MS });
-        if (report.violations.length === 0 || Date.now() > until) break;
-        await new Promise((resolve) => setTimeout(resolve, 5_000));
-      }
+      ({ final, report } = await checkUntil(Date.now() + 90_000, 5_000));
       const left = new Set(report.violations.map((v) => v.detail));
       collectedAfterRestart = before.filter((v) => !left.has(v.detail));
     }
