@@ -1,6 +1,7 @@
 // The Kubernetes calls of Open, Hold, Release and Stop (docs/contract.md §9): read the TrainJob and
 // its Workload, make one planned write, delete by UID. What to write is decided by the workflow
 // from what was read (src/core/lifecycle-plans.ts); these only carry it out and say what answered.
+import { Context } from '@temporalio/activity';
 import type { TrainJobRef } from '../model/lifecycle.js';
 import type { PlannedWrite } from '../core/lifecycle-plans.js';
 import { callsFor, sleep, type ActivityEnv } from './context.js';
@@ -39,12 +40,20 @@ export function sendPlannedWrite(calls: ObjectCalls, write: PlannedWrite, worklo
 /**
  * How long a write that found its object changed waits before it answers, so that the workflow's
  * next read comes after the burst of changes that made it stale. Right after a Hold, Kueue's
- * TrainJob controller retries its own update of the Workload (admission-gated-by) on conflicts for
- * a second or two, and the Workload changes every few tens of milliseconds meanwhile; ten reads and
- * writes back to back (change-trainjob.ts's MAX_STALE_WRITES) all lost that race and the Release
- * was refused (found by the chaos run, test/chaos). Ten pauses span 5 s.
+ * TrainJob controller retries its own update of the Workload (admission-gated-by) on conflicts,
+ * and the Workload changes every few tens of milliseconds meanwhile; ten reads and writes back to
+ * back (change-trainjob.ts's MAX_STALE_WRITES) all lost that race and the Release was refused
+ * (found by the chaos run, test/chaos). A flat 500 ms (ten pauses, 5 s) still lost it once in a
+ * fresh-clone CI run, so the pause doubles with each stale write in a row, as client-go's
+ * RetryOnConflict backs off: 0.5, 1, 2, then 4 s, about 31 s over ten writes, and never more than
+ * half the activity's start-to-close bound.
  */
 export const STALE_WRITE_PAUSE_MS = 500;
+export const STALE_WRITE_MAX_PAUSE_MS = 4_000;
+
+/** The pause after a stale write that follows `staleInARow` earlier ones, within half of `activityMs`. */
+export const staleWritePauseMs = (staleInARow: number, activityMs: number) =>
+  Math.min(STALE_WRITE_PAUSE_MS * 2 ** staleInARow, STALE_WRITE_MAX_PAUSE_MS, Math.floor(activityMs / 2));
 
 export function lifecycleActivities(env: ActivityEnv) {
   return {
@@ -58,12 +67,12 @@ export function lifecycleActivities(env: ActivityEnv) {
      * patch that no longer applies is answered `applied: false`, for the workflow to read again;
      * any other refusal is ErrRejected.
      */
-    async applyWrite(input: { write: PlannedWrite; workloadVersion: string; ref: TrainJobRef }): Promise<WriteAnswer> {
+    async applyWrite(input: { write: PlannedWrite; workloadVersion: string; ref: TrainJobRef; staleInARow?: number }): Promise<WriteAnswer> {
       const { write, workloadVersion, ref } = input;
       const answer = await sendPlannedWrite(callsFor(env), write, workloadVersion);
       if (answer.answered === 'ok') return { applied: true };
       if (isStaleWrite(answer)) {
-        await sleep(STALE_WRITE_PAUSE_MS);
+        await sleep(staleWritePauseMs(input.staleInARow ?? 0, Context.current().info.startToCloseTimeoutMs));
         return { applied: false, why: `${write.summary}: ${describeRefusal(answer)}` };
       }
       throw refused(ref, `${write.summary}: ${describeRefusal(answer)}`);

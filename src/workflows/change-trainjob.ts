@@ -42,7 +42,7 @@ export function changeTrainJob(op: LifecycleOp, input: unknown): Promise<TrainJo
       for (const write of plan.writes) {
         progress.waiting(write.summary);
         const answer = await calls
-          .applyWrite({ write, workloadVersion: config.kueue.workloadVersion, ref })
+          .applyWrite({ write, workloadVersion: config.kueue.workloadVersion, ref, staleInARow: stale.length })
           .catch(classifyOperationCall(write.summary, ref));
         if (!answer.applied) {
           stale.push(answer.why);

@@ -7,7 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
 import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import { isStaleWrite, STALE_WRITE_PAUSE_MS } from '../../../src/activities/lifecycle-activities.js';
+import { isStaleWrite, STALE_WRITE_PAUSE_MS, staleWritePauseMs } from '../../../src/activities/lifecycle-activities.js';
 import type { PlannedWrite } from '../../../src/core/lifecycle-plans.js';
 import { config } from '../../golden/cases.js';
 
@@ -54,5 +54,14 @@ describe('applyWrite', () => {
     const t1 = Date.now();
     expect(await new MockActivityEnvironment().run(activitiesAnswering().applyWrite, { write, workloadVersion: 'v1beta2', ref })).toEqual({ applied: true });
     expect(Date.now() - t1).toBeLessThan(STALE_WRITE_PAUSE_MS);
+  });
+
+  it('the pause doubles with each stale write in a row, up to 4 s and half the activity bound', async () => {
+    expect([0, 1, 2, 3, 4, 9].map((n) => staleWritePauseMs(n, 30_000))).toEqual([500, 1_000, 2_000, 4_000, 4_000, 4_000]);
+    expect(staleWritePauseMs(3, 2_000)).toBe(1_000);
+    const stale = new ApiException(422, 'Invalid', { reason: 'Invalid', message: PATCH_NOT_APPLIED }, {});
+    const t0 = Date.now();
+    await new MockActivityEnvironment({ startToCloseTimeoutMs: 30_000 }).run(activitiesAnswering(stale).applyWrite, { write, workloadVersion: 'v1beta2', ref, staleInARow: 1 });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_000 - 20);
   });
 });
