@@ -108,6 +108,25 @@ export function hasGate(trainJob: KubeObject, gate: string): boolean {
   return gatesOf(trainJob.metadata?.annotations?.[Annotations.kueueAdmissionGatedBy]).includes(gate);
 }
 
+/**
+ * The start gate's first fact (docs/contract.md §9a): the TrainJob was opened. Kueue mode: dispatch's
+ * gate is gone from admission-gated-by. Plain mode: the `opened` annotation is "true"; a TrainJob
+ * that is not suspended was opened too (by an Open from before the annotation existed).
+ */
+export function isOpened(trainJob: KubeObject, config: Pick<Config, 'mode' | 'kueue'>): boolean {
+  if (config.mode === 'kueue') return !hasGate(trainJob, config.kueue.gate);
+  const marked = trainJob.metadata?.annotations?.[LifecycleAnnotations.opened] === LifecycleAnnotationValues.opened;
+  return marked || !isSuspended(trainJob);
+}
+
+/**
+ * Whether the caller has taken the TrainJob over since Start made it: opened or held (§7). Start's
+ * compensation and a retried Start's adoption leave such a TrainJob alone.
+ */
+export function isTakenOver(trainJob: KubeObject, config: Pick<Config, 'mode' | 'kueue'>): boolean {
+  return isOpened(trainJob, config) || isHeldMarked(trainJob);
+}
+
 /** Why a TrainJob does not carry dispatch's labels (docs/contract.md §3); empty when it does. */
 export function dispatchLabelProblems(trainJob: KubeObject): string[] {
   const labels = trainJob.metadata?.labels ?? {};

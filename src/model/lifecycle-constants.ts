@@ -7,10 +7,13 @@ import { DISPATCH_DOMAIN } from './constants.js';
 export const LifecycleAnnotations = {
   /** Set by Hold, removed by Release. */
   held: `${DISPATCH_DOMAIN}/held`,
+  /** Plain mode: set by Open, never removed (docs/contract.md §9a). */
+  opened: `${DISPATCH_DOMAIN}/opened`,
 } as const;
 
 export const LifecycleAnnotationValues = {
   held: 'true',
+  opened: 'true',
 } as const;
 
 /** The operations after Start, as they begin their workflow ids (`open/<ns>/<name>/<uid>`). */
