@@ -1,25 +1,18 @@
 // The chaos run's checker (pure): the invariants that must hold over a run's recorded calls and the
-// cluster and Temporal once everything settled, whatever faults came in between. Each invariant
-// counts what it checked, so that a report of no violations also says how much was looked at.
+// cluster and Temporal once everything settled, whatever faults came in between. It demands
+// progress, not only consistency: every answer is the one its lifecycle's shape intends or a refusal
+// the record justifies (justify.ts), every lifecycle completes its shape or the record says why
+// (ends.ts), and each invariant checks at least its minimum of cases (invariants.ts).
 import type { Outcome, TrainJobState } from '../../src/model/lifecycle.js';
 import type { StartResult } from '../../src/model/results.js';
-import type { Answer, CallRecord, FinalObject, FinalState, LifecycleRecord, RunHistory } from './history.js';
-import type { Operation } from './schedule.js';
+import { judgeOk, judgeShape, shapeStops } from './ends.js';
+import type { Answer, CallRecord, FaultRecord, FinalObject, FinalState, LifecycleRecord, RunHistory } from './history.js';
+import { incompleteAllowed, INVARIANTS, minimumCases, type Invariant } from './invariants.js';
+import { justifyRefusal, type JudgeOptions, type Justification } from './justify.js';
+import type { Mode, Operation, Shape } from './schedule.js';
 
-export const INVARIANTS = [
-  'every-lifecycle-ends',
-  'no-impossible-refusals',
-  'answers-agree',
-  'one-trainjob-per-started-attempt',
-  'nothing-without-a-start',
-  'no-orphans',
-  'find-agrees',
-  'outcome-unknown-is-in-flight',
-  'opened-jobs-reach-an-outcome',
-  'stopped-jobs-are-gone',
-  'no-stuck-workflows',
-] as const;
-export type Invariant = (typeof INVARIANTS)[number];
+export { INVARIANTS, type Invariant };
+export type { JudgeOptions };
 
 export interface Violation {
   invariant: Invariant;
@@ -33,23 +26,32 @@ export interface Violation {
   collectible?: true;
 }
 
-export interface CheckReport {
-  /** How many cases each invariant looked at. */
-  checked: Record<Invariant, number>;
-  violations: Violation[];
+/** A lifecycle that did not complete its shape, and what the record says about why. */
+export interface IncompleteLifecycle {
+  job: number;
+  shape: Shape;
+  mode: Mode;
+  short: string[];
+  justified: Justification[];
 }
 
-/** Refusals no fault can explain: the request and the runtime were fine. (ErrReadOnly is a gate not proven yet: retried later.) */
-const IMPOSSIBLE = new Set(['ErrInvalid', 'ErrUnsupported']);
+/** A refusal the contract allows, with the rule and what in the record triggered it. */
+export interface JustifiedRefusal extends Justification {
+  job: number;
+  op: Operation;
+  answer: string;
+}
 
-/**
- * Step 1's refusal for the start gate: the contract (§8) answers ErrUnsupported while the latest
- * preflight probe has not succeeded, whatever made it fail, and a fault can make it fail (a probe
- * Start caught by a Trainer or API server restart). So it is the contract's answer, not an
- * impossible one; anywhere else ErrUnsupported still is.
- */
-export const isStartGateRefusal = (answer: Answer): boolean =>
-  !answer.ok && answer.type === 'ErrUnsupported' && answer.step === 1 && answer.message.startsWith('start: ');
+export interface CheckReport {
+  /** How many cases each invariant looked at, and the fewest it had to. */
+  checked: Record<Invariant, number>;
+  minimums: Record<Invariant, number>;
+  violations: Violation[];
+  /** Lifecycles that completed their shape, and those that did not. */
+  completed: number;
+  incomplete: IncompleteLifecycle[];
+  justified: JustifiedRefusal[];
+}
 
 const okValues = <T>(records: CallRecord[]): T[] =>
   records.flatMap((r) => (r.answer.ok ? [r.answer.value as T] : []));
@@ -61,26 +63,29 @@ function lastAnswers(records: CallRecord[], op: Operation): Answer[] {
   return [...last.values()].map((r) => r.answer);
 }
 
-const describeAnswer = (a: Answer) => (a.ok ? 'ok' : `${a.type}: ${a.message}`);
+const describeAnswer = (a: Answer) => (a.ok ? 'ok' : `${a.type}${a.step ? ` at step ${a.step}` : ''}: ${a.message}`);
 
-export function check(history: RunHistory, final: FinalState, options: { callBoundMs: number }): CheckReport {
+export function check(history: RunHistory, final: FinalState, options: JudgeOptions): CheckReport {
   const checked = Object.fromEntries(INVARIANTS.map((name) => [name, 0])) as Record<Invariant, number>;
-  const violations: Violation[] = [];
-  const judge = (invariant: Invariant, ok: boolean, detail: () => string, job?: number, collectible?: boolean) => {
+  const report: CheckReport = { checked, minimums: minimumCases(history.lifecycles, history.calls), violations: [], completed: 0, incomplete: [], justified: [] };
+  const judge: Judge = (invariant, ok, detail, job, collectible) => {
     checked[invariant] += 1;
-    if (!ok) violations.push({ invariant, detail: detail(), ...(job === undefined ? {} : { job }), ...(collectible ? { collectible: true as const } : {}) });
+    if (!ok) report.violations.push({ invariant, detail: detail(), ...(job === undefined ? {} : { job }), ...(collectible ? { collectible: true as const } : {}) });
   };
 
   const callsOf = new Map<number, CallRecord[]>();
   for (const call of history.calls) callsOf.set(call.job, [...(callsOf.get(call.job) ?? []), call]);
   const live = (objects: FinalObject[]) => objects.filter((o) => !o.deleting);
   const trainJobUids = new Set(final.trainJobs.map((t) => t.uid));
+  const faults = history.faults ?? [];
 
   for (const lifecycle of history.lifecycles) {
-    const job = lifecycle.plan.index;
-    const calls = callsOf.get(job) ?? [];
+    const calls = callsOf.get(lifecycle.plan.index) ?? [];
+    judgeAnswers(lifecycle, calls, faults, options, judge, report);
     checkLifecycle(lifecycle, calls, final, options, judge);
   }
+  const allowed = incompleteAllowed(history.lifecycles.length);
+  judge('lifecycle-completes-shape', report.incomplete.length <= allowed, () => `${report.incomplete.length} of ${history.lifecycles.length} lifecycles did not complete their shape; at most ${allowed} (1 %) may`);
 
   // Zero orphans: each kind's owner is there, and each TrainJob has exactly its one copy.
   const owned = (kind: string, objects: FinalObject[], owners: Set<string>, ownerKind: string) => {
@@ -103,44 +108,94 @@ export function check(history: RunHistory, final: FinalState, options: { callBou
     judge('no-stuck-workflows', false, () => `${workflow.type} ${workflow.workflowId} still runs after the run settled`);
   }
   checked['no-stuck-workflows'] += 1;
-  return { checked, violations };
+
+  // An invariant that looked at fewer cases than the run's size demands proves too little.
+  for (const name of INVARIANTS) {
+    const [got, min] = [checked[name], report.minimums[name]];
+    if (got < min) report.violations.push({ invariant: name, detail: `checked ${got} cases; a run of ${history.lifecycles.length} lifecycles must check at least ${min}` });
+  }
+  return report;
 }
 
-type Judge = (invariant: Invariant, ok: boolean, detail: () => string, job?: number) => void;
+type Judge = (invariant: Invariant, ok: boolean, detail: () => string, job?: number, collectible?: boolean) => void;
 
-function checkLifecycle(lifecycle: LifecycleRecord, calls: CallRecord[], final: FinalState, options: { callBoundMs: number }, judge: Judge): void {
+/** Every answer is the one its shape intends or a justified refusal; the lifecycle completes its shape, or the record says why not. */
+function judgeAnswers(lifecycle: LifecycleRecord, calls: CallRecord[], faults: readonly FaultRecord[], options: JudgeOptions, judge: Judge, report: CheckReport): void {
+  const job = lifecycle.plan.index;
+  const { shape, mode } = lifecycle.plan;
+  for (const call of calls) {
+    if (call.op === 'find') continue;
+    const label = `${call.op}${call.copy ? ` (copy ${call.copy})` : ''} try ${call.try}`;
+    if (call.answer.ok) {
+      const judged = judgeOk(shape, call, calls);
+      judge('answers-justified', judged === 'intended' || typeof judged !== 'string', () => `${label}: ${judged as string}`, job);
+      continue;
+    }
+    const why = justifyRefusal(call, calls, faults, options);
+    const answer = describeAnswer(call.answer);
+    judge('answers-justified', why !== undefined, () => `${label} answered ${answer}; no rule of the contract with a fault or evidence in the record allows it`, job);
+    if (why) report.justified.push({ job, op: call.op, answer, ...why });
+  }
+  const verdict = judgeShape(lifecycle, calls, faults, options);
+  judge('lifecycle-completes-shape', verdict.unjustified.length === 0, () => `${shape} (${mode}) did not complete: ${verdict.unjustified.join('; ')}`, job);
+  if (verdict.short.length === 0) report.completed += 1;
+  else report.incomplete.push({ job, shape, mode, short: verdict.short, justified: verdict.justified });
+}
+
+/** Whether an ok answer agrees with what an admin read found right after it. */
+function matchesSeen(call: CallRecord, shape: Shape): string | undefined {
+  const seen = call.seen!;
+  const there = seen.uid === undefined ? 'no TrainJob of that name' : `UID ${seen.uid}${seen.deleting ? ' (being deleted)' : ''}${seen.finished ? `, ${seen.finished}` : ''}`;
+  if (call.op === 'start') {
+    const uid = (call.answer as { value: StartResult }).value.uid;
+    return seen.uid === uid ? undefined : `Start answered UID ${uid}; right after, the cluster had ${there}`;
+  }
+  const value = (call.answer as { value: TrainJobState | Outcome }).value;
+  const present = seen.uid === value.ref.uid;
+  const wrong = () => `${call.op} answered ${value.phase} for UID ${value.ref.uid}; right after, the cluster had ${there}`;
+  if (value.phase === 'Absent') return present && !seen.deleting ? wrong() : undefined;
+  // Watch runs beside Stop: a job it saw finish may be gone by the time of the read.
+  if (!present) return call.op === 'watch' && shapeStops(shape) ? undefined : wrong();
+  if (value.phase === 'Succeeded' && seen.finished !== 'Complete') return wrong();
+  if (value.phase === 'Failed' && seen.finished !== 'Failed') return wrong();
+  return undefined;
+}
+
+function checkLifecycle(lifecycle: LifecycleRecord, calls: CallRecord[], final: FinalState, options: JudgeOptions, judge: Judge): void {
   const job = lifecycle.plan.index;
   const { name } = lifecycle;
+  const { shape } = lifecycle.plan;
   const of = (op: Operation | 'find') => calls.filter((c) => c.op === op);
   const trainJobs = final.trainJobs.filter((t) => t.name === name && !t.deleting);
 
-  judge('every-lifecycle-ends', lifecycle.ended?.how !== 'gave-up', () => `gave up at ${lifecycle.ended?.op}: ${lifecycle.ended?.reason}`, job);
-
+  // Every answer that names the TrainJob names the one the first Start answered.
+  const startUid = okValues<StartResult>(of('start'))[0]?.uid;
   for (const call of calls) {
-    if (call.answer.ok || call.answer.type === 'untyped') continue;
-    const { type, message } = call.answer;
-    judge('no-impossible-refusals', !IMPOSSIBLE.has(type) || isStartGateRefusal(call.answer), () => `${call.op} answered ${type}: ${message}`, job);
+    if (!call.answer.ok || call.op === 'find') continue;
+    const value = call.answer.value as StartResult | TrainJobState | Outcome;
+    const uid = 'ref' in value && typeof value.ref === 'object' ? value.ref.uid : (value as StartResult).uid;
+    judge('answers-agree', uid === startUid, () => `${call.op} answered for UID ${uid}, the first Start for ${startUid}`, job);
   }
 
-  // Every answer that names the TrainJob names the same one.
-  const starts = okValues<StartResult>(of('start'));
-  const uids = new Set(starts.map((s) => s.uid));
-  judge('answers-agree', uids.size <= 1, () => `Starts answered ${uids.size} different UIDs: ${[...uids].join(', ')}`, job);
-  const startUid = starts[0]?.uid;
-  for (const op of ['open', 'hold', 'release', 'stop', 'watch'] as const) {
-    for (const value of okValues<TrainJobState | Outcome>(of(op))) {
-      judge('answers-agree', value.ref.uid === startUid, () => `${op} answered for UID ${value.ref.uid}, the Start for ${startUid}`, job);
-    }
+  // Every ok answer agrees with the cluster as an admin read found it right after.
+  for (const call of calls) {
+    if (!call.answer.ok || call.op === 'find' || !call.seen) continue;
+    const wrong = matchesSeen(call, shape);
+    judge('answers-match-the-cluster', wrong === undefined, () => wrong!, job);
   }
 
-  const stopped = okValues(of('stop')).length > 0;
-  if (startUid !== undefined && !stopped) {
+  const stops = shapeStops(shape);
+  if (startUid !== undefined && !stops) {
     judge('one-trainjob-per-started-attempt', trainJobs.length === 1 && trainJobs[0]!.uid === startUid, () => `started as UID ${startUid}; the cluster has ${trainJobs.length} TrainJob(s) ${name}: [${trainJobs.map((t) => t.uid).join(', ')}]`, job);
   }
-  if (startUid === undefined) {
-    const copies = final.copies.filter((c) => c.name === name);
-    judge('nothing-without-a-start', trainJobs.length === 0 && copies.length === 0, () => `no Start answered a TrainJob (last: ${lastAnswers(calls, 'start').map(describeAnswer).join('; ') || 'none'}), yet ${trainJobs.length} TrainJob(s) and ${copies.length} copies of ${name} remain`, job);
-  }
+  // Nothing of the job's name but what its Start answered.
+  const copies = final.copies.filter((c) => c.name === name);
+  judge(
+    'nothing-without-a-start',
+    trainJobs.every((t) => t.uid === startUid) && (startUid !== undefined || copies.length === 0),
+    () => `the Starts answered ${startUid ?? 'no TrainJob'} (last: ${lastAnswers(calls, 'start').map(describeAnswer).join('; ') || 'none'}), yet the cluster has TrainJob(s) [${trainJobs.map((t) => t.uid).join(', ')}] and ${copies.length} copies of ${name}`,
+    job,
+  );
 
   // Find, asked once everything settled, agrees with the cluster.
   const found = final.finds[job];
@@ -158,15 +213,11 @@ function checkLifecycle(lifecycle: LifecycleRecord, calls: CallRecord[], final: 
   }
 
   const watched = okValues<Outcome>(of('watch'));
-  // A retried Open that finds the job already finished is refused ("it has Succeeded": the contract
-  // refuses Open on a finished job), yet the first Open did open it.
-  const opened = of('open').some((c) => c.answer.ok || (c.answer.type === 'ErrRejected' && c.answer.message.includes('has Succeeded')));
-  const shapeStops = lifecycle.plan.shape.startsWith('stop') || lifecycle.plan.shape === 'hold-stop';
-  if (startUid !== undefined && opened && !shapeStops) {
+  if (startUid !== undefined && !stops) {
     const conditions = trainJobs[0]?.conditions ?? [];
     judge('opened-jobs-reach-an-outcome', watched.some((o) => o.phase === 'Succeeded') && conditions.includes('Complete'), () => `opened, never stopped: Watch answered [${watched.map((o) => `${o.phase} ${o.reason}`).join('; ') || 'nothing'}], the TrainJob's conditions [${conditions.join(', ')}]`, job);
   }
-  if (stopped) {
+  if (startUid !== undefined && stops) {
     judge('stopped-jobs-are-gone', trainJobs.length === 0 && watched.every((o) => o.phase !== 'Failed'), () => `stopped; the cluster has ${trainJobs.length} TrainJob(s) ${name}, Watch answered [${watched.map((o) => o.phase).join(', ')}]`, job);
   }
 }

@@ -2,7 +2,7 @@
 // was answered, and the cluster and Temporal as they were once everything settled.
 import type { ErrorType } from '../../src/model/errors.js';
 import type { FindResult } from '../../src/model/results.js';
-import type { LifecyclePlan, Operation } from './schedule.js';
+import type { FaultKind, LifecyclePlan, Operation } from './schedule.js';
 
 /** What one call was answered: a value, a typed failure, or an untyped one (a transport error, say). */
 export type Answer =
@@ -20,6 +20,30 @@ export interface CallRecord {
   invokedAt: number;
   answeredAt: number;
   answer: Answer;
+  /** After an ok answer: the TrainJob of the lifecycle's name, read straight from the API server. */
+  seen?: Seen;
+}
+
+/** What an admin read of the lifecycle's TrainJob found right after an answer. */
+export interface Seen {
+  /** The UID of the TrainJob of that name; absent when there was none. */
+  uid?: string;
+  deleting?: boolean;
+  /** `Complete` or `Failed` when that condition was True. */
+  finished?: 'Complete' | 'Failed';
+}
+
+/** One fault the nemesis applied, in the calls' clock (Date.now()). */
+export interface FaultRecord {
+  index: number;
+  kind: FaultKind;
+  /** describeFault's words: "apiserver-restart, down 4.2 s". */
+  what: string;
+  /** When it was applied, and when its part was back (a proxy fault: when it was disarmed). */
+  from: number;
+  to: number;
+  /** Proxy faults: the requests it took (one that took none explains nothing). */
+  hits?: number;
 }
 
 /** One lifecycle as the driver saw it: its plan, its job's ids, and how it ended. */
@@ -29,8 +53,11 @@ export interface LifecycleRecord {
   jobId: string;
   submission: number;
   name: string;
-  /** Set when the lifecycle stopped early: its Start refused, or a call still unanswered at its deadline. */
-  ended?: { how: 'refused' | 'gave-up'; op: Operation; reason: string };
+  /**
+   * Set when the lifecycle stopped early: its Start refused, or a call still unanswered at its
+   * deadline (given up: `since` when the call was first sent, `at` when it was given up).
+   */
+  ended?: { how: 'refused' | 'gave-up'; op: Operation; reason: string; since?: number; at?: number };
 }
 
 /** An object of the final cluster: its name, UID, owners and the few facts the checker needs. */
@@ -64,4 +91,6 @@ export interface RunHistory {
   seed: number;
   lifecycles: LifecycleRecord[];
   calls: CallRecord[];
+  /** The faults applied (absent in records made before they were kept here: nothing is excused then). */
+  faults?: FaultRecord[];
 }

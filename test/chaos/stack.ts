@@ -26,6 +26,15 @@ import type { Mode } from './schedule.js';
 /** CallBound of the run's configurations: every outage the schedule makes fits in it. */
 export const CHAOS_CALL = '30s';
 export const CHAOS_CALL_MS = 30_000;
+/** The configurations' timeouts.workload: how long Start's step 9 (and the probe's) waits for the Workload. */
+const CHAOS_WORKLOAD_MS = 60_000;
+/**
+ * How long after a fault a step-1 refusal for a backend gate can still be its doing: the probe the
+ * fault caught may take CallBound and then the Workload's bound to end, then CallBound to be stopped,
+ * and the next preflight comes after a retry pause (5 s, doubling while gates stay unproven: 40 s
+ * after four in a row).
+ */
+export const CHAOS_GATE_WINDOW_MS = 2 * CHAOS_CALL_MS + CHAOS_WORKLOAD_MS + 40_000;
 /** Each worker's bound on one HTTP request, so that a held or hung answer is given up on soon. */
 const REQUEST_TIMEOUT_MS = 5_000;
 const NAMESPACE = 'chaos';
@@ -105,7 +114,7 @@ export async function startChaosStack(options: { stateDir: string; logDir: strin
       namespace: NAMESPACE,
       kubeconfig,
       mode,
-      timeouts: { call: CHAOS_CALL, workload: '60s' },
+      timeouts: { call: CHAOS_CALL, workload: `${CHAOS_WORKLOAD_MS / 1000}s` },
       temporal: { taskQueue: `chaos-${mode}` },
       ...(mode === 'kueue' ? { kueue: { queue: KUEUE_SAMPLE_QUEUE, admissionCheck: KUEUE_SAMPLE_CHECK } } : {}),
     });
