@@ -99,9 +99,9 @@ async function main(): Promise<number> {
     const history: RunHistory = { seed, lifecycles: [...lifecycles].sort((a, b) => a.plan.index - b.plan.index), calls, faults: faultRecords };
     const settleFrom = Date.now();
     await new Promise((resolve) => setTimeout(resolve, CHAOS_CALL_MS));
-    /** Reads the final state and checks it, again every `pauseMs` until it is clean or `until` has passed. */
     // What the settling and the controller-manager restart excuse: violations seen once, gone later.
     const seenWhileSettling = new Map<string, Violation>();
+    /** Reads the final state and checks it, again every `pauseMs` until it is clean or `until` has passed. */
     const checkUntil = async (until: number, pauseMs: number, onViolations: (report: CheckReport) => void = () => {}) => {
       for (;;) {
         const final = await readFinalState(stack, history.lifecycles, CHAOS_CALL_MS);
