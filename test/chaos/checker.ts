@@ -7,11 +7,11 @@ import type { Outcome, TrainJobState } from '../../src/model/lifecycle.js';
 import type { StartResult } from '../../src/model/results.js';
 import { judgeOk, judgeShape, shapeStops } from './ends.js';
 import type { Answer, CallRecord, FaultRecord, FinalObject, FinalState, LifecycleRecord, RunHistory } from './history.js';
-import { incompleteAllowed, INVARIANTS, minimumCases, type Invariant } from './invariants.js';
-import { justifyRefusal, type JudgeOptions, type Justification } from './justify.js';
+import { incompleteAllowed, INVARIANTS, minimumCases, RECORD_ONLY, type Invariant } from './invariants.js';
+import { justifyRefusal, workersStart, type JudgeOptions, type Justification } from './justify.js';
 import type { Mode, Operation, Shape } from './schedule.js';
 
-export { INVARIANTS, type Invariant };
+export { INVARIANTS, RECORD_ONLY, type Invariant };
 export type { JudgeOptions };
 
 export interface Violation {
@@ -77,7 +77,7 @@ export function check(history: RunHistory, final: FinalState, options: JudgeOpti
   for (const call of history.calls) callsOf.set(call.job, [...(callsOf.get(call.job) ?? []), call]);
   const live = (objects: FinalObject[]) => objects.filter((o) => !o.deleting);
   const trainJobUids = new Set(final.trainJobs.map((t) => t.uid));
-  const faults = history.faults ?? [];
+  const faults = [...(history.faults ?? []), ...(history.workersStarted ? [workersStart(history.workersStarted)] : [])];
 
   for (const lifecycle of history.lifecycles) {
     const calls = callsOf.get(lifecycle.plan.index) ?? [];

@@ -36,7 +36,8 @@ export interface Seen {
 /** One fault the nemesis applied, in the calls' clock (Date.now()). */
 export interface FaultRecord {
   index: number;
-  kind: FaultKind;
+  /** A fault the nemesis applied, or the run's first start of its workers (each refuses until its first preflight ends). */
+  kind: FaultKind | 'workers-start';
   /** describeFault's words: "apiserver-restart, down 4.2 s". */
   what: string;
   /** When it was applied, and when its part was back (a proxy fault: when it was disarmed). */
@@ -93,4 +94,6 @@ export interface RunHistory {
   calls: CallRecord[];
   /** The faults applied (absent in records made before they were kept here: nothing is excused then). */
   faults?: FaultRecord[];
+  /** When the run started its workers, and when they were all polling. */
+  workersStarted?: { from: number; to: number };
 }

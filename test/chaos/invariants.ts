@@ -21,6 +21,9 @@ export const INVARIANTS = [
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
+/** Invariants judged on the recorded calls alone: settling cannot change their verdict. */
+export const RECORD_ONLY: ReadonlySet<Invariant> = new Set(['lifecycle-completes-shape', 'answers-justified', 'answers-agree', 'answers-match-the-cluster', 'outcome-unknown-is-in-flight']);
+
 /** The share of lifecycles that may end short of their shape, each justified: more fails the run. */
 export const INCOMPLETE_SHARE = 0.01;
 export const incompleteAllowed = (lifecycles: number) => Math.floor(lifecycles * INCOMPLETE_SHARE);

@@ -29,7 +29,7 @@ interface FaultRule {
   rule: string;
   applies(call: CallRecord, answer: Refusal): boolean;
   /** The kinds of fault that can cause it. */
-  kinds: readonly FaultKind[];
+  kinds: readonly FaultRecord['kind'][];
   /** How long after its part was back a fault still explains it: the call's CallBound, or the gate window. */
   window: 'call' | 'gate';
 }
@@ -42,7 +42,7 @@ export const FAULT_RULES: readonly FaultRule[] = [
   {
     rule: '§8: a worker whose preflight has not ended, or whose probe had no definite answer, leaves a gate unknown: Starts get ErrUnreachable at step 1, retried',
     applies: (call, a) => call.op === 'start' && a.type === 'ErrUnreachable' && a.step === 1,
-    kinds: ANY_FAULT,
+    kinds: [...ANY_FAULT, 'workers-start'],
     window: 'gate',
   },
   {
@@ -90,10 +90,13 @@ export const FAULT_RULES: readonly FaultRule[] = [
 ];
 
 /** "fault 12: apiserver-restart, down 4.2 s", for a report. */
-export const describe = (fault: FaultRecord) => `fault ${fault.index}: ${fault.what}`;
+export const describe = (fault: FaultRecord) => (fault.kind === 'workers-start' ? fault.what : `fault ${fault.index}: ${fault.what}`);
+
+/** The run's first start of its workers, as the rules see it: each refuses Starts until its first preflight ends. */
+export const workersStart = (started: { from: number; to: number }): FaultRecord => ({ index: -1, kind: 'workers-start', what: "the workers' first start", ...started });
 
 /** The faults that can have caused a refusal of `call` under `rule`: applied before it was answered, back no longer than the window before it was sent. */
-export function faultsBehind(call: Pick<CallRecord, 'invokedAt' | 'answeredAt'>, faults: readonly FaultRecord[], kinds: readonly FaultKind[], windowMs: number): FaultRecord[] {
+export function faultsBehind(call: Pick<CallRecord, 'invokedAt' | 'answeredAt'>, faults: readonly FaultRecord[], kinds: readonly FaultRecord['kind'][], windowMs: number): FaultRecord[] {
   return faults.filter((f) => kinds.includes(f.kind) && f.hits !== 0 && f.from <= call.answeredAt && f.to + windowMs >= call.invokedAt);
 }
 

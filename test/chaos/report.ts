@@ -11,7 +11,8 @@ export function checkLines(report: CheckReport, lifecycles: number): string[] {
   for (const j of report.justified) {
     const entry = byRule.get(j.rule) ?? { count: 0, because: new Set<string>() };
     entry.count += 1;
-    for (const b of j.because) entry.because.add(b.replace(/^fault \d+: /, '').replace(/[, ].*$/, ''));
+    // A fault by its kind ("fault 12: apiserver-restart, down 4.2 s": apiserver-restart); other evidence as it is.
+    for (const b of j.because) entry.because.add(/^fault \d+: /.test(b) ? b.replace(/^fault \d+: /, '').replace(/[, ].*$/, '') : b);
     byRule.set(j.rule, entry);
   }
   return [

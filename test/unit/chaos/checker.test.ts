@@ -212,6 +212,21 @@ describe('chaos checker: refusals pass only with their rule and what triggered i
     expect(invariantsOf(made)).toEqual(['answers-justified', 'lifecycle-completes-shape']);
   });
 
+  it("step 1's ErrUnreachable of a worker whose first preflight has not ended: justified by the run's start of its workers, within the gate window", () => {
+    const made = cleanRun(['run']);
+    const start = callsOf(made, 0, 'start')[0]!;
+    const refused: CallRecord = { ...start, answer: { ok: false, type: 'ErrUnreachable', message: 'reach: not proven (no preflight has completed yet)', step: 1 }, answeredAt: start.invokedAt + 10 };
+    delete refused.seen;
+    start.try = 2;
+    made.history.calls.unshift(refused);
+    expect(invariantsOf(made)).toEqual(['answers-justified']);
+    made.history.workersStarted = { from: start.invokedAt - 20_000, to: start.invokedAt - 5_000 };
+    expect(invariantsOf(made)).toEqual([]);
+    expect(run(made).justified).toEqual([expect.objectContaining({ because: ["the workers' first start"] })]);
+    made.history.workersStarted = { from: start.invokedAt - OPTIONS.gateWindowMs - 20_000, to: start.invokedAt - OPTIONS.gateWindowMs - 1 };
+    expect(invariantsOf(made)).toEqual(['answers-justified']);
+  });
+
   it('more than 1 % of lifecycles short of their shape fails the run, however justified each is', () => {
     const made = many();
     made.history.faults = [fault('apiserver-restart', 0, 10_000_000_000)];
