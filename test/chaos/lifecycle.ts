@@ -17,8 +17,9 @@ import { SHAPES, type LifecyclePlan, type Mode, type Operation } from './schedul
 
 export interface DriverContext {
   clients: Record<Mode, DispatchKubeflowClient>;
-  /** Admin clients straight to the API server, for Find. */
+  /** Admin clients straight to the API server, for Find and the read after each ok answer. */
   kube: KubeClients;
+  /** The run's namespace, where the lifecycles' TrainJobs are. */
   namespace: string;
   callBoundMs: number;
   request(plan: LifecyclePlan): StartRequest;
