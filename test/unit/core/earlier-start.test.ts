@@ -90,7 +90,7 @@ describe('earlierStartReasons: is the owner the unopened TrainJob of this attemp
     const plain = rendered('plain').trainJob;
     const opened = serverTrainJob(plain, (t) => (t.spec.suspend = false));
     expect(earlierStartReasons(owner(plain), opened, plain, gateConfig('plain'))).toEqual([
-      expect.stringMatching(/is this attempt's, but was opened or changed since .*: the caller has opened it; spec\.suspend: wrote true, read false$/),
+      expect.stringMatching(/is this attempt's, but was opened or changed since .* does not adopt it: spec\.suspend: wrote true, read false; the caller has opened it$/),
     ]);
 
     const kueue = rendered('kueue').trainJob;
