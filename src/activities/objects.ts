@@ -87,11 +87,15 @@ export class ObjectCalls {
     );
   }
 
-  /** Delete by UID precondition, so that an object of the same name that we did not create is never deleted. */
-  deleteByUid(kind: NamespacedKind, namespace: string, name: string, uid: string): Promise<KubeAnswer<unknown>> {
+  /**
+   * Delete by UID precondition, so that an object of the same name that we did not create is never
+   * deleted; with a resourceVersion too, a write since it was read makes the delete fail (409).
+   */
+  deleteByUid(kind: NamespacedKind, namespace: string, name: string, uid: string, resourceVersion?: string): Promise<KubeAnswer<unknown>> {
+    const preconditions = resourceVersion ? { uid, resourceVersion } : { uid };
     return this.call(`delete ${describeObject(kind, namespace, name)}`, (o) =>
       this.kube.custom.deleteNamespacedCustomObject(
-        { ...kind, namespace, name, propagationPolicy: 'Background', body: { preconditions: { uid } } },
+        { ...kind, namespace, name, propagationPolicy: 'Background', body: { preconditions } },
         o,
       ),
     );

@@ -1,8 +1,8 @@
 // Steps 2 and 5 of Start: read the source runtime; create (or, on a retried Start, reuse) its copy.
-import type { Mode } from '../model/config.js';
-import { DispatchError } from '../model/errors.js';
+import { KueueConfigSchema, type Config, type Mode } from '../model/config.js';
+import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { TrainerRuntime, TrainJob } from '../model/kube.js';
-import { earlierOwnerOf, earlierStartReasons } from '../core/earlier-start.js';
+import { earlierOwnerOf, earlierStartReasons, type StartGateConfig } from '../core/earlier-start.js';
 import { runtimeKey, type RuntimeName } from '../core/validated.js';
 import { callsFor, type ActivityEnv } from './context.js';
 import { createOrAdopt, refusedCall } from './create-or-adopt.js';
@@ -11,6 +11,16 @@ import { TRAINING_RUNTIMES, TRAINJOBS, type ObjectCalls } from './objects.js';
 export interface CreatedObject {
   name: string;
   uid: string;
+}
+
+/** Step 5's result: the copy, and, when it was adopted from an earlier finished run, that run's TrainJob. */
+export interface CreatedCopy extends CreatedObject {
+  reused: boolean;
+  /**
+   * The UID of the TrainJob an earlier run of this attempt made and the caller has not taken over
+   * (src/core/earlier-start.ts): steps 6-9 adopt it, and the compensation never deletes it.
+   */
+  earlierTrainJobUid?: string;
 }
 
 /**
@@ -42,15 +52,20 @@ export function runtimeActivities(env: ActivityEnv) {
      * when it has no owner and the same spec; one being deleted is waited for, then created afresh.
      * Given the TrainJob this Start writes, a copy owned by the TrainJob an earlier, finished run of
      * this attempt made is reused too (src/core/earlier-start.ts); steps 6-9 then adopt that TrainJob.
+     * `kueue` names dispatch's gate, to tell an opened TrainJob (absent from inputs recorded before
+     * it: the default gate).
      */
-    async createRuntimeCopy(input: { copy: TrainerRuntime; trainJob?: TrainJob; mode?: Mode }): Promise<CreatedObject & { reused: boolean }> {
+    async createRuntimeCopy(input: { copy: TrainerRuntime; trainJob?: TrainJob; mode?: Mode; kueue?: Config['kueue'] }): Promise<CreatedCopy> {
       const name = input.copy.metadata?.name ?? '';
       const calls = callsFor(env);
       const outcome = await createOrAdopt(calls, TRAINING_RUNTIMES, input.copy, { adopt: 'unowned-same-spec', wanted: input.copy });
       if (outcome.do !== 'refuse') return { name, uid: outcome.uid, reused: outcome.do === 'adopt' };
       if (outcome.type === 'ErrRejected' && outcome.existing && input.trainJob && input.mode) {
-        const earlier = await earlierStart(calls, outcome.existing as TrainerRuntime, input.copy, input.trainJob, input.mode);
-        if (earlier.uid !== undefined) return { name, uid: earlier.uid, reused: true };
+        const gateConfig = { mode: input.mode, kueue: input.kueue ?? KueueConfigSchema.parse({}) };
+        const earlier = await earlierStart(calls, outcome.existing as TrainerRuntime, input.copy, input.trainJob, gateConfig);
+        if (earlier.uid !== undefined) return { name, uid: earlier.uid, reused: true, earlierTrainJobUid: earlier.trainJobUid };
+        // A TrainJob of this attempt's in the way, left as it is: the refusal names it.
+        if (earlier.ref) throw new DispatchError(outcome.type, [...outcome.reasons, ...earlier.reasons], 5, earlier.ref);
         throw new DispatchError(outcome.type, [...outcome.reasons, ...earlier.reasons], 5);
       }
       throw new DispatchError(outcome.type, outcome.reasons, 5);
@@ -65,12 +80,21 @@ export function runtimeActivities(env: ActivityEnv) {
  * adopts nothing (the seed's refusal stands); an unanswered one throws, and the activity is retried
  * as any call.
  */
-async function earlierStart(calls: ObjectCalls, existing: TrainerRuntime, copy: TrainerRuntime, trainJob: TrainJob, mode: Mode): Promise<{ uid?: string; reasons: string[] }> {
+async function earlierStart(
+  calls: ObjectCalls,
+  existing: TrainerRuntime,
+  copy: TrainerRuntime,
+  trainJob: TrainJob,
+  config: StartGateConfig,
+): Promise<{ uid?: string; trainJobUid?: string; ref?: ObjectRef; reasons: string[] }> {
   const owner = earlierOwnerOf(existing, copy);
   if (owner === undefined) return { reasons: [] };
   const namespace = copy.metadata?.namespace ?? '';
   const readJob = await calls.get(TRAINJOBS, namespace, owner.name);
   if (readJob.answered === 'definite' && readJob.status !== 404) return { reasons: [] };
-  const reasons = earlierStartReasons(owner, readJob.answered === 'ok' ? readJob.value : undefined, trainJob, mode);
-  return reasons.length === 0 ? { uid: existing.metadata?.uid ?? '', reasons } : { reasons };
+  const found = readJob.answered === 'ok' ? readJob.value : undefined;
+  const reasons = earlierStartReasons(owner, found, trainJob, config);
+  if (reasons.length === 0) return { uid: existing.metadata?.uid ?? '', trainJobUid: owner.uid, reasons };
+  const ref = found?.metadata?.uid === owner.uid ? { namespace, name: owner.name, uid: owner.uid } : undefined;
+  return ref ? { ref, reasons } : { reasons };
 }

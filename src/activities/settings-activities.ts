@@ -37,4 +37,14 @@ export class GateStore implements SettingsSource {
   update(gates: BackendGates): void {
     this.gates = gates;
   }
+  /**
+   * The probe has not ended within its bound: until one ends, the start gate is unknown (step 1
+   * answers the retryable ErrUnreachable naming it). Before the first preflight has ended there
+   * are no gates, which step 1 already refuses with ErrUnreachable.
+   */
+  startUnknown(reason: string): void {
+    if (!this.gates) return;
+    const others = this.gates.reasons.filter((r) => !r.startsWith('start:'));
+    this.gates = { ...this.gates, start: false, startUnknown: true, reasons: [...others, `start: ${reason}`] };
+  }
 }

@@ -1,9 +1,10 @@
 // Steps 6, 7 and 8 of Start, and the compensation that stops what Start created.
 import { Trainer } from '../model/constants.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
-import type { TrainJob } from '../model/kube.js';
+import { KueueConfigSchema, type Config, type Mode } from '../model/config.js';
+import type { KubeObject, TrainJob } from '../model/kube.js';
 import { attemptTokenOf } from '../core/create-conflict.js';
-import { decideLookedUp, stopTargets, type StopObject } from '../core/stop-plan.js';
+import { decideCopyStop, decideTrainJobStop, stopTargets, type StopDecision, type StopObject } from '../core/stop-plan.js';
 import { callsFor, type ActivityEnv } from './context.js';
 import { createOrAdopt } from './create-or-adopt.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
@@ -33,6 +34,49 @@ export interface StopInput {
   /** The step whose failure is being compensated, and the TrainJob's ref, for the failure if the stop fails. */
   step: number;
   ref?: ObjectRef;
+  /** The TrainJob as Start wrote it: a TrainJob looked up by name is deleted only while it still reads back so. */
+  trainJob?: TrainJob;
+  /** The mode and dispatch's Kueue gate, to tell an opened TrainJob (absent from inputs recorded before them: plain, the default gate). */
+  mode?: Mode;
+  kueue?: Config['kueue'];
+  /** Step 5 adopted the TrainJob from an earlier run of this attempt: it is left, never deleted. */
+  adoptedEarlier?: boolean;
+}
+
+/** A TrainJob (and its copy) the stop left as it is, and why: the Start's failure names it. */
+export interface LeftObject {
+  ref: ObjectRef;
+  reason: string;
+}
+
+export interface StopResult {
+  deleted: string[];
+  /** Present when the stop left this attempt's TrainJob to the caller (docs/contract.md §7). */
+  left?: LeftObject[];
+}
+
+/** How often the stop reads and decides again after a write raced its delete. */
+export const STOP_READS = 5;
+
+type StopOutcome = StopDecision | { do: 'problem'; reason: string };
+
+/**
+ * Reads the object, decides with `decide`, and deletes with the UID and resourceVersion read as
+ * preconditions; a 409 (it changed meanwhile: an Open or Hold raced the delete) reads and decides
+ * again. A delete answered 404 is done. Unanswered throws (the activity is retried, and re-reads).
+ */
+async function stopOne(calls: ObjectCalls, kind: NamespacedKind, namespace: string, name: string, decide: (found: KubeObject | undefined) => StopDecision): Promise<StopOutcome> {
+  const where = describeObject(kind, namespace, name);
+  for (let read = 0; read < STOP_READS; read += 1) {
+    const found = await calls.get(kind, namespace, name);
+    if (found.answered === 'definite' && found.status !== 404) return { do: 'problem', reason: `reading ${where}: ${describeRefusal(found)}` };
+    const decision = decide(found.answered === 'ok' ? found.value : undefined);
+    if (decision.do !== 'delete') return decision;
+    const answer = await calls.deleteByUid(kind, namespace, name, decision.uid, decision.resourceVersion);
+    if (answer.answered === 'ok' || answer.status === 404) return decision;
+    if (answer.status !== 409) return { do: 'problem', reason: `deleting ${where}: ${describeRefusal(answer)}` };
+  }
+  return { do: 'problem', reason: `deleting ${where}: it changed each of the ${STOP_READS} times it was read` };
 }
 
 export function trainJobActivities(env: ActivityEnv) {
@@ -87,36 +131,41 @@ export function trainJobActivities(env: ActivityEnv) {
     },
 
     /**
-     * Compensation (docs/contract.md §7): deletes, with Background propagation, what the stop plan
-     * names (src/core/stop-plan.ts): this attempt's TrainJob, and the runtime copy too when its owner
-     * reference was never set; each by the UID the workflow learnt, or, when its create went
-     * unanswered, looked up by name and deleted only if decideLookedUp finds it this attempt's. A
-     * definite refusal is ErrOutcomeUnknown: the TrainJob may still exist.
+     * Compensation (docs/contract.md §7): stops what the stop plan names (src/core/stop-plan.ts):
+     * this attempt's TrainJob, and the runtime copy too when its owner reference was never set. Each
+     * is read, decided on (decideTrainJobStop, decideCopyStop) and deleted with Background
+     * propagation and preconditions; a TrainJob the caller took over, or adopted from an earlier
+     * run, is left and named in `left`. A definite refusal is ErrOutcomeUnknown: the TrainJob may
+     * still exist.
      */
-    async stopTrainJob(input: StopInput): Promise<{ deleted: string[] }> {
+    async stopTrainJob(input: StopInput): Promise<StopResult> {
       const calls = callsFor(env);
+      const { namespace, name, token } = input;
+      const config = { mode: input.mode ?? 'plain', kueue: input.kueue ?? KueueConfigSchema.parse({}) } as const;
       const problems: string[] = [];
       const deleted: string[] = [];
+      const left: LeftObject[] = [];
       for (const target of stopTargets(input)) {
-        const kind = KINDS[target.object];
-        const where = describeObject(kind, input.namespace, input.name);
-        let uid = target.uid;
-        if (!uid) {
-          const found = await calls.get(kind, input.namespace, input.name);
-          if (found.answered === 'definite' && found.status !== 404) {
-            problems.push(`reading ${where}: ${describeRefusal(found)}`);
-            continue;
-          }
-          const decision = decideLookedUp(target.object, found.answered === 'ok' ? found.value : undefined, input.token);
-          if (!decision.delete) continue;
-          uid = decision.uid;
-        }
-        const problem = await deleteOwn(calls, kind, input.namespace, { name: input.name, uid });
-        if (problem) problems.push(problem);
-        else deleted.push(where);
+        const knownUid = target.uid;
+        const decide =
+          target.object === 'trainJob'
+            ? (found: KubeObject | undefined) =>
+                decideTrainJobStop(found, {
+                  token,
+                  config,
+                  adoptedEarlier: input.adoptedEarlier === true,
+                  createBegun: input.step >= 6,
+                  ...(knownUid ? { knownUid } : {}),
+                  ...(input.trainJob ? { wanted: input.trainJob } : {}),
+                })
+            : (found: KubeObject | undefined) => decideCopyStop(found, { token, trainJobLeft: left.length > 0, ...(knownUid ? { knownUid } : {}) });
+        const outcome = await stopOne(calls, KINDS[target.object], namespace, name, decide);
+        if (outcome.do === 'problem') problems.push(outcome.reason);
+        else if (outcome.do === 'delete') deleted.push(describeObject(KINDS[target.object], namespace, name));
+        else if (outcome.do === 'leave') left.push({ ref: { namespace, name, uid: outcome.uid }, reason: outcome.reason });
       }
       if (problems.length > 0) throw new DispatchError('ErrOutcomeUnknown', problems, input.step, input.ref);
-      return { deleted };
+      return left.length > 0 ? { deleted, left } : { deleted };
     },
   };
 }

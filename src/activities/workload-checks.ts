@@ -3,6 +3,7 @@
 // times a second instead of 1,000.
 import { Labels } from '../model/constants.js';
 import type { Workload } from '../model/kube.js';
+import { ownWorkload } from '../core/phase.js';
 import { labelInSelector, MAX_VALUES } from './batched-lists.js';
 import type { KubeAnswer } from './kube-call.js';
 import { workloads } from './objects.js';
@@ -17,18 +18,18 @@ export const workloadsOfSelector = (uids: readonly string[]) => labelInSelector(
 export class WorkloadChecks {
   constructor(private readonly lists: SharedLists) {}
 
-  /**
-   * The Workload labelled with this TrainJob's UID (the first, as a list of it alone would
-   * answer), or the list's definite refusal. Rejects as the list does when it goes unanswered, or
-   * when `signal` aborts first.
-   */
   /** Waits `ms`, or less when the worker's watch sees this TrainJob's Workload change first. */
   changeOf(namespace: string, version: string, uid: string, ms: number): Promise<void> {
     return untilChanged(this.lists, workloads(version), namespace, Labels.kueueJobUid, uid, ms);
   }
 
+  /**
+   * The TrainJob's own Workload among those labelled with its UID (ownWorkload: owned by it, not
+   * being deleted, not Finished), or the list's definite refusal. Rejects as the list does when it
+   * goes unanswered, or when `signal` aborts first.
+   */
   async check(namespace: string, version: string, uid: string, signal?: AbortSignal): Promise<KubeAnswer<Workload | undefined>> {
     const answer = await this.lists.find(workloads(version), namespace, Labels.kueueJobUid, uid, signal);
-    return answer.answered === 'ok' ? { answered: 'ok', value: answer.value[0] as Workload | undefined } : answer;
+    return answer.answered === 'ok' ? { answered: 'ok', value: ownWorkload(answer.value as Workload[], uid) } : answer;
   }
 }

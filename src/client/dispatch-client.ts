@@ -142,10 +142,12 @@ export class DispatchKubeflowClient {
    */
   async find(job: string, submission: number, kube: KubeClients, callBoundMs: number): Promise<FindResult> {
     const name = trainJobName(job, submission);
-    // The TrainJob's name alone is not enough: the same job and submission may be started in
-    // another Kubernetes namespace, whose Start ids differ only in the namespace.
+    // By workflow id (`start/<ns>/<name>/a<attempt>`), which every caller sets when it starts the
+    // Start: the DispatchTrainJob search attribute is set by the workflow's first task, so a Start
+    // begun by a caller that does not set it (dispatch's Go client) would be invisible until then.
+    // The namespace is in the id: the same job and submission may be started in another namespace.
     const prefix = startWorkflowIdPrefix(this.options.namespace, name);
-    const base = `WorkflowType = 'StartTrainJob' AND ${DispatchTrainJob.name} = '${name}' AND WorkflowId STARTS_WITH '${prefix}'`;
+    const base = `WorkflowType = 'StartTrainJob' AND WorkflowId STARTS_WITH '${prefix}'`;
     for await (const execution of this.client.workflow.list({ query: `${base} AND ExecutionStatus = 'Running'` })) {
       return { state: 'InFlight', workflowId: execution.workflowId };
     }

@@ -5,15 +5,18 @@
 // copy: that would answer ErrRejected for the caller's own finished work. So an owned copy is this
 // attempt's own when the copy carries this attempt's token and the source runtime's spec, its one
 // owner is the TrainJob of the same name, and that TrainJob carries this attempt's token and is
-// still as Start leaves it (the read-back of step 8 would pass). Then steps 6-9 adopt the TrainJob
-// as they adopt any create of this attempt that landed. A TrainJob opened, or changed, since is not
-// adopted: steps 8-9 would fail and their compensation would stop a job the caller has moved on.
-import type { Mode } from '../model/config.js';
+// still as Start leaves it (the read-back of step 8 would pass) and neither opened nor held
+// (docs/contract.md §7). Then steps 6-9 adopt the TrainJob as they adopt any create of this attempt
+// that landed. A TrainJob the caller took over (a held one still reads back as Start wrote it: the
+// held annotation is one Start never wrote), or changed, is not adopted: step 5 is refused and
+// nothing is touched. An adopted TrainJob is never deleted by the compensation (stop-plan.ts).
+import type { Config } from '../model/config.js';
 import { Trainer } from '../model/constants.js';
 import type { KubeObject, TrainerRuntime, TrainJob } from '../model/kube.js';
 import { attemptTokenOf } from './create-conflict.js';
 import { deepEqual } from './deep-equal.js';
 import { isBeingDeleted } from './copy-reuse.js';
+import { isHeldMarked, isOpened } from './phase.js';
 import { compareReadBack } from './readback.js';
 
 /** The owner an existing copy names when it is a candidate: this attempt's copy, owned by its TrainJob. */
@@ -38,18 +41,22 @@ export function earlierOwnerOf(existing: TrainerRuntime, wanted: TrainerRuntime)
   return { name: owner.name, uid: owner.uid };
 }
 
+/** What a retried Start needs of the configuration to tell whether the caller took a TrainJob over. */
+export type StartGateConfig = Pick<Config, 'mode' | 'kueue'>;
+
 /**
  * Why the TrainJob read by the owner's name is not the earlier run's finished Start of this
  * attempt; empty when it is (adopt the copy, and steps 6-9 adopt the TrainJob).
  */
-export function earlierStartReasons(owner: EarlierOwner, found: KubeObject | undefined, wanted: TrainJob, mode: Mode): string[] {
+export function earlierStartReasons(owner: EarlierOwner, found: KubeObject | undefined, wanted: TrainJob, config: StartGateConfig): string[] {
   const where = `TrainJob ${wanted.metadata.namespace ?? ''}/${owner.name}`;
   if (found === undefined) return [`its owner ${where} (uid ${owner.uid}) does not exist`];
   if (found.metadata?.uid !== owner.uid) return [`its owner ${where} has uid ${found.metadata?.uid ?? '(none)'}, not ${owner.uid}`];
   if (isBeingDeleted(found)) return [`its owner ${where} is being deleted`];
   const token = attemptTokenOf(wanted);
   if (attemptTokenOf(found) !== token) return [`its owner ${where} carries attempt token ${attemptTokenOf(found) ?? '(none)'}, not ${token}`];
-  const changed = compareReadBack(wanted, found as TrainJob, mode);
-  if (changed.length === 0) return [];
-  return [`its owner ${where} is this attempt's, but was opened or changed since it was started, so a retried Start does not adopt it: ${changed.join('; ')}`];
+  const takenOver = [...(isOpened(found, config) ? ['opened'] : []), ...(isHeldMarked(found) ? ['held'] : [])];
+  const why = [...compareReadBack(wanted, found as TrainJob, config.mode), ...(takenOver.length > 0 ? [`the caller has ${takenOver.join(' and ')} it`] : [])];
+  if (why.length === 0) return [];
+  return [`its owner ${where} is this attempt's, but was opened or changed since it was started, so a retried Start does not adopt it: ${why.join('; ')}`];
 }

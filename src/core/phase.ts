@@ -191,6 +191,16 @@ export function workloadOfTrainJob(
 }
 
 /**
+ * The TrainJob's own Workload among those a list by its job-uid label answered: owned by the
+ * TrainJob (Kueue makes it the Workload's controller), then as every reader picks
+ * (workloadOfTrainJob: not being deleted, not Finished, first by name), not the first listed.
+ */
+export function ownWorkload(workloads: readonly Workload[], trainJobUid: string): Workload | undefined {
+  const owned = workloads.filter((w) => (w.metadata?.ownerReferences ?? []).some((o) => o.uid === trainJobUid));
+  return workloadOfTrainJob(owned, trainJobUid);
+}
+
+/**
  * The observed Workload when it is this TrainJob's and the mode is Kueue's; a note says why one
  * was set aside (another UID's, or being deleted).
  */

@@ -5,7 +5,10 @@ import type { BackendGates } from '../model/results.js';
 import { isRuntimeAllowed } from './runtime-rules.js';
 import { runtimeKey, type RuntimeName } from './validated.js';
 
-/** Step 1: the refusal for the first gate the latest preflight did not prove (docs/contract.md §8). */
+/**
+ * Step 1: the refusal for the first gate the latest preflight did not prove (docs/contract.md §8);
+ * a start gate left unknown by a probe without a definite answer is ErrUnreachable.
+ */
 export function gateRefusal(gates: BackendGates | undefined): DispatchError | undefined {
   if (!gates) return new DispatchError('ErrUnreachable', ['reach: not proven (no preflight has completed yet)'], 1);
   const why = (gate: string) => {
@@ -14,6 +17,8 @@ export function gateRefusal(gates: BackendGates | undefined): DispatchError | un
   };
   if (!gates.reach) return new DispatchError('ErrUnreachable', why('reach'), 1);
   if (!gates.write) return new DispatchError('ErrReadOnly', why('write'), 1);
+  // A probe without a definite answer proves nothing either way: retryable, naming the start gate.
+  if (!gates.start && gates.startUnknown === true) return new DispatchError('ErrUnreachable', why('start'), 1);
   if (!gates.start) return new DispatchError('ErrUnsupported', why('start'), 1);
   return undefined;
 }

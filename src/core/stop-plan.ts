@@ -1,11 +1,21 @@
 // What the compensation of a Start deletes (docs/contract.md §7): the TrainJob, and the runtime copy
-// too when step 7 never made the TrainJob its owner (else the garbage collector deletes it). An
-// object whose UID the workflow learnt is deleted by that UID. One whose create went unanswered is
-// looked up by name and deleted only if it carries this attempt's token, and, for the copy, has no
-// owner (an owned copy belongs to a TrainJob, which the garbage collector answers for). So an
-// object of the same name that this attempt did not create is never touched.
-import type { KubeObject } from '../model/kube.js';
+// too when step 7 never made the TrainJob its owner (else the garbage collector deletes it). The
+// stop reads each object and decides here what to do with what it read; it then deletes with the
+// UID and resourceVersion it read as preconditions, so that an Open or Hold racing the delete makes
+// the delete fail, and the stop reads and decides again.
+//
+// It never deletes what the caller took over: a TrainJob opened or held, or one a retried Start
+// adopted from an earlier run of its attempt, is left as it is, and so is its copy (the TrainJob
+// runs on it). A TrainJob whose UID the run learnt is deleted unless so taken over. Without a UID
+// (this run's own create went unanswered), the TrainJob of the name is deleted only when it
+// carries this attempt's token and is still as Start wrote it (the read-back of step 8); a copy,
+// only when it carries the token and has no owner. An object of the same name that this attempt
+// did not create is never touched.
+import type { KubeObject, TrainJob } from '../model/kube.js';
 import { attemptTokenOf } from './create-conflict.js';
+import type { StartGateConfig } from './earlier-start.js';
+import { isHeldMarked, isOpened } from './phase.js';
+import { compareReadBack } from './readback.js';
 
 export type StopObject = 'trainJob' | 'copy';
 
@@ -30,15 +40,73 @@ export function stopTargets(state: StopState): StopTarget[] {
   return [trainJob, { object: 'copy', ...(state.copyUid ? { uid: state.copyUid } : {}) }];
 }
 
-export type LookupDecision = { delete: true; uid: string } | { delete: false };
+/**
+ * What the stop does with one object it read: delete it (with these preconditions), nothing (gone,
+ * or not this attempt's), or leave it, this attempt's, for the reason given (the failure says it).
+ */
+export type StopDecision =
+  | { do: 'delete'; uid: string; resourceVersion?: string }
+  | { do: 'nothing' }
+  | { do: 'leave'; uid: string; reason: string };
+
+/** What the stop knows of this Start when it decides. */
+export interface StopFacts {
+  /** This attempt's token: an object looked up by name is this attempt's only if it carries it. */
+  token: string;
+  /** The UID the run learnt for this object, if any. */
+  knownUid?: string;
+  /**
+   * The TrainJob as Start wrote it, which a TrainJob looked up by name must still read back as.
+   * The preflight probe's stop has none: its TrainJob, under a name of its own, only needs the token.
+   */
+  wanted?: TrainJob;
+  config: StartGateConfig;
+  /** Step 5 adopted the TrainJob from an earlier, finished run of this attempt. */
+  adoptedEarlier: boolean;
+  /** This run asked for the TrainJob's create (step 6 began), so a TrainJob of the name may be its own. */
+  createBegun: boolean;
+}
+
+const NOTHING: StopDecision = { do: 'nothing' };
+
+/** What the caller did to the TrainJob: "opened", "held", "opened and held", or nothing. */
+function takenOver(trainJob: KubeObject, config: StartGateConfig): string | undefined {
+  const what = [...(isOpened(trainJob, config) ? ['opened'] : []), ...(isHeldMarked(trainJob) ? ['held'] : [])];
+  return what.length > 0 ? what.join(' and ') : undefined;
+}
+
+/** Whether `found` is this attempt's object: the UID the run learnt, or, without one, the token. */
+function isOurs(found: KubeObject, facts: Pick<StopFacts, 'knownUid' | 'token'>): boolean {
+  return facts.knownUid ? found.metadata?.uid === facts.knownUid : attemptTokenOf(found) === facts.token;
+}
+
+/** The TrainJob's fate, given what a read by its name found (undefined: 404). */
+export function decideTrainJobStop(found: KubeObject | undefined, facts: StopFacts): StopDecision {
+  if (found === undefined || !isOurs(found, facts)) return NOTHING;
+  const uid = found.metadata?.uid ?? '';
+  const where = `TrainJob ${found.metadata?.namespace ?? '?'}/${found.metadata?.name ?? '?'}`;
+  if (facts.adoptedEarlier) return { do: 'leave', uid, reason: `${where} was left as it is: an earlier run of this attempt started it` };
+  const caller = takenOver(found, facts.config);
+  if (caller) return { do: 'leave', uid, reason: `${where} was left as it is: the caller has ${caller} it` };
+  if (!facts.knownUid) {
+    if (!facts.createBegun) return { do: 'leave', uid, reason: `${where} was left as it is: this run never created it (an earlier run of this attempt did)` };
+    const changed = facts.wanted ? compareReadBack(facts.wanted, found as TrainJob, facts.config.mode) : [];
+    if (changed.length > 0) return { do: 'leave', uid, reason: `${where} was left as it is: it changed since Start wrote it: ${changed.join('; ')}` };
+  }
+  return withPreconditions(found);
+}
 
 /**
- * Whether an object looked up by name (undefined: the read answered 404) is this attempt's to
- * delete, and by which UID.
+ * The copy's fate. It goes only when the TrainJob was not left (a TrainJob left runs on it) and it
+ * has no owner (an owned copy is the garbage collector's); by lookup, only with this attempt's token.
  */
-export function decideLookedUp(object: StopObject, found: KubeObject | undefined, token: string): LookupDecision {
-  if (found === undefined || attemptTokenOf(found) !== token) return { delete: false };
-  const owned = (found.metadata?.ownerReferences ?? []).length > 0;
-  if (object === 'copy' && owned) return { delete: false };
-  return { delete: true, uid: found.metadata?.uid ?? '' };
+export function decideCopyStop(found: KubeObject | undefined, facts: Pick<StopFacts, 'token' | 'knownUid'> & { trainJobLeft: boolean }): StopDecision {
+  if (found === undefined || !isOurs(found, facts)) return NOTHING;
+  if (facts.trainJobLeft || (found.metadata?.ownerReferences ?? []).length > 0) return NOTHING;
+  return withPreconditions(found);
+}
+
+function withPreconditions(found: KubeObject): StopDecision {
+  const { uid = '', resourceVersion } = found.metadata ?? {};
+  return { do: 'delete', uid, ...(resourceVersion ? { resourceVersion } : {}) };
 }

@@ -36,6 +36,12 @@ export const BackendGatesSchema = z.strictObject({
   reasons: z.array(z.string()),
   /** When the probe ran, ISO 8601 (from workflow time). */
   checkedAt: z.string(),
+  /**
+   * True when `start` is false for want of an answer, not refused: the probe Start ended
+   * ErrUnreachable or ErrOutcomeUnknown, or did not end within its bound. Starts are then refused
+   * with the retryable ErrUnreachable, not ErrUnsupported (docs/contract.md §8). Absent: false.
+   */
+  startUnknown: z.boolean().optional(),
 });
 export type BackendGates = z.infer<typeof BackendGatesSchema>;
 

@@ -2,6 +2,8 @@
 // of every Start reads. One probe per namespace runs at a time, however many workers there are.
 import type { Client } from '@temporalio/client';
 import type { GateStore } from '../activities/settings-activities.js';
+import type { Config } from '../model/config.js';
+import { parseGoDuration, toMillis } from '../model/duration.js';
 import type { BackendGates } from '../model/results.js';
 
 export const probeWorkflowId = (namespace: string) => `probe/${namespace}`;
@@ -34,7 +36,20 @@ export function nextPreflightMs(intervalMs: number, unprovenInARow: number): num
   return Math.min(intervalMs, UNPROVEN_RETRY_MS * 2 ** (unprovenInARow - 1));
 }
 
-/** Runs the preflight every interval until the signal aborts; a failed run keeps the last result. */
+/**
+ * How long a probe may run before its start gate counts as unknown (docs/contract.md §8): the
+ * longest a probe Start's steps take (each call within CallBound, step 9 within timeouts.workload,
+ * then the stop), with room for retries: timeouts.workload + 8 × CallBound.
+ */
+export function probeBoundMs(config: Pick<Config, 'timeouts'>): number {
+  const ms = (duration: string) => toMillis(parseGoDuration(duration)!);
+  return ms(config.timeouts.workload) + 8 * ms(config.timeouts.call);
+}
+
+/**
+ * Runs the preflight every interval until the signal aborts; a failed run keeps the last result. A
+ * probe still running past its bound leaves the start gate unknown until it ends.
+ */
 export async function preflightLoop(
   client: Client,
   taskQueue: string,
@@ -48,7 +63,12 @@ export async function preflightLoop(
     try {
       // A probe in flight when the worker stops would never finish (no worker runs it), so
       // shutdown must not wait for it.
-      const result = await Promise.race([runPreflight(client, taskQueue, gates), aborted(signal)]);
+      const boundMs = probeBoundMs(gates.config);
+      const bound = setTimeout(() => {
+        gates.startUnknown(`the probe did not end within ${boundMs / 1000}s`);
+        log('preflight probe past its bound: the start gate is unknown until it ends', { boundMs });
+      }, boundMs);
+      const result = await Promise.race([runPreflight(client, taskQueue, gates), aborted(signal)]).finally(() => clearTimeout(bound));
       if (result) log('preflight finished', { reach: result.reach, write: result.write, start: result.start, reasons: result.reasons });
       unproven = result && result.reach && result.write && result.start ? 0 : unproven + 1;
     } catch (error) {

@@ -4,7 +4,7 @@
 // perhaps made (patch PROBE_STOPS_UNKNOWN), stopped by name and attempt token.
 import { CancellationScope, isCancellation, patched, uuid4, workflowInfo } from '@temporalio/workflow';
 import { Probe } from '../model/constants.js';
-import { DispatchError } from '../model/errors.js';
+import { DispatchError, type ErrorType } from '../model/errors.js';
 import type { BackendGates } from '../model/results.js';
 import { attemptToken, trainJobName } from '../core/names.js';
 import { probeJobId, probeRequest } from '../core/probe.js';
@@ -28,6 +28,12 @@ function reasonsOf(gate: string, error: unknown, step: number): string[] {
  * this its copy, and maybe its TrainJob, would stay for good.
  */
 const PROBE_STOPS_UNKNOWN = 'probe-stops-what-it-may-have-made';
+
+/** The refusals that prove the start gate unproven; anything else (no answer) leaves it unknown (docs/contract.md §8). */
+const DEFINITE: readonly string[] = ['ErrInvalid', 'ErrUnsupported', 'ErrRejected', 'ErrReadOnly'] satisfies ErrorType[];
+
+/** Whether the probe Start was definitely refused, rather than left without an answer. */
+const isDefinite = (error: unknown): boolean => error instanceof DispatchError && DEFINITE.includes(error.type);
 
 /** Whether a probe Start that failed so may have left something of this attempt's behind. */
 function mayHaveMade(error: unknown): error is DispatchError {
@@ -67,6 +73,7 @@ export async function ProbeBackend(): Promise<BackendGates> {
   let reach = false;
   let write = false;
   let start = false;
+  let startUnknown = false;
 
   try {
     await acts.checkReach();
@@ -95,6 +102,7 @@ export async function ProbeBackend(): Promise<BackendGates> {
       start = true;
     } catch (error) {
       reasons.push(...reasonsOf('start', error, 0));
+      startUnknown = !isDefinite(error);
       // The start gate stays unproven either way; the stop only cleans up.
       if (mayHaveMade(error)) {
         if (patched(PROBE_STOPS_UNKNOWN)) {
@@ -108,5 +116,6 @@ export async function ProbeBackend(): Promise<BackendGates> {
   }
 
   progress.finish(start ? 'all gates proven' : `not proven: ${reasons.join('; ')}`);
-  return { reach, write, start, reasons, checkedAt: workflowInfo().runStartTime.toISOString() };
+  const unknown = startUnknown ? { startUnknown } : {};
+  return { reach, write, start, reasons, checkedAt: workflowInfo().runStartTime.toISOString(), ...unknown };
 }

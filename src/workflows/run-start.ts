@@ -7,7 +7,9 @@ import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { Config } from '../model/config.js';
 import { Annotations } from '../model/constants.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
+import type { TrainJob } from '../model/kube.js';
 import type { StartResult } from '../model/results.js';
+import type { LeftObject } from '../activities/trainjob-activities.js';
 import { compareReadBack } from '../core/readback.js';
 import { planStart } from '../core/plan.js';
 import { allowListRefusal } from '../core/refusals.js';
@@ -28,6 +30,8 @@ interface Created {
   /** Set once step 7 succeeded: the copy is owned by the TrainJob, so the garbage collector takes it. */
   ownerSet: boolean;
   ref?: ObjectRef;
+  /** Step 5 adopted the TrainJob of an earlier run of this attempt: the compensation leaves it. */
+  adoptedEarlier: boolean;
 }
 
 export async function runStart(valid: ValidRequest, config: Config, progress: ProgressReporter, options: RunOptions = {}): Promise<StartResult> {
@@ -50,19 +54,23 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
   const name = trainJob.metadata.name!;
   const token = trainJob.metadata.annotations![Annotations.attemptToken]!;
 
-  const created: Created = { ownerSet: false };
+  const created: Created = { ownerSet: false, adoptedEarlier: false };
   try {
     // Step 5. The TrainJob and mode let a retried Start recognise a copy owned by its attempt's own
     // TrainJob, made by an earlier run whose answer the caller lost (src/core/earlier-start.ts).
     const copy = await runStep(progress, 5, `runtime copy ${namespace}/${name}`, () =>
-      acts.createRuntimeCopy({ copy: runtimeCopy, trainJob, mode: config.mode }),
+      acts.createRuntimeCopy({ copy: runtimeCopy, trainJob, mode: config.mode, kueue: config.kueue }),
     );
     created.copyUid = copy.uid;
+    if (copy.earlierTrainJobUid) {
+      created.adoptedEarlier = true;
+      created.ref = { namespace, name, uid: copy.earlierTrainJobUid };
+    }
 
     // Step 6. A definite refusal was already cleaned up by the activity. Only an unanswered create
     // may have made our TrainJob: its failure names it (its UID is not known). A definite refusal
     // names no ref: the TrainJob in the way, if any, is not this attempt's.
-    const job = await runStep(progress, 6, `TrainJob ${namespace}/${name}`, () => acts.createTrainJob({ trainJob, copy }), { namespace, name, uid: '' });
+    const job = await runStep(progress, 6, `TrainJob ${namespace}/${name}`, () => acts.createTrainJob({ trainJob, copy }), created.ref ?? { namespace, name, uid: '' });
     const ref: ObjectRef = { namespace, name, uid: job.uid };
     created.ref = ref;
     progress.created(job.uid);
@@ -93,9 +101,20 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
   } catch (error) {
     const step = progress.step;
     if (!mustUndo(step, isCancellation(error))) throw unnamedUnlessUnknown(error, step);
-    await compensate(acts, { namespace, name, token, created, step, cause: error });
-    throw error instanceof DispatchError && !error.ref && created.ref ? new DispatchError(error.type, error.reasons, error.step, created.ref) : error;
+    const left = await compensate(acts, { namespace, name, token, trainJob, config, created, step, cause: error });
+    throw withLeft(error, left, created.ref);
   }
+}
+
+/**
+ * The failure after the compensation: it names the TrainJob, and says why the stop left it when it
+ * did (the caller took it over, or an earlier run made it). A cancellation stays a cancellation.
+ */
+function withLeft(error: unknown, left: LeftObject[], ref: ObjectRef | undefined): unknown {
+  if (!(error instanceof DispatchError)) return error;
+  const named = error.ref ?? left[0]?.ref ?? ref;
+  if (left.length === 0 && named === error.ref) return error;
+  return new DispatchError(error.type, [...error.reasons, ...left.map((l) => l.reason)], error.step, named);
 }
 
 /**
@@ -113,22 +132,28 @@ function unnamedUnlessUnknown(error: unknown, step: number): unknown {
  */
 async function compensate(
   acts: StartActivities,
-  input: { namespace: string; name: string; token: string; created: Created; step: number; cause: unknown },
-): Promise<void> {
-  const { namespace, name, token, created, step, cause } = input;
-  const { ownerSet, copyUid, ref } = created;
+  input: { namespace: string; name: string; token: string; trainJob: TrainJob; config: Config; created: Created; step: number; cause: unknown },
+): Promise<LeftObject[]> {
+  const { namespace, name, token, trainJob, config, created, step, cause } = input;
+  const { ownerSet, copyUid, ref, adoptedEarlier } = created;
   try {
-    await CancellationScope.nonCancellable(() =>
+    const stopped = await CancellationScope.nonCancellable(() =>
       acts.stopTrainJob({
         namespace,
         name,
         token,
         ownerSet,
         step,
+        trainJob,
+        mode: config.mode,
+        kueue: config.kueue,
+        ...(adoptedEarlier ? { adoptedEarlier } : {}),
         ...(copyUid ? { copyUid } : {}),
         ...(ref ? { ref, trainJobUid: ref.uid } : {}),
       }),
     );
+    // Results recorded before the stop could leave anything carry no `left`.
+    return stopped.left ?? [];
   } catch (stopError) {
     const stop = classify(stopError, step, 'ErrOutcomeUnknown', `stopping TrainJob ${namespace}/${name}`, ref);
     const first = cause instanceof DispatchError ? cause.reasons : isCancellation(cause) ? ['the Start was cancelled'] : [String(cause)];

@@ -4,7 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseGoDuration, toMillis } from '../../../src/model/duration.js';
-import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
+import { DispatchKubeflowClient, startWorkflowId } from '../../../src/client/dispatch-client.js';
+import { trainJobName } from '../../../src/core/names.js';
 import { startRequest } from '../../support/requests.js';
 import { cliFolder, cliOnStack } from '../support/cli.js';
 import { uniqueName } from '../support/kube.js';
@@ -76,6 +77,21 @@ describe('Find (docs/contract.md §7)', () => {
       await expect
         .poll(() => idle.find(request.job, request.submission, suite.h.kube, callMs()), { timeout: 15_000, interval: 250 })
         .toEqual({ state: 'InFlight', workflowId: handle.workflowId });
+    } finally {
+      await handle.terminate('test over');
+    }
+  });
+
+  it('answers InFlight, by workflow id, for a Start begun by type name without search attributes (as the Go caller starts it), before any worker ran it', async () => {
+    const here = new DispatchKubeflowClient(suite.h.env.client, { namespace: suite.ns.name });
+    const request = startRequest();
+    const workflowId = startWorkflowId(suite.ns.name, trainJobName(request.job, request.submission), request.attempt);
+    // No worker polls this task queue: DispatchTrainJob, set in the workflow's first task, is never set.
+    const handle = await suite.h.env.client.workflow.start('StartTrainJob', { taskQueue: uniqueName('no-worker'), workflowId, args: [request] });
+    try {
+      await expect
+        .poll(() => here.find(request.job, request.submission, suite.h.kube, callMs()), { timeout: 15_000, interval: 250 })
+        .toEqual({ state: 'InFlight', workflowId });
     } finally {
       await handle.terminate('test over');
     }

@@ -4,6 +4,7 @@
 import { ApiException } from '@kubernetes/client-node';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
 import { UNANSWERED } from '../../../src/activities/kube-call.js';
@@ -164,21 +165,30 @@ describe("step 5 of a retried Start whose attempt's earlier run succeeded", () =
       name: runtimeCopy.metadata!.name,
       uid: 'copy-uid',
       reused: true,
+      // The run knows it adopted an earlier run's TrainJob: its compensation leaves it.
+      earlierTrainJobUid: 'job-uid',
     });
     expect(api.calls).toEqual(['create trainingruntimes', 'get trainingruntimes', 'get trainjobs']);
   });
 
-  it('refuses when that TrainJob was opened since, with the seed reason and why it was not adopted', async () => {
+  it('refuses when that TrainJob was opened or held since, with the seed reason, why it was not adopted, and its ref', async () => {
     const { runtimeCopy, trainJob, copy, job } = earlierRun();
     const opened = { ...job, spec: { ...job.spec, suspend: false } };
-    const error = await rejection(run(scripted([CONFLICT], [copy, opened]).activities.createRuntimeCopy, { copy: runtimeCopy, trainJob, mode: 'plain' }));
-    expect(error).toMatchObject({ type: 'ErrRejected', nonRetryable: true });
-    expect((error as ApplicationFailure).details).toEqual([
-      {
-        reasons: [expect.stringMatching(/already exists and is owned by TrainJob\//), expect.stringMatching(/was opened or changed since .*spec\.suspend/)],
-        step: 5,
-      },
-    ]);
+    const held = { ...job, metadata: { ...job.metadata, annotations: { ...job.metadata.annotations, [LifecycleAnnotations.held]: 'true' } } };
+    for (const [found, what] of [[opened, 'opened'], [held, 'held']] as const) {
+      const api = scripted([CONFLICT], [copy, found]);
+      const error = await rejection(run(api.activities.createRuntimeCopy, { copy: runtimeCopy, trainJob, mode: 'plain' }));
+      expect(error).toMatchObject({ type: 'ErrRejected', nonRetryable: true });
+      expect((error as ApplicationFailure).details).toEqual([
+        {
+          reasons: [expect.stringMatching(/already exists and is owned by TrainJob\//), expect.stringContaining(`the caller has ${what} it`)],
+          step: 5,
+          ref: { namespace: job.metadata.namespace, name: job.metadata.name, uid: 'job-uid' },
+        },
+      ]);
+      // Nothing written: the create that met the copy, then two reads.
+      expect(api.calls).toEqual(['create trainingruntimes', 'get trainingruntimes', 'get trainjobs']);
+    }
   });
 
   it('without the TrainJob (a Start recorded before this input existed) the seed refusal stands', async () => {

@@ -13,8 +13,15 @@ interface ListCall {
   labelSelector: string;
 }
 
-const workload = (name: string, uid: string) => ({
-  metadata: { name, labels: { [Labels.kueueJobUid]: uid } },
+/** A Workload as Kueue makes one: labelled with the TrainJob's UID and owned by it (unless `owner` says otherwise). */
+const workload = (name: string, uid: string, more: { owner?: string; deleting?: boolean; finished?: boolean } = {}) => ({
+  metadata: {
+    name,
+    labels: { [Labels.kueueJobUid]: uid },
+    ownerReferences: [{ apiVersion: 'trainer.kubeflow.org/v1alpha1', kind: 'TrainJob', name: 'tj', uid: more.owner ?? uid, controller: true }],
+    ...(more.deleting ? { deletionTimestamp: '2026-01-01T00:00:00Z' } : {}),
+  },
+  ...(more.finished ? { status: { conditions: [{ type: 'Finished', status: 'True' }] } } : {}),
 });
 
 /** A KubeClients whose Workload lists answer from `answer`, recording each call. */
@@ -57,12 +64,24 @@ describe('WorkloadChecks', () => {
     ]);
   });
 
-  it('a Start gets the first Workload labelled with its UID, as a list of its own would answer', async () => {
+  it("a Start gets its TrainJob's own Workload: owned by it, not being deleted, not Finished, whatever the list's order", async () => {
     const { kube } = fakeKube(async () => ({
-      items: [workload('first', 'a'), workload('other', 'b'), workload('second', 'a')],
+      items: [
+        workload('a-0-stale', 'a', { finished: true }),
+        workload('a-1-going', 'a', { deleting: true }),
+        workload('a-2-foreign', 'a', { owner: 'someone-else' }),
+        workload('other', 'b'),
+        workload('a-3-own', 'a'),
+      ],
     }));
     const answer = await new WorkloadChecks(new BatchedLists(kube, 1000)).check('ml', 'v1beta2', 'a');
-    expect(answer).toMatchObject({ answered: 'ok', value: { metadata: { name: 'first' } } });
+    expect(answer).toMatchObject({ answered: 'ok', value: { metadata: { name: 'a-3-own' } } });
+  });
+
+  it('a Workload labelled with the UID but owned by another object is not the TrainJob\'s: none', async () => {
+    const { kube } = fakeKube(async () => ({ items: [workload('a-foreign', 'a', { owner: 'x' })] }));
+    const answer = await new WorkloadChecks(new BatchedLists(kube, 1000)).check('ml', 'v1beta2', 'a');
+    expect(answer).toEqual({ answered: 'ok', value: undefined });
   });
 
   it(`splits a window's UIDs into lists of at most ${MAX_UIDS}, and keeps namespaces and versions apart`, async () => {

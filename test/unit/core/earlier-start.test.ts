@@ -6,11 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { earlierOwnerOf, earlierStartReasons } from '../../../src/core/earlier-start.js';
 import { renderStart } from '../../../src/core/render.js';
 import type { Mode } from '../../../src/model/config.js';
+import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../../src/model/lifecycle-constants.js';
+import { isTakenOver } from '../../../src/core/phase.js';
 import { Annotations, Trainer } from '../../../src/model/constants.js';
 import type { TrainerRuntime, TrainJob } from '../../../src/model/kube.js';
 import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../golden/cases.js';
 
 const UID = '7f0c3b1e-0000-4000-8000-000000000001';
+
+const gateConfig = (mode: Mode) => config(mode === 'kueue' ? KUEUE : {});
 
 const rendered = (mode: Mode) =>
   renderStart(
@@ -78,22 +82,20 @@ describe('earlierStartReasons: is the owner the unopened TrainJob of this attemp
   it('as Start left it, in either mode: adopted (no reasons)', () => {
     for (const mode of ['plain', 'kueue'] as const) {
       const { trainJob } = rendered(mode);
-      expect(earlierStartReasons(owner(trainJob), serverTrainJob(trainJob), trainJob, mode)).toEqual([]);
+      expect(earlierStartReasons(owner(trainJob), serverTrainJob(trainJob), trainJob, gateConfig(mode))).toEqual([]);
     }
   });
 
   it('opened since: refused, naming what changed (plain: suspend; Kueue: the gate)', () => {
     const plain = rendered('plain').trainJob;
     const opened = serverTrainJob(plain, (t) => (t.spec.suspend = false));
-    expect(earlierStartReasons(owner(plain), opened, plain, 'plain')).toEqual([
-      expect.stringMatching(/is this attempt's, but was opened or changed since .*spec\.suspend: wrote true, read false$/),
+    expect(earlierStartReasons(owner(plain), opened, plain, gateConfig('plain'))).toEqual([
+      expect.stringMatching(/is this attempt's, but was opened or changed since .* does not adopt it: spec\.suspend: wrote true, read false; the caller has opened it$/),
     ]);
 
     const kueue = rendered('kueue').trainJob;
     const ungated = serverTrainJob(kueue, (t) => delete t.metadata.annotations![Annotations.kueueAdmissionGatedBy]);
-    expect(earlierStartReasons(owner(kueue), ungated, kueue, 'kueue')).toEqual([
-      expect.stringContaining(`metadata.annotations["${Annotations.kueueAdmissionGatedBy}"]`),
-    ]);
+    expect(earlierStartReasons(owner(kueue), ungated, kueue, gateConfig('kueue'))).toEqual([expect.stringContaining('the caller has opened it')]);
   });
 
   it('gone, replaced, being deleted or another attempt: refused with the one reason', () => {
@@ -105,7 +107,43 @@ describe('earlierStartReasons: is the owner the unopened TrainJob of this attemp
       [serverTrainJob(trainJob, (t) => (t.metadata.annotations![Annotations.attemptToken] = '3-abc')), /carries attempt token 3-abc, not /],
     ];
     for (const [found, reason] of cases) {
-      expect(earlierStartReasons(owner(trainJob), found, trainJob, 'plain')).toEqual([expect.stringMatching(reason)]);
+      expect(earlierStartReasons(owner(trainJob), found, trainJob, gateConfig('plain'))).toEqual([expect.stringMatching(reason)]);
+    }
+  });
+});
+
+describe('earlierStartReasons: never adopts a TrainJob the caller took over (docs/contract.md §7)', () => {
+  const owner = (trainJob: TrainJob) => ({ name: trainJob.metadata.name!, uid: UID });
+  /** What the caller may have done to the earlier run's TrainJob since: Open and Hold, in any order, or other edits. */
+  const EDITS: Record<string, (t: TrainJob, mode: Mode) => void> = {
+    held: (t) => (t.metadata.annotations = { ...t.metadata.annotations, [LifecycleAnnotations.held]: LifecycleAnnotationValues.held }),
+    'opened (annotation)': (t) => (t.metadata.annotations = { ...t.metadata.annotations, [LifecycleAnnotations.opened]: LifecycleAnnotationValues.opened }),
+    'opened (plain: unsuspended; Kueue: gate gone)': (t, mode) => {
+      if (mode === 'plain') t.spec.suspend = false;
+      else delete t.metadata.annotations![Annotations.kueueAdmissionGatedBy];
+    },
+    'held value other than "true"': (t) => (t.metadata.annotations = { ...t.metadata.annotations, [LifecycleAnnotations.held]: 'no' }),
+    'a label added by someone': (t) => (t.metadata.labels = { ...t.metadata.labels, team: 'a' }),
+  };
+
+  it('adopts exactly when the TrainJob is neither opened nor held, whatever else was added', () => {
+    fc.assert(
+      fc.property(fc.constantFrom<Mode>('plain', 'kueue'), fc.subarray(Object.keys(EDITS)), (mode, edits) => {
+        const { trainJob } = rendered(mode);
+        const found = serverTrainJob(trainJob, (t) => edits.forEach((e) => EDITS[e]!(t, mode)));
+        const reasons = earlierStartReasons(owner(trainJob), found, trainJob, gateConfig(mode));
+        const takenOver = isTakenOver(found, gateConfig(mode));
+        expect(reasons.length === 0).toBe(!takenOver);
+        if (takenOver) expect(reasons).toEqual([expect.stringMatching(/the caller has (opened|held|opened and held) it/)]);
+      }),
+    );
+  });
+
+  it('a held TrainJob still reads back as Start wrote it, and is refused all the same', () => {
+    for (const mode of ['plain', 'kueue'] as const) {
+      const { trainJob } = rendered(mode);
+      const held = serverTrainJob(trainJob, (t) => EDITS.held!(t, mode));
+      expect(earlierStartReasons(owner(trainJob), held, trainJob, gateConfig(mode))).toEqual([expect.stringContaining('the caller has held it')]);
     }
   });
 });

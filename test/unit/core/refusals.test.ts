@@ -34,6 +34,15 @@ describe('docs/start.md step 1: refusing a backend whose gates are not proven (d
     expect(gateRefusal(gates({ start: false, reasons }))).toMatchObject({ type: 'ErrUnsupported', reasons: ['start: probe refused'] });
   });
 
+  it('a start gate left unknown by a probe without a definite answer is the retryable ErrUnreachable naming it, not ErrUnsupported', () => {
+    const reasons = ['start: waiting for TrainJob ml/dj-x-s1: no answer from the Kubernetes API (HTTP 502)'];
+    expect(gateRefusal(gates({ start: false, startUnknown: true, reasons }))).toMatchObject({ type: 'ErrUnreachable', step: 1, reasons });
+    // Only a definite refusal of the probe makes it unproven.
+    expect(gateRefusal(gates({ start: false, startUnknown: false, reasons }))).toMatchObject({ type: 'ErrUnsupported', reasons });
+    // The gates before it still come first.
+    expect(gateRefusal(gates({ write: false, start: false, startUnknown: true }))).toMatchObject({ type: 'ErrReadOnly' });
+  });
+
   it('an unproven gate with no recorded reason is still named', () => {
     expect(gateRefusal(gates({ write: false }))?.reasons).toEqual(['write: not proven']);
   });

@@ -1,52 +1,103 @@
 // What the compensation deletes (src/core/stop-plan.ts), over generated states and clusters: the
-// whole stop is replayed as the activity runs it (targets, then a lookup for each unknown UID), and
-// what it would delete is checked against what it may.
+// whole stop is replayed as the activity runs it (targets, then a read and a decision for each),
+// and what it would delete is checked against what it may (docs/contract.md §7).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideLookedUp, stopTargets, type StopObject, type StopState } from '../../../src/core/stop-plan.js';
-import { Annotations } from '../../../src/model/constants.js';
-import type { KubeObject } from '../../../src/model/kube.js';
+import { isTakenOver } from '../../../src/core/phase.js';
+import { compareReadBack } from '../../../src/core/readback.js';
+import { renderStart } from '../../../src/core/render.js';
+import {
+  decideCopyStop,
+  decideTrainJobStop,
+  stopTargets,
+  type StopDecision,
+  type StopFacts,
+  type StopObject,
+  type StopState,
+} from '../../../src/core/stop-plan.js';
+import type { Config, Mode } from '../../../src/model/config.js';
+import { Annotations, Trainer } from '../../../src/model/constants.js';
+import type { KubeObject, TrainJob } from '../../../src/model/kube.js';
+import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../../src/model/lifecycle-constants.js';
+import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../golden/cases.js';
 
-const TOKEN = 'ml/dj-x-s1/1';
-const token = fc.constantFrom(TOKEN, 'ml/dj-x-s1/2', '');
 const uid = fc.constantFrom('uid-a', 'uid-b', 'uid-c');
 
-const state: fc.Arbitrary<StopState> = fc.record(
-  { trainJobUid: uid, copyUid: uid, ownerSet: fc.boolean() },
-  { requiredKeys: ['ownerSet'] },
-);
+const gateConfig = (mode: Mode): Config => config(mode === 'kueue' ? KUEUE : {});
+const rendered = (mode: Mode) =>
+  renderStart(validOf(exampleRequest({ kind: 'ClusterTrainingRuntime', name: 'dispatch-kind' })), loadInputRuntime('dispatch-kind'), gateConfig(mode))
+    .trainJob;
+const WANTED = { plain: rendered('plain'), kueue: rendered('kueue') };
+const TOKEN = WANTED.plain.metadata.annotations![Annotations.attemptToken]!;
+const token = fc.constantFrom(TOKEN, 'ml/dj-x-s1/2', '');
 
-/** An object of the name found by a lookup: any token or none, owners or none. */
-const found: fc.Arbitrary<KubeObject> = fc
+/** What the caller or anyone may have done to a TrainJob since Start wrote it. */
+const EDITS: Record<string, (t: TrainJob, mode: Mode) => void> = {
+  held: (t) => (t.metadata.annotations = { ...t.metadata.annotations, [LifecycleAnnotations.held]: LifecycleAnnotationValues.held }),
+  opened: (t, mode) => {
+    t.metadata.annotations = { ...t.metadata.annotations, [LifecycleAnnotations.opened]: LifecycleAnnotationValues.opened };
+    if (mode === 'plain') t.spec.suspend = false;
+    else delete t.metadata.annotations[Annotations.kueueAdmissionGatedBy];
+  },
+  'unsuspended by someone': (t) => (t.spec.suspend = false),
+  'image changed': (t) => (t.spec.trainer = { ...t.spec.trainer, image: 'other:1' }),
+  'label added': (t) => (t.metadata.labels = { ...t.metadata.labels, team: 'a' }),
+};
+
+/** A TrainJob of the name as a read finds it: Start's, maybe edited, any UID and token. */
+const trainJobFound = (mode: Mode): fc.Arbitrary<TrainJob> =>
+  fc.record({ uid, token, edits: fc.subarray(Object.keys(EDITS)), rv: fc.constantFrom('1', '2') }).map(({ uid: u, token: t, edits, rv }) => {
+    const found = structuredClone(WANTED[mode]);
+    found.metadata.uid = u;
+    found.metadata.resourceVersion = rv;
+    found.metadata.annotations![Annotations.attemptToken] = t;
+    for (const e of edits) EDITS[e]!(found, mode);
+    return found;
+  });
+
+/** A copy of the name: any UID, token or none, owners or none. */
+const copyFound: fc.Arbitrary<KubeObject> = fc
   .record({ uid, token: fc.option(token, { nil: undefined }), owned: fc.boolean() })
   .map(({ uid: u, token: t, owned }) => ({
     metadata: {
       uid: u,
+      resourceVersion: '7',
       ...(t !== undefined ? { annotations: { [Annotations.attemptToken]: t } } : {}),
-      ...(owned ? { ownerReferences: [{ apiVersion: 'trainer.kubeflow.org/v1alpha1', kind: 'TrainJob', name: 'o', uid: 'o' }] } : {}),
+      ...(owned ? { ownerReferences: [{ apiVersion: Trainer.apiVersion, kind: Trainer.trainJobKind, name: 'o', uid: 'o' }] } : {}),
     },
   }));
-/** What a lookup of each kind would see: an object, or nothing (404). */
-const cluster = fc.record({
-  trainJob: fc.option(found, { nil: undefined }),
-  copy: fc.option(found, { nil: undefined }),
-});
 
-const tokenOf = (object: KubeObject) => object.metadata?.annotations?.[Annotations.attemptToken];
-const owned = (object: KubeObject) => (object.metadata?.ownerReferences ?? []).length > 0;
+const state: fc.Arbitrary<StopState & { adoptedEarlier: boolean; step: number }> = fc.record(
+  { trainJobUid: uid, copyUid: uid, ownerSet: fc.boolean(), adoptedEarlier: fc.boolean(), step: fc.constantFrom(5, 6, 7, 8, 9) },
+  { requiredKeys: ['ownerSet', 'adoptedEarlier', 'step'] },
+);
 
-interface Deletion {
-  object: StopObject;
-  uid: string;
-  byLookup: boolean;
-}
+const world = (mode: Mode) =>
+  fc.record({ trainJob: fc.option(trainJobFound(mode), { nil: undefined }), copy: fc.option(copyFound, { nil: undefined }) });
 
-/** The deletions the stop makes, as stopTrainJob makes them. */
-function replay(s: StopState, world: Record<StopObject, KubeObject | undefined>): Deletion[] {
-  return stopTargets(s).flatMap((target): Deletion[] => {
-    if (target.uid) return [{ object: target.object, uid: target.uid, byLookup: false }];
-    const decision = decideLookedUp(target.object, world[target.object], TOKEN);
-    return decision.delete ? [{ object: target.object, uid: decision.uid, byLookup: true }] : [];
+const modes = fc.constantFrom<Mode>('plain', 'kueue');
+const modeAndWorld = modes.chain((mode) => world(mode).map((seen) => ({ mode, seen })));
+const modeAndTrainJob = modes.chain((mode) => trainJobFound(mode).map((found) => ({ mode, found })));
+
+/** The decisions the stop makes, in the order stopTrainJob makes them. */
+function replay(s: StopState & { adoptedEarlier: boolean; step: number }, mode: Mode, seen: Record<StopObject, KubeObject | undefined>) {
+  let trainJobLeft = false;
+  return stopTargets(s).map((target) => {
+    const knownUid = target.uid;
+    const facts: StopFacts = {
+      token: TOKEN,
+      config: gateConfig(mode),
+      adoptedEarlier: s.adoptedEarlier,
+      createBegun: s.step >= 6,
+      wanted: WANTED[mode],
+      ...(knownUid ? { knownUid } : {}),
+    };
+    const decision: StopDecision =
+      target.object === 'trainJob'
+        ? decideTrainJobStop(seen.trainJob, facts)
+        : decideCopyStop(seen.copy, { token: TOKEN, trainJobLeft, ...(knownUid ? { knownUid } : {}) });
+    if (target.object === 'trainJob' && decision.do === 'leave') trainJobLeft = true;
+    return { object: target.object, knownUid, decision };
   });
 }
 
@@ -57,7 +108,6 @@ describe('stopTargets', () => {
         const targets = stopTargets(s);
         expect(targets[0]).toEqual({ object: 'trainJob', ...(s.trainJobUid ? { uid: s.trainJobUid } : {}) });
         expect(targets.map((t) => t.object)).toEqual(s.ownerSet ? ['trainJob'] : ['trainJob', 'copy']);
-        if (!s.ownerSet) expect(targets[1]).toEqual({ object: 'copy', ...(s.copyUid ? { uid: s.copyUid } : {}) });
       }),
     );
   });
@@ -67,49 +117,81 @@ describe('stopTargets', () => {
   });
 });
 
-describe('decideLookedUp and the whole stop', () => {
-  it('never deletes, by lookup, an object without this attempt token', () => {
+describe('the stop decision (docs/contract.md §7: never delete what the caller took over)', () => {
+  it('never deletes a TrainJob that is opened or held, nor one adopted from an earlier run; it leaves it, saying why', () => {
     fc.assert(
-      fc.property(state, cluster, (s, world) => {
-        for (const d of replay(s, world).filter((d) => d.byLookup)) expect(tokenOf(world[d.object]!)).toBe(TOKEN);
+      fc.property(state, modeAndWorld, (s, { mode, seen }) => {
+        const [trainJob] = replay(s, mode, seen);
+        const found = seen.trainJob;
+        if (found === undefined || trainJob!.decision.do !== 'delete') return;
+        expect(isTakenOver(found, gateConfig(mode))).toBe(false);
+        expect(s.adoptedEarlier).toBe(false);
       }),
     );
   });
 
-  it('never deletes, by lookup, a copy that has an owner', () => {
+  it('a TrainJob of this attempt taken over or adopted is left with a reason naming it; one not ours is not touched', () => {
     fc.assert(
-      fc.property(fc.constantFrom<StopObject>('trainJob', 'copy'), found, (object, f) => {
-        fc.pre(object === 'copy' && owned(f));
-        expect(decideLookedUp(object, f, TOKEN)).toEqual({ delete: false });
+      fc.property(modeAndTrainJob, fc.boolean(), fc.option(uid, { nil: undefined }), ({ mode, found }, adoptedEarlier, knownUid) => {
+        const facts: StopFacts = { token: TOKEN, config: gateConfig(mode), adoptedEarlier, createBegun: true, wanted: WANTED[mode], ...(knownUid ? { knownUid } : {}) };
+        const decision = decideTrainJobStop(found, facts);
+        const ours = knownUid ? found.metadata.uid === knownUid : found.metadata.annotations?.[Annotations.attemptToken] === TOKEN;
+        if (!ours) expect(decision).toEqual({ do: 'nothing' });
+        else if (adoptedEarlier || isTakenOver(found, gateConfig(mode))) {
+          expect(decision).toMatchObject({ do: 'leave', uid: found.metadata.uid, reason: expect.stringContaining('was left as it is') });
+        }
       }),
     );
   });
 
-  it('deletes, by lookup, exactly our TrainJob (owned or not) and our unowned copy, by the UID it carries', () => {
+  it('by lookup (no UID learnt), deletes only a TrainJob of this token still as Start wrote it, and only once its create began', () => {
     fc.assert(
-      fc.property(fc.constantFrom<StopObject>('trainJob', 'copy'), found, (object, f) => {
-        const ours = tokenOf(f) === TOKEN && (object === 'trainJob' || !owned(f));
-        expect(decideLookedUp(object, f, TOKEN)).toEqual(ours ? { delete: true, uid: f.metadata!.uid } : { delete: false });
+      fc.property(modeAndTrainJob, fc.boolean(), ({ mode, found }, createBegun) => {
+        const decision = decideTrainJobStop(found, { token: TOKEN, config: gateConfig(mode), adoptedEarlier: false, createBegun, wanted: WANTED[mode] });
+        const asWritten = compareReadBack(WANTED[mode], found, mode).length === 0 && !isTakenOver(found, gateConfig(mode));
+        const deletes = found.metadata.annotations?.[Annotations.attemptToken] === TOKEN && createBegun && asWritten;
+        expect(decision.do === 'delete').toBe(deletes);
+        if (deletes) expect(decision).toEqual({ do: 'delete', uid: found.metadata.uid, resourceVersion: found.metadata.resourceVersion });
       }),
     );
   });
 
-  it('an object gone (404) is never deleted', () => {
+  it('a TrainJob whose UID the run learnt is deleted, by that UID and the resourceVersion read, unless taken over or adopted', () => {
     fc.assert(
-      fc.property(fc.constantFrom<StopObject>('trainJob', 'copy'), (object) => {
-        expect(decideLookedUp(object, undefined, TOKEN)).toEqual({ delete: false });
+      fc.property(modeAndTrainJob, fc.boolean(), ({ mode, found }, adoptedEarlier) => {
+        const knownUid = found.metadata.uid!;
+        const decision = decideTrainJobStop(found, { token: TOKEN, knownUid, config: gateConfig(mode), adoptedEarlier, createBegun: true, wanted: WANTED[mode] });
+        const deletes = !adoptedEarlier && !isTakenOver(found, gateConfig(mode));
+        expect(decision).toEqual(
+          deletes ? { do: 'delete', uid: knownUid, resourceVersion: found.metadata.resourceVersion } : expect.objectContaining({ do: 'leave', uid: knownUid }),
+        );
       }),
     );
   });
 
-  it('a known UID is deleted by that UID without a lookup; the copy is never touched once its owner is set', () => {
+  it('a TrainJob gone, or of another UID than the one learnt, is nothing to do', () => {
+    const facts: StopFacts = { token: TOKEN, knownUid: 'uid-a', config: gateConfig('plain'), adoptedEarlier: false, createBegun: true };
+    expect(decideTrainJobStop(undefined, facts)).toEqual({ do: 'nothing' });
+    expect(decideTrainJobStop({ metadata: { uid: 'uid-b', annotations: { [Annotations.attemptToken]: TOKEN } } }, facts)).toEqual({ do: 'nothing' });
+  });
+
+  it('the copy: never one with an owner, never one without this token when looked up, never while its TrainJob is left', () => {
     fc.assert(
-      fc.property(state, cluster, (s, world) => {
-        const deletions = replay(s, world);
-        const known = { trainJob: s.trainJobUid, copy: s.copyUid };
-        for (const d of deletions) if (known[d.object]) expect(d).toEqual({ object: d.object, uid: known[d.object], byLookup: false });
-        if (s.ownerSet) expect(deletions.map((d) => d.object)).not.toContain('copy');
-        expect(new Set(deletions.map((d) => d.object)).size).toBe(deletions.length);
+      fc.property(copyFound, fc.option(uid, { nil: undefined }), fc.boolean(), (found, knownUid, trainJobLeft) => {
+        const decision = decideCopyStop(found, { token: TOKEN, trainJobLeft, ...(knownUid ? { knownUid } : {}) });
+        const ours = knownUid ? found.metadata!.uid === knownUid : found.metadata!.annotations?.[Annotations.attemptToken] === TOKEN;
+        const deletes = ours && !trainJobLeft && (found.metadata!.ownerReferences ?? []).length === 0;
+        expect(decision).toEqual(deletes ? { do: 'delete', uid: found.metadata!.uid, resourceVersion: '7' } : { do: 'nothing' });
+      }),
+    );
+  });
+
+  it('the whole stop: each object decided once, the copy never once its owner is set', () => {
+    fc.assert(
+      fc.property(state, modeAndWorld, (s, { mode, seen }) => {
+        const decisions = replay(s, mode, seen);
+        if (s.ownerSet) expect(decisions.map((d) => d.object)).toEqual(['trainJob']);
+        if (decisions[0]!.decision.do === 'leave') expect(decisions[1]?.decision ?? { do: 'nothing' }).toEqual({ do: 'nothing' });
       }),
     );
   });

@@ -2,14 +2,16 @@
 // signal is then already aborted when the loop reaches its wait): nothing waits out the interval.
 import type { Client } from '@temporalio/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { GateStore } from '../../../src/activities/settings-activities.js';
-import { nextPreflightMs, preflightLoop, sleepUnlessAborted, UNPROVEN_RETRY_MS } from '../../../src/worker/preflight.js';
+import { GateStore } from '../../../src/activities/settings-activities.js';
+import { parseConfig } from '../../../src/config/load-config.js';
+import { gateRefusal } from '../../../src/core/refusals.js';
+import { nextPreflightMs, preflightLoop, probeBoundMs, sleepUnlessAborted, UNPROVEN_RETRY_MS } from '../../../src/worker/preflight.js';
 
 const HOUR = 3_600_000;
 
 /** A client whose ProbeBackend never finishes: no worker runs it. */
 const hangingClient = { workflow: { execute: () => new Promise(() => undefined) } } as unknown as Client;
-const gates = { config: { namespace: 'ns' }, update: () => undefined } as unknown as GateStore;
+const gates = new GateStore(parseConfig({ namespace: 'ns' }));
 
 describe('preflightLoop', () => {
   beforeEach(() => vi.useFakeTimers());
@@ -29,9 +31,10 @@ describe('preflightLoop', () => {
   });
 
   it('a preflight that leaves a gate unproven runs again after 5 s, doubling up to the interval; one that proves them all waits the interval', async () => {
-    const unproven = { reach: true, write: true, start: false, reasons: ['start: create TrainJob: no answer'], checkedAt: '' };
+    const unproven = { reach: true, write: true, start: false, reasons: ['start: create TrainJob: HTTP 422'], checkedAt: '' };
+    const unknown = { ...unproven, reasons: ['start: create TrainJob: no answer'], startUnknown: true };
     const proven = { ...unproven, start: true, reasons: [] };
-    const answers = [unproven, unproven, unproven, proven, proven];
+    const answers = [unknown, unproven, unknown, proven, proven];
     const runs: number[] = [];
     const client = {
       workflow: {
@@ -49,6 +52,39 @@ describe('preflightLoop', () => {
     await loop;
     expect(runs.map((t) => t - t0)).toEqual([0, 5_000, 15_000, 35_000, 35_000 + HOUR]);
     expect([0, 1, 2, 3, 20].map((n) => nextPreflightMs(HOUR, n))).toEqual([HOUR, UNPROVEN_RETRY_MS, 10_000, 20_000, HOUR]);
+  });
+
+  it('a probe still running past its bound leaves the start gate unknown (Starts get ErrUnreachable), until it ends', async () => {
+    const store = new GateStore(parseConfig({ namespace: 'ns' }));
+    const proven = { reach: true, write: true, start: true, reasons: [], checkedAt: 'earlier' };
+    store.update(proven);
+    let answer: (g: typeof proven) => void = () => undefined;
+    const client = { workflow: { execute: () => new Promise((resolve) => (answer = resolve)) } } as unknown as Client;
+    const stop = new AbortController();
+    const loop = preflightLoop(client, 'q', store, HOUR, stop.signal, () => undefined);
+    const bound = probeBoundMs(store.config);
+    expect(bound).toBe(60_000 + 8 * 30_000);
+    await vi.advanceTimersByTimeAsync(bound - 1);
+    expect(store.latestGates()).toEqual(proven);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(store.latestGates()).toMatchObject({ reach: true, write: true, start: false, startUnknown: true, reasons: ['start: the probe did not end within 300s'] });
+    expect(gateRefusal(store.latestGates())).toMatchObject({ type: 'ErrUnreachable', step: 1, reasons: ['start: the probe did not end within 300s'] });
+    answer(proven);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.latestGates()).toEqual(proven);
+    stop.abort();
+    await loop;
+  });
+
+  it('before the first preflight has ended, a probe past its bound leaves no gates: step 1 refuses ErrUnreachable naming reach, as before', async () => {
+    const store = new GateStore(parseConfig({ namespace: 'ns' }));
+    const stop = new AbortController();
+    const loop = preflightLoop(hangingClient, 'q', store, HOUR, stop.signal, () => undefined);
+    await vi.advanceTimersByTimeAsync(probeBoundMs(store.config) + 1);
+    expect(store.latestGates()).toBeUndefined();
+    expect(gateRefusal(store.latestGates())).toMatchObject({ type: 'ErrUnreachable', reasons: ['reach: not proven (no preflight has completed yet)'] });
+    stop.abort();
+    await loop;
   });
 
   it('sleepUnlessAborted: an already-aborted signal ends the wait at once; a later abort ends it early; otherwise it waits ms', async () => {

@@ -109,8 +109,15 @@ function expectCancelledAndStopped(outcome: Outcome, stubs: StartStubs): StopInp
   return { ...stops[0]!, step: 0 };
 }
 
+/** What Start wrote and the mode, which the stop checks a TrainJob against before it deletes it. */
+const asWritten = (mode: 'plain' | 'kueue' = 'plain') => ({
+  trainJob: expect.objectContaining({ kind: 'TrainJob', metadata: expect.objectContaining({ name: NAME }) }),
+  mode,
+  kueue: (mode === 'kueue' ? configOf(KUEUE) : configOf()).kueue,
+});
+
 /** What the compensation is asked to stop once the TrainJob exists (both UIDs known). */
-const stopOf = (step: number, ownerSet: boolean): StopInput => ({
+const stopOf = (step: number, ownerSet: boolean, mode: 'plain' | 'kueue' = 'plain'): StopInput => ({
   namespace: NAMESPACE,
   name: NAME,
   token: TOKEN,
@@ -119,6 +126,7 @@ const stopOf = (step: number, ownerSet: boolean): StopInput => ({
   copyUid: COPY_UID,
   trainJobUid: TRAINJOB_UID,
   ref: REF,
+  ...asWritten(mode),
 });
 
 const UP_TO_STEP_6 = ['prepareStart', 'readRuntime', 'createRuntimeCopy', 'createTrainJob'];
@@ -193,7 +201,7 @@ describe('StartTrainJob with stubbed activities on the time-skipping server', ()
       'waitForWorkload',
       'stopTrainJob',
     ]);
-    expect(stubs.inputsOf('stopTrainJob')).toEqual([stopOf(9, true)]);
+    expect(stubs.inputsOf('stopTrainJob')).toEqual([stopOf(9, true, 'kueue')]);
     // The wait's bound is timeouts.workload + 2 × CallBound (60 s + 2 × 30 s), all of it skipped.
     expect(outcome.workflowMs).toBeGreaterThan(120_000 - LAST_BACKOFF_MS);
     expect(outcome.wallMs).toBeLessThan(10_000);
@@ -276,6 +284,60 @@ describe('StartTrainJob with stubbed activities on the time-skipping server', ()
       token: TOKEN,
       ownerSet: false,
       step: 0,
+      ...asWritten(),
     });
+  });
+});
+
+describe('StartTrainJob: the compensation leaves what the caller took over (docs/contract.md §7)', () => {
+  const EARLIER_UID = 'trainjob-earlier-uid';
+  const EARLIER_REF = { namespace: NAMESPACE, name: NAME, uid: EARLIER_UID };
+  /** Step 5 adopted the copy of an earlier run of this attempt, and so its TrainJob. */
+  const adoptedEarlier = ({ copy }: { copy: { metadata?: { name?: string } } }) => ({
+    name: copy.metadata?.name ?? '',
+    uid: COPY_UID,
+    reused: true,
+    earlierTrainJobUid: EARLIER_UID,
+  });
+  const leftReason = `TrainJob ${NAMESPACE}/${NAME} was left as it is: an earlier run of this attempt started it`;
+  /** The stop as the real activity answers for a TrainJob it leaves. */
+  const leaves = (input: StopInput) => ({ deleted: [], left: [{ ref: { namespace: input.namespace, name: input.name, uid: input.trainJobUid ?? EARLIER_UID }, reason: leftReason }] });
+
+  it('a TrainJob adopted from an earlier run: a failure at step 8 asks the stop to leave it, and the failure carries its ref and why', async () => {
+    const stubs = startStubs(configOf(SHORT_CALL), {
+      createRuntimeCopy: adoptedEarlier as never,
+      createTrainJob: (({ trainJob }: { trainJob: { metadata: { name?: string } } }) => ({ name: trainJob.metadata.name, uid: EARLIER_UID, adopted: true })) as never,
+      readBack: 'unanswered',
+      stopTrainJob: leaves as never,
+    });
+    const outcome = await start(stubs);
+    const reasons = expectFailure(outcome, 'ErrRejected', 8, EARLIER_REF);
+    expect(reasons.at(-1)).toBe(leftReason);
+    expect(stubs.inputsOf('stopTrainJob')).toEqual([
+      expect.objectContaining({ adoptedEarlier: true, trainJobUid: EARLIER_UID, ref: EARLIER_REF, step: 8 }),
+    ]);
+  });
+
+  it('cancelled during step 6 after adopting an earlier run: the stop is told the TrainJob is adopted, by its UID', async () => {
+    const stubs = startStubs(configOf(), {
+      createRuntimeCopy: adoptedEarlier as never,
+      createTrainJob: async () => {
+        await cancelOwnWorkflow(ts.env);
+        return unanswered('createTrainJob (stubbed)');
+      },
+      stopTrainJob: leaves as never,
+    });
+    const stop = expectCancelledAndStopped(await start(stubs), stubs);
+    expect(stop).toMatchObject({ adoptedEarlier: true, trainJobUid: EARLIER_UID, ref: EARLIER_REF, copyUid: COPY_UID });
+  });
+
+  it('a TrainJob of this run that the stop left (opened meanwhile): the failure at step 8 says so and names it', async () => {
+    const opened = `TrainJob ${NAMESPACE}/${NAME} was left as it is: the caller has opened it`;
+    const stubs = startStubs(configOf(SHORT_CALL), {
+      readBack: 'unanswered',
+      stopTrainJob: ((input: StopInput) => ({ deleted: [], left: [{ ref: input.ref, reason: opened }] })) as never,
+    });
+    const reasons = expectFailure(await start(stubs), 'ErrRejected', 8, REF);
+    expect(reasons.at(-1)).toBe(opened);
   });
 });

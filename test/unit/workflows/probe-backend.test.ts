@@ -88,20 +88,20 @@ describe('ProbeBackend with stubbed activities on the time-skipping server', () 
     ]);
   });
 
-  it('step 6 unanswered past CallBound (ErrOutcomeUnknown): stops the TrainJob and the copy by name and token, and leaves start unproven', async () => {
+  it('step 6 unanswered past CallBound (ErrOutcomeUnknown): stops the TrainJob and the copy by name and token, and leaves start unknown', async () => {
     const { gates, error, stubs, name } = await probe(configOf(), { createTrainJob: 'unanswered' });
     expect(error).toBeUndefined();
-    expect(gates).toMatchObject({ reach: true, write: true, start: false });
+    expect(gates).toMatchObject({ reach: true, write: true, start: false, startUnknown: true });
     expect(gates!.reasons).toHaveLength(1);
     expect(gates!.reasons[0]).toMatch(new RegExp(`^start: waiting for TrainJob ${NAMESPACE}/${name}: .*no answer`));
     expect(stubs.called()).toEqual([...UP_TO_STEP_5, 'createTrainJob', 'stopTrainJob']);
     expect(stubs.inputsOf('stopTrainJob')).toEqual([stopByName(name, 6)]);
   });
 
-  it('step 5 unanswered until CallBound (ErrUnreachable): stops the copy that may have landed, by name and token, and leaves start unproven', async () => {
+  it('step 5 unanswered until CallBound (ErrUnreachable): stops the copy that may have landed, by name and token, and leaves start unknown', async () => {
     const { gates, error, stubs, name } = await probe(configOf(SHORT_CALL), { createRuntimeCopy: 'unanswered' });
     expect(error).toBeUndefined();
-    expect(gates).toMatchObject({ reach: true, write: true, start: false });
+    expect(gates).toMatchObject({ reach: true, write: true, start: false, startUnknown: true });
     expect(gates!.reasons).toHaveLength(1);
     expect(gates!.reasons[0]).toMatch(new RegExp(`^start: waiting for runtime copy ${NAMESPACE}/${name}: .*no answer`));
     expect(stubs.called()).toEqual([...UP_TO_STEP_5, 'stopTrainJob']);
@@ -123,6 +123,7 @@ describe('ProbeBackend with stubbed activities on the time-skipping server', () 
     const reason = 'creating TrainJob: HTTP 422 Invalid: spec.trainer: Invalid value';
     const { gates, stubs } = await probe(configOf(), { createTrainJob: () => refused('ErrRejected', reason, 6) });
     expect(gates).toMatchObject({ reach: true, write: true, start: false, reasons: [`start: ${reason}`] });
+    expect(gates!.startUnknown).toBeUndefined();
     expect(stubs.called()).toEqual([...UP_TO_STEP_5, 'createTrainJob']);
   });
 
