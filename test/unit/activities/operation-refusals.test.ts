@@ -35,7 +35,7 @@ const write: PlannedWrite = {
   summary: `TrainJob ml-jobs/${REF.name}: spec.suspend false`,
 };
 
-async function typeOf(run: Promise<unknown>): Promise<{ type: string; reasons: string[] }> {
+async function typeOf(run: Promise<unknown>): Promise<{ type: string; reasons: readonly string[] }> {
   const error = await run.then(() => undefined, (e: unknown) => e);
   expect(error).toBeInstanceOf(ApplicationFailure);
   const failure = fromFailure(error)!;

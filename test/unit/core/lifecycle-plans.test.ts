@@ -194,7 +194,7 @@ describe('the plans over everything they may read', () => {
         if (first.kind === 'refuse' || last.kind === 'absent' || ended(first) || ended(last)) return;
         const tj = world.trainJob!;
         if (op === 'open') expect(isOpened(tj, world.config)).toBe(true);
-        if (op === 'hold') expect([isHeldMarked(tj), last.state.phase, last.state.held]).toEqual([true, 'Held', true]);
+        if (op === 'hold') expect([isHeldMarked(tj), last.state?.phase, last.state?.held]).toEqual([true, 'Held', true]);
         if (op === 'release') expect(isHeldMarked(tj)).toBe(false);
       }),
     );
