@@ -133,8 +133,11 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnans
             const read = answer.answered === 'ok' ? trimTrainJob(answer.value as TrainJob) : undefined;
             const refusals = identityRefusals('watch', ref, { trainJob: read, config });
             if (refusals.length > 0) return { refused: refusals, state: stateOf(ref, { trainJob: read, config }), checks };
-            // Another UID under the name is not the ref's TrainJob: it is gone (Absent).
-            first = read?.metadata.uid === ref.uid ? { jobId: read.metadata.labels?.[Labels.jobId] } : {};
+            // Another UID under the name is not the ref's TrainJob: it is gone, and the outcome says whose the name is now.
+            if (read !== undefined && read.metadata.uid !== ref.uid) {
+              return { outcome: watchOutcome(ref, { trainJob: read, config, pods: [], observedAt: new Date().toISOString() })!, checks };
+            }
+            first = { jobId: read?.metadata.labels?.[Labels.jobId] };
           }
           const observed: Observed = first.jobId === undefined ? { config } : await observe(config, ref, first.jobId, calls, ctx.cancellationSignal);
           const observedAt = new Date().toISOString();

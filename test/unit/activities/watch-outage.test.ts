@@ -56,7 +56,7 @@ describe('Watch through an API that does not answer', () => {
   it('a ref whose name now belongs to another UID is Absent at once', async () => {
     const watch = watchOf(0, otherUid);
     const answer = await new MockActivityEnvironment().run(watch.watchTrainJob, { config: CONFIG, ref: REF, sliceMs: 60_000 });
-    expect(answer).toMatchObject({ outcome: { ref: REF, phase: 'Absent', reason: 'NotFound' } });
+    expect(answer).toMatchObject({ outcome: { ref: REF, phase: 'Absent', reason: 'NotFound', message: expect.stringContaining(`has UID "${OTHER_UID}"`) } });
     expect(watch.reads()).toBe(1);
   });
 });
