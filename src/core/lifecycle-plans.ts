@@ -32,6 +32,7 @@ import {
   hasGate,
   isHeldMarked,
   isOpened,
+  isOpenedMarked,
   isSuspended,
   isWorkloadInactive,
   kueueDeactivation,
@@ -123,7 +124,7 @@ function plainChanges(trainJob: TrainJob, facts: PlainFacts): Change[] {
   const changes: Change[] =
     isSuspended(trainJob) === suspend ? [] : [{ op: setSpec(trainJob, 'suspend', suspend), summary: `spec.suspend ${suspend}` }];
   const toSet: [string, string][] = [];
-  if (facts.opened && annotations[LifecycleAnnotations.opened] !== LifecycleAnnotationValues.opened) {
+  if (facts.opened && !isOpenedMarked(trainJob)) {
     toSet.push([LifecycleAnnotations.opened, LifecycleAnnotationValues.opened]);
   }
   if (facts.held && !isHeldMarked(trainJob)) toSet.push([LifecycleAnnotations.held, LifecycleAnnotationValues.held]);
