@@ -156,7 +156,8 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnans
           countUnanswered(error.call);
           since ??= Date.now();
           const unansweredSince = new Date(since).toISOString();
-          if (!shownSilence && Date.now() - since >= callMs) return { unanswered: { since: unansweredSince, problem: error.message }, checks };
+          const tellWorkflow = (!shownSilence && Date.now() - since >= callMs) || Date.now() >= sliceEnd;
+          if (tellWorkflow) return { unanswered: { since: unansweredSince, problem: error.message }, checks };
           ctx.heartbeat({ checks, reasons: [error.message], unansweredSince } satisfies WatchProgress);
         }
         // The next check after the interval, or as soon as the worker's watch sees the TrainJob (or,
