@@ -54,7 +54,7 @@ const gated = (): FakeServer => ({ trainJob: trainJob({ suspend: true }) });
 const stubsFor = (server: FakeServer, behave: OperationBehaviour = {}, config = PLAIN_CONFIG) => operationStubs(config, server, behave);
 
 describe('Open, Hold, Release', () => {
-  it('Open (plain): one write, spec.suspend false, testing UID and resourceVersion; answers Running', async () => {
+  it('Open (plain): one write, spec.suspend false and the opened annotation, testing UID and resourceVersion; answers Running', async () => {
     const stubs = stubsFor(gated());
     const ran = await run('open', stubs);
     expect(ran.result).toMatchObject({ ref: REF, phase: 'Running', held: false });
@@ -64,6 +64,7 @@ describe('Open, Hold, Release', () => {
       { op: 'test', path: '/metadata/uid', value: REF.uid },
       { op: 'test', path: '/metadata/resourceVersion', value: '100' },
       { op: 'replace', path: '/spec/suspend', value: false },
+      { op: 'add', path: '/metadata/annotations/dispatch.phpboyscout.uk~1opened', value: 'true' },
     ]);
     expect(stubs.server.trainJob?.spec.suspend).toBe(false);
   });
