@@ -5,6 +5,7 @@
 // belongs to another UID is Absent for Stop and Watch, which leave the new one alone; RBAC's 403
 // is ErrReadOnly.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { lifecycleWorkflowId } from '../../../src/core/lifecycle-ids.js';
 import { Trainer } from '../../../src/model/constants.js';
 import { DispatchError } from '../../../src/model/errors.js';
 import type { TrainJobRef } from '../../../src/model/lifecycle.js';
@@ -121,6 +122,25 @@ describe('the ref’s UID decides', () => {
     expect(after?.metadata.deletionTimestamp).toBeUndefined();
     expect(after?.spec.suspend).toBe(true);
     expect(after?.metadata.annotations ?? {}).toEqual(successor.metadata?.annotations ?? {});
+  });
+});
+
+describe('Watch through an API that does not answer', () => {
+  it('keeps waiting, says since when in its current details, counts the unanswered reads, and answers once the API does', async () => {
+    const { ref } = await started();
+    const silence = proxy.inject({ method: 'GET', path: trainJobPath(ref), times: Infinity, action: 'status-500' });
+    const watching = h.client.watch(ref);
+    const handle = h.env.client.workflow.getHandle(lifecycleWorkflowId('watch', ref));
+    const details = await until('the Watch to say the API has not answered', 90_000, async () => {
+      const shown = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata').catch(() => undefined);
+      return shown?.currentDetails.includes('the API has not answered since') ? shown.currentDetails : undefined;
+    });
+    expect(details).toMatch(/the API has not answered since \d{4}-\d\d-\d\dT/);
+    expect(silence.hits).toBeGreaterThan(1);
+    expect((await h.worker.metrics.watchUnanswered.get()).values.find((v) => v.labels.call === 'read')?.value).toBeGreaterThan(1);
+    proxy.clear();
+    expect(await h.client.stop(ref)).toMatchObject({ ref, phase: 'Absent' });
+    expect(await watching).toMatchObject({ ref, phase: 'Absent' });
   });
 });
 
