@@ -16,7 +16,7 @@ import { prepareActivities } from './prepare-activities.js';
 import { runtimeActivities } from './runtime-activities.js';
 import { settingsActivities, type SettingsSource } from './settings-activities.js';
 import { trainJobActivities } from './trainjob-activities.js';
-import { watchActivities } from './watch-activities.js';
+import { watchActivities, type CountUnanswered } from './watch-activities.js';
 import type { SharedLists } from './watched-lists.js';
 import { workloadActivities } from './workload-activities.js';
 import { WorkloadChecks } from './workload-checks.js';
@@ -30,6 +30,8 @@ export interface ActivityDeps {
   requestTimeoutMs?: number;
   /** The lists the Workload waits and the Watches share; by default batched lists with no watch. */
   lists?: SharedLists;
+  /** Counts a Watch's calls the API left unanswered (the worker's dispatch_watch_unanswered_calls_total). */
+  countWatchUnanswered?: CountUnanswered;
 }
 
 type ActivityFn = (...args: never[]) => Promise<unknown>;
@@ -66,7 +68,7 @@ export function createActivities(deps: ActivityDeps) {
     ...workloadActivities(new WorkloadChecks(lists)),
     ...keptAlive(lifecycleActivities(env)),
     // Watch heartbeats on its own, with each check.
-    ...watchActivities(env, lists),
+    ...watchActivities(env, lists, deps.countWatchUnanswered),
   });
 }
 

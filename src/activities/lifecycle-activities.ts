@@ -65,7 +65,7 @@ export function lifecycleActivities(env: ActivityEnv) {
     /**
      * Makes one planned write (a JSON patch that tests the object's UID and resourceVersion). A
      * patch that no longer applies is answered `applied: false`, for the workflow to read again;
-     * any other refusal is ErrRejected.
+     * any other refusal is ErrReadOnly (RBAC's 403) or ErrRejected (classifyRefusal).
      */
     async applyWrite(input: { write: PlannedWrite; workloadVersion: string; ref: TrainJobRef; staleInARow?: number }): Promise<WriteAnswer> {
       const { write, workloadVersion, ref } = input;
@@ -75,7 +75,7 @@ export function lifecycleActivities(env: ActivityEnv) {
         await sleep(staleWritePauseMs(input.staleInARow ?? 0, Context.current().info.startToCloseTimeoutMs));
         return { applied: false, why: `${write.summary}: ${describeRefusal(answer)}` };
       }
-      throw refused(ref, `${write.summary}: ${describeRefusal(answer)}`);
+      throw refused(ref, write.summary, answer);
     },
 
     /**
@@ -88,7 +88,7 @@ export function lifecycleActivities(env: ActivityEnv) {
       const answer = await callsFor(env).deleteByUid(TRAINJOBS, ref.namespace, ref.name, ref.uid);
       if (answer.answered === 'ok') return { deleted: true };
       if (answer.status === 404 || answer.status === 409) return { deleted: false };
-      throw refused(ref, `deleting TrainJob ${ref.namespace}/${ref.name}: ${describeRefusal(answer)}`);
+      throw refused(ref, `deleting TrainJob ${ref.namespace}/${ref.name}`, answer);
     },
   };
 }

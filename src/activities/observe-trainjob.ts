@@ -8,7 +8,11 @@ import type { TrainJob, Workload } from '../model/kube.js';
 import type { TrainJobRef } from '../model/lifecycle.js';
 import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
 import { workloadOfTrainJob, type LifecycleConfig } from '../core/phase.js';
+import { classifyRefusal } from '../core/refusal-type.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
+
+/** A definite answer that refused a call. */
+export type KubeRefusal = Extract<KubeAnswer<unknown>, { answered: 'definite' }>;
 import { TRAINJOBS, workloads, type ObjectCalls } from './objects.js';
 
 /** The configuration the read needs: the namespace, the mode and Kueue's names and API version. */
@@ -20,15 +24,21 @@ export interface ObservedObjects {
   workload?: Workload;
 }
 
-/** A definite refusal of a call about the ref's TrainJob. */
-export const refused = (ref: TrainJobRef, reason: string) => new DispatchError('ErrRejected', [reason], 0, ref);
+/**
+ * A definite refusal of a call about the ref's TrainJob, typed by the one refusal rule
+ * (classifyRefusal): ErrReadOnly for RBAC's 403, ErrRejected for every other (a webhook's denial too).
+ */
+export function refused(ref: TrainJobRef, what: string, answer: KubeRefusal): DispatchError {
+  const { type, reason } = classifyRefusal(what, answer, describeRefusal(answer));
+  return new DispatchError(type, [reason], 0, ref);
+}
 
 /** Lists the Workloads labelled with the TrainJob's UID and picks its own (workloadOfTrainJob). */
 async function readWorkload(calls: ObjectCalls, config: ObserveConfig, ref: TrainJobRef, uid: string): Promise<Workload | undefined> {
   const answer = (await calls.list(workloads(config.kueue.workloadVersion), ref.namespace, `${Labels.kueueJobUid}=${uid}`)) as KubeAnswer<{
     items?: Workload[];
   }>;
-  if (answer.answered === 'definite') throw refused(ref, `listing the Workloads of TrainJob ${ref.namespace}/${ref.name}: ${describeRefusal(answer)}`);
+  if (answer.answered === 'definite') throw refused(ref, `listing the Workloads of TrainJob ${ref.namespace}/${ref.name}`, answer);
   const workload = workloadOfTrainJob(answer.value.items ?? [], uid);
   return workload && trimWorkload(workload);
 }
@@ -36,14 +46,14 @@ async function readWorkload(calls: ObjectCalls, config: ObserveConfig, ref: Trai
 /**
  * Reads the TrainJob of the ref's name and, in Kueue mode, its Workload. A ref outside the
  * configured namespace is not read: the plan refuses it. A definite refusal other than 404 is
- * ErrRejected; no answer throws what kubeCall throws (a retryable KubeUnanswered failure).
+ * ErrReadOnly (RBAC's 403) or ErrRejected; no answer throws what kubeCall throws (a retryable KubeUnanswered failure).
  */
 export async function readTrainJob(calls: ObjectCalls, config: ObserveConfig, ref: TrainJobRef): Promise<ObservedObjects> {
   if (ref.namespace !== config.namespace) return {};
   const answer = await calls.get(TRAINJOBS, ref.namespace, ref.name);
   if (answer.answered === 'definite') {
     if (answer.status === 404) return {};
-    throw refused(ref, `reading TrainJob ${ref.namespace}/${ref.name}: ${describeRefusal(answer)}`);
+    throw refused(ref, `reading TrainJob ${ref.namespace}/${ref.name}`, answer);
   }
   const trainJob = trimTrainJob(answer.value as TrainJob);
   const uid = trainJob.metadata.uid;

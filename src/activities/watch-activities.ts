@@ -3,6 +3,12 @@
 // the worker (batched-lists.ts), so 1,000 Watches cost a few API requests a second. It returns
 // early when the phase changes, so the workflow can show it (DispatchPhase), and after a slice of
 // time, so a retry or a new worker resumes from a recent point.
+//
+// An API that does not answer never ends a Watch (docs/contract.md §9a): every check, the first read
+// and the pod list included, is tried again until it is answered. It is not silent: the heartbeat
+// details say since when, each unanswered call counts in dispatch_watch_unanswered_calls_total, and
+// the call returns once the silence has lasted timeouts.call (and again once the API answers), so
+// that the workflow's current details say "the API has not answered since <time>" while it lasts.
 import { Context } from '@temporalio/activity';
 import type { Config } from '../model/config.js';
 import { Labels } from '../model/constants.js';
@@ -16,7 +22,9 @@ import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
 import { stateOf, workloadOfTrainJob, type Observed } from '../core/phase.js';
 import { untilChanged, type SharedLists } from './watched-lists.js';
 import { callsFor, sleepOrWake, type ActivityEnv } from './context.js';
-import { describeRefusal, type KubeAnswer } from './kube-call.js';
+import type { WATCH_CALLS } from '../observability/metrics.js';
+import { type KubeAnswer } from './kube-call.js';
+import { refused, type KubeRefusal } from './observe-trainjob.js';
 import { TRAINJOBS, workloads, type ObjectCalls } from './objects.js';
 
 /** How often a Watch checks its TrainJob. */
@@ -29,19 +37,51 @@ export interface WatchInput {
   shownPhase?: Phase;
   /** How long this call watches before it returns with the state, for the workflow to call again. */
   sliceMs: number;
+  /** What the workflow shows: the API has not answered since then (ISO time). */
+  unansweredSince?: string;
 }
 
-export type WatchAnswer = { outcome: Outcome; checks: number } | { state: TrainJobState; checks: number };
+export type WatchAnswer =
+  | { outcome: Outcome; checks: number }
+  | { state: TrainJobState; checks: number }
+  /** The API has not answered since `since` (for timeouts.call at least): the Watch goes on. */
+  | { unanswered: { since: string; problem: string }; checks: number }
+  /** The TrainJob of the ref's UID is not dispatch's (ErrRejected), in the phase read. */
+  | { refused: string[]; state: TrainJobState; checks: number };
 
 interface WatchProgress {
   checks: number;
   phase?: Phase;
   reasons: string[];
+  /** The API has not answered since then (ISO time). */
+  unansweredSince?: string;
 }
 
-const refused = (ref: TrainJobRef, reasons: string[]) => new DispatchError('ErrRejected', reasons, 0, ref);
+/** The calls of a Watch that may go unanswered, as the metric labels them. */
+export type WatchCall = (typeof WATCH_CALLS)[number];
 
-export function watchActivities(env: ActivityEnv, lists: SharedLists) {
+/** What a Watch reports of a call the API left unanswered (a Prometheus counter in the worker). */
+export type CountUnanswered = (call: WatchCall) => void;
+
+/** A call the API did not answer: kubeCall's retryable failure, or the batched lists' plain error. */
+class Unanswered extends Error {
+  constructor(
+    readonly call: WatchCall,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+const unansweredAs =
+  (call: WatchCall) =>
+  (error: unknown): never => {
+    throw error instanceof DispatchError ? error : new Unanswered(call, error);
+  };
+
+const refusedCall = (ref: TrainJobRef, what: string, answer: KubeRefusal) => refused(ref, what, answer);
+
+export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnanswered: CountUnanswered = () => {}) {
   /**
    * One check: the TrainJob and its Workload from the shared lists. Throws when a list goes
    * unanswered. A TrainJob missing from them is read by name before it counts as gone: the
@@ -50,21 +90,21 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists) {
    * run, seed 1000); only the API server's own 404 says Absent.
    */
   async function observe(config: Config, ref: TrainJobRef, jobId: string, calls: ObjectCalls, signal: AbortSignal): Promise<Observed> {
-    const ofJob = await lists.find(TRAINJOBS, ref.namespace, Labels.jobId, jobId, signal);
-    if (ofJob.answered === 'definite') throw refused(ref, [`listing TrainJobs: ${describeRefusal(ofJob)}`]);
+    const ofJob = await lists.find(TRAINJOBS, ref.namespace, Labels.jobId, jobId, signal).catch(unansweredAs('list'));
+    if (ofJob.answered === 'definite') throw refusedCall(ref, 'listing TrainJobs', ofJob);
     const isOurs = (t: TrainJob) => t.metadata?.uid === ref.uid && t.metadata?.name === ref.name;
     let found = (ofJob.value as TrainJob[]).find(isOurs);
     if (found === undefined) {
-      const read = await calls.get(TRAINJOBS, ref.namespace, ref.name);
-      if (read.answered === 'definite' && read.status !== 404) {
-        throw refused(ref, [`reading TrainJob ${ref.namespace}/${ref.name}: ${describeRefusal(read)}`]);
-      }
+      const read = await calls.get(TRAINJOBS, ref.namespace, ref.name).catch(unansweredAs('read'));
+      if (read.answered === 'definite' && read.status !== 404) throw refusedCall(ref, `reading TrainJob ${ref.namespace}/${ref.name}`, read);
       if (read.answered === 'ok' && isOurs(read.value as TrainJob)) found = read.value as TrainJob;
     }
     const trainJob = found && trimTrainJob(found);
     if (config.mode !== 'kueue' || trainJob === undefined) return trainJob ? { trainJob, config } : { config };
-    const ofUid = await lists.find(workloads(config.kueue.workloadVersion), ref.namespace, Labels.kueueJobUid, ref.uid, signal);
-    if (ofUid.answered === 'definite') throw refused(ref, [`listing Workloads: ${describeRefusal(ofUid)}`]);
+    const ofUid = await lists
+      .find(workloads(config.kueue.workloadVersion), ref.namespace, Labels.kueueJobUid, ref.uid, signal)
+      .catch(unansweredAs('list'));
+    if (ofUid.answered === 'definite') throw refusedCall(ref, 'listing Workloads', ofUid);
     const workload = workloadOfTrainJob(ofUid.value as Workload[], ref.uid);
     return { trainJob, config, ...(workload ? { workload: trimWorkload(workload) } : {}) };
   }
@@ -75,56 +115,58 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists) {
       const { config, ref } = input;
       const calls = callsFor(env);
       const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
-
-      // The first read, by name: whether the operation may watch this TrainJob at all, and its job-id label.
-      const first = await calls.get(TRAINJOBS, ref.namespace, ref.name);
-      if (first.answered === 'definite' && first.status !== 404) {
-        throw refused(ref, [`reading TrainJob ${ref.namespace}/${ref.name}: ${describeRefusal(first)}`]);
-      }
-      const read = first.answered === 'ok' ? trimTrainJob(first.value as TrainJob) : undefined;
-      const refusals = identityRefusals('watch', ref, { trainJob: read, config });
-      if (refusals.length > 0) throw refused(ref, refusals);
-      const jobId = read?.metadata.labels?.[Labels.jobId];
-
+      const resumed = ctx.info.heartbeatDetails as WatchProgress | undefined;
+      const shownSilence = input.unansweredSince !== undefined;
       const sliceEnd = Date.now() + input.sliceMs;
-      let checks = (ctx.info.heartbeatDetails as WatchProgress | undefined)?.checks ?? 0;
-      let answeredAt = Date.now();
-      let problem = '';
+      let checks = resumed?.checks ?? 0;
+      // Since when the API has not answered (epoch ms), across retries of this call and calls of the workflow.
+      const silentFrom = resumed?.unansweredSince ?? input.unansweredSince;
+      let since = silentFrom === undefined ? undefined : Date.parse(silentFrom);
+      // The first read's answer: the job-id label of the ref's TrainJob, undefined when it is gone.
+      let first: { jobId?: string } | undefined;
       for (;;) {
         checks += 1;
-        let observed: Observed | undefined = { config };
-        if (jobId !== undefined) {
-          observed = await observe(config, ref, jobId, calls, ctx.cancellationSignal).catch((error: unknown) => {
-            if (error instanceof DispatchError) throw error;
-            problem = error instanceof Error ? error.message : String(error);
-            return undefined;
-          });
-        }
-        if (observed !== undefined) {
-          answeredAt = Date.now();
+        try {
+          if (first === undefined) {
+            const answer = await calls.get(TRAINJOBS, ref.namespace, ref.name).catch(unansweredAs('read'));
+            if (answer.answered === 'definite' && answer.status !== 404) throw refusedCall(ref, `reading TrainJob ${ref.namespace}/${ref.name}`, answer);
+            const read = answer.answered === 'ok' ? trimTrainJob(answer.value as TrainJob) : undefined;
+            const refusals = identityRefusals('watch', ref, { trainJob: read, config });
+            if (refusals.length > 0) return { refused: refusals, state: stateOf(ref, { trainJob: read, config }), checks };
+            // Another UID under the name is not the ref's TrainJob: it is gone, and the outcome says whose the name is now.
+            if (read !== undefined && read.metadata.uid !== ref.uid) {
+              return { outcome: watchOutcome(ref, { trainJob: read, config, pods: [], observedAt: new Date().toISOString() })!, checks };
+            }
+            first = { jobId: read?.metadata.labels?.[Labels.jobId] };
+          }
+          const observed: Observed = first.jobId === undefined ? { config } : await observe(config, ref, first.jobId, calls, ctx.cancellationSignal);
           const observedAt = new Date().toISOString();
           let outcome = watchOutcome(ref, { ...observed, pods: [], observedAt });
-          if (outcome?.phase === 'Failed' && observed.trainJob !== undefined && jobId !== undefined) {
-            const pods = (await calls.listPods(ref.namespace, `${Labels.jobId}=${jobId}`)) as KubeAnswer<{ items?: Pod[] }>;
+          if (outcome?.phase === 'Failed' && observed.trainJob !== undefined && first.jobId !== undefined) {
+            const pods = (await calls.listPods(ref.namespace, `${Labels.jobId}=${first.jobId}`).catch(unansweredAs('pods'))) as KubeAnswer<{ items?: Pod[] }>;
             if (pods.answered === 'ok') outcome = watchOutcome(ref, { ...observed, pods: pods.value.items ?? [], observedAt });
           }
+          since = undefined;
           if (outcome) return { outcome, checks };
           const state = stateOf(ref, observed);
-          if (state.phase !== input.shownPhase || Date.now() >= sliceEnd) return { state, checks };
+          if (state.phase !== input.shownPhase || shownSilence || Date.now() >= sliceEnd) return { state, checks };
           ctx.heartbeat({ checks, phase: state.phase, reasons: state.reasons } satisfies WatchProgress);
-        } else {
-          if (Date.now() - answeredAt >= callMs) {
-            throw new DispatchError('ErrUnreachable', [`watching TrainJob ${ref.namespace}/${ref.name}: no answer within timeouts.call: ${problem}`], 0, ref);
-          }
-          ctx.heartbeat({ checks, reasons: [problem] } satisfies WatchProgress);
+        } catch (error) {
+          if (!(error instanceof Unanswered)) throw error;
+          countUnanswered(error.call);
+          since ??= Date.now();
+          const unansweredSince = new Date(since).toISOString();
+          const tellWorkflow = (!shownSilence && Date.now() - since >= callMs) || Date.now() >= sliceEnd;
+          if (tellWorkflow) return { unanswered: { since: unansweredSince, problem: error.message }, checks };
+          ctx.heartbeat({ checks, reasons: [error.message], unansweredSince } satisfies WatchProgress);
         }
         // The next check after the interval, or as soon as the worker's watch sees the TrainJob (or,
         // in Kueue mode, its Workload) change.
         const changes =
-          jobId === undefined
+          first?.jobId === undefined
             ? []
             : [
-                untilChanged(lists, TRAINJOBS, ref.namespace, Labels.jobId, jobId, WATCH_POLL_MS),
+                untilChanged(lists, TRAINJOBS, ref.namespace, Labels.jobId, first.jobId, WATCH_POLL_MS),
                 ...(config.mode === 'kueue'
                   ? [untilChanged(lists, workloads(config.kueue.workloadVersion), ref.namespace, Labels.kueueJobUid, ref.uid, WATCH_POLL_MS)]
                   : []),

@@ -1,423 +1,221 @@
-// Open, Hold and Release (docs/contract.md §9) as decisions: from the objects as read, either a
-// refusal (ErrRejected), Absent, nothing to do (already as wanted), a wait, or the exact writes to
-// make, in order, each a JSON patch whose first operations test the object's UID and
-// resourceVersion. The workflow reads, plans, makes the writes in order, and reads and plans
-// again, with `resumed: true` once it has written, until the plan is no longer `write` or `wait`;
-// a failed test (another writer came first) is the same: read and plan again. The plans remember
-// nothing, so a second worker, or an operation interrupted between two writes, finishes the same way.
+// Open, Hold and Release (docs/contract.md §9, §9a) as declarative decisions: each makes one fact
+// of the start gate true and answers the state. From the objects as read, a plan is a refusal
+// (ErrRejected), Absent, done (the fact is already true: answer the state), a wait, or the exact
+// writes to make, in order, each a JSON patch whose first operations test the object's UID and
+// resourceVersion. The workflow reads, plans, writes, and reads and plans again until the plan is
+// no longer `write` or `wait`. The plans remember nothing: a repeated operation, in a new run or
+// after a write that landed but whose answer was lost, reads the fact true and answers the same.
 //
-// `resumed` is the one thing a plan is told about the past, and it comes from the workflow's own
-// history: once a run has written, a TrainJob that is no longer held (Release) or has ended since
-// is the answer, not a refusal. A new run of Release on a TrainJob that an earlier run released
-// is refused (not held), as docs/contract.md §9 says.
-//
-// The writes, by mode:
-// - Open: plain, spec.suspend false; Kueue, dispatch's gate out of admission-gated-by (the
+// The two facts (phase.ts): opened (plain, the `opened` annotation, or unsuspended; Kueue, dispatch's
+// gate gone from admission-gated-by) and held (the `held` annotation is "true").
+// - Open makes opened true. Plain: the `opened` annotation, and spec.suspend !(opened && !held) in
+//   the same patch, so a held TrainJob stays suspended and answers Held. Kueue: the gate removed (the
 //   annotation goes when no gate is left; the Workload's copy is Kueue's, never touched).
-// - Hold: plain, spec.suspend true and held "true" in one patch; Kueue, held "true" on the
-//   TrainJob, then the Workload's spec.active false.
-// - Release: plain, spec.suspend false and held removed in one patch; Kueue, held removed, then
-//   the Workload's spec.active true.
-//
-// Decisions docs/contract.md §9 leaves open, made here:
-// - Open of a held TrainJob: Kueue mode removes the gate (the inactive Workload still holds it);
-//   plain mode has nothing it could write without running it, so nothing to do (Release opens it).
-// - Hold in Kueue mode with no Workload yet writes the held annotation, then waits for Kueue to
-//   make the Workload (`wait`): the held annotation alone keeps dispatch's check Pending, but only
-//   an inactive Workload keeps Kueue from reserving quota for it.
-// - Release of a Kueue Workload made inactive by someone else (`kueuectl stop workload`) reactivates
-//   it; one Kueue deactivated itself (held meanwhile) is left inactive, and the TrainJob then reads Failed.
-// - A ref of another namespace than the configured one is refused: dispatch works in that one only.
-import type { KubeObject, TrainJob } from '../model/kube.js';
+// - Hold makes held true. Plain: the `held` annotation and spec.suspend true in one patch, and the
+//   `opened` annotation when it was evidently opened (unsuspended), so its Release runs it again.
+//   Kueue: the held annotation on the TrainJob, then the Workload's spec.active false; with no
+//   Workload yet, a wait for Kueue to make it.
+// - Release makes held false. Plain: the annotation removed, spec.suspend !opened in the same patch,
+//   so a TrainJob never opened stays suspended (Gated). Kueue: the annotation removed, then the
+//   Workload's spec.active true, unless Kueue deactivated it itself.
+// - A finished TrainJob (Succeeded/Failed): Open and Release answer its state; Hold is refused,
+//   except when it is already held or this run has written (the answer of a Hold that landed).
+// - The ref's UID decides: no TrainJob of that UID (404, or the name is another UID's) is Absent;
+//   one of that UID without dispatch's labels, or a ref outside the configured namespace, is refused.
 import { Annotations } from '../model/constants.js';
+import type { TrainJob } from '../model/kube.js';
 import { LifecycleAnnotations, LifecycleAnnotationValues, type LifecycleOperation } from '../model/lifecycle-constants.js';
-import type { JsonPatchOp, TrainJobRef, TrainJobState } from '../model/lifecycle.js';
-import { deepEqual } from './deep-equal.js';
+import type { TrainJobRef, TrainJobState } from '../model/lifecycle.js';
 import {
   describeObject,
   dispatchLabelProblems,
   hasGate,
   isHeldMarked,
+  isOpened,
+  isOpenedMarked,
   isSuspended,
   isWorkloadInactive,
-  observedWorkload,
   kueueDeactivation,
+  observedWorkload,
   stateOf,
   type Observed,
 } from './phase.js';
-import { gatesOf } from './workload.js';
+import {
+  OP_NAMES,
+  pointer,
+  removeAnnotation,
+  removeGateOp,
+  setAnnotation,
+  setSpec,
+  writeOf,
+  writesOrDone,
+  type Change,
+  type LifecycleOp,
+  type LifecyclePlan,
+  type PlanOptions,
+} from './planned-writes.js';
 
-export type LifecycleOp = 'open' | 'hold' | 'release';
-
-/** Each operation as its reasons name it. */
-export const OP_NAMES: Record<LifecycleOperation, string> = {
-  open: 'Open',
-  hold: 'Hold',
-  release: 'Release',
-  stop: 'Stop',
-  watch: 'Watch',
-};
-
-/** One write: a JSON patch (`application/json-patch+json`) of one object, preconditions first. */
-export interface PlannedWrite {
-  kind: 'TrainJob' | 'Workload' | 'AdmissionCheck';
-  /** Absent for a cluster-scoped object (the AdmissionCheck). */
-  namespace?: string;
-  name: string;
-  uid: string;
-  /** `status` when the patch goes to the status subresource. */
-  subresource?: 'status';
-  patch: JsonPatchOp[];
-  /** What the write does, for logs and the UI. */
-  summary: string;
-}
-
-export type LifecyclePlan =
-  /** ErrRejected: the operation cannot apply to what was read. Nothing is written. */
-  | { kind: 'refuse'; reasons: string[] }
-  /** The TrainJob is gone (or being deleted): answer Absent, not an error. */
-  | { kind: 'absent'; state: TrainJobState }
-  /** Already as the operation wants it: answer the state. */
-  | { kind: 'done'; state: TrainJobState }
-  /** Make these writes in order, then read and plan again. `state` is the state as read. */
-  | { kind: 'write'; writes: PlannedWrite[]; state: TrainJobState }
-  /** Nothing can be written yet (Kueue has not made the Workload): read and plan again later. */
-  | { kind: 'wait'; reasons: string[]; state: TrainJobState };
-
-// ---- JSON patches (RFC 6901 pointers, RFC 6902 operations)
-
-/** A JSON pointer of the segments, each escaped (`~` as `~0`, `/` as `~1`). */
-export function pointer(...segments: (string | number)[]): string {
-  return segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
-}
-
-/** `test` operations on the object's UID and resourceVersion: the patch applies to what was read, or not at all. */
-export function preconditions(object: KubeObject): JsonPatchOp[] {
-  const ops: JsonPatchOp[] = [
-    { op: 'test', path: pointer('metadata', 'uid'), value: object.metadata?.uid ?? '' },
-  ];
-  const rv = object.metadata?.resourceVersion;
-  if (rv !== undefined) ops.push({ op: 'test', path: pointer('metadata', 'resourceVersion'), value: rv });
-  return ops;
-}
-
-/** Sets `<section>.<field>`: `replace` when it is there, `add` when not, the section too when it is missing. */
-function setField(
-  object: KubeObject,
-  section: 'spec' | 'metadata',
-  field: string,
-  value: unknown,
-  parent?: string,
-): JsonPatchOp {
-  const holder =
-    parent === undefined
-      ? object[section]
-      : (object[section] as Record<string, unknown> | undefined)?.[parent];
-  const path = parent === undefined ? [section] : [section, parent];
-  if (typeof holder !== 'object' || holder === null) {
-    return { op: 'add', path: pointer(...path), value: { [field]: value } };
-  }
-  return { op: Object.hasOwn(holder, field) ? 'replace' : 'add', path: pointer(...path, field), value };
-}
-
-const setSpec = (object: KubeObject, field: string, value: unknown) => setField(object, 'spec', field, value);
-const setAnnotation = (object: KubeObject, key: string, value: string) =>
-  setField(object, 'metadata', key, value, 'annotations');
-const removeAnnotation = (key: string): JsonPatchOp => ({
-  op: 'remove',
-  path: pointer('metadata', 'annotations', key),
-});
-
-/** Takes `gate` out of admission-gated-by, keeping the other gates in order; the annotation goes when none is left. */
-export function removeGateOp(trainJob: KubeObject, gate: string): JsonPatchOp {
-  const rest = gatesOf(trainJob.metadata?.annotations?.[Annotations.kueueAdmissionGatedBy]).filter(
-    (g) => g !== gate,
-  );
-  return rest.length === 0
-    ? removeAnnotation(Annotations.kueueAdmissionGatedBy)
-    : {
-        op: 'replace',
-        path: pointer('metadata', 'annotations', Annotations.kueueAdmissionGatedBy),
-        value: rest.join(','),
-      };
-}
-
-function write(
-  kind: PlannedWrite['kind'],
-  object: KubeObject,
-  ops: JsonPatchOp[],
-  summary: string,
-): PlannedWrite {
-  const meta = object.metadata ?? {};
-  return {
-    kind,
-    ...(meta.namespace !== undefined ? { namespace: meta.namespace } : {}),
-    name: meta.name ?? '',
-    uid: meta.uid ?? '',
-    patch: [...preconditions(object), ...ops],
-    summary: `${describeObject(kind, object)}: ${summary}`,
-  };
-}
-
-export class JsonPatchError extends Error {}
-
-function parsePointer(path: string): string[] {
-  if (path === '') return [];
-  if (!path.startsWith('/')) throw new JsonPatchError(`not a JSON pointer: ${JSON.stringify(path)}`);
-  return path
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-}
-
-/** The container holding the pointer's last segment, and that segment. */
-function locate(doc: unknown, path: string): { parent: unknown; key: string } {
-  const segments = parsePointer(path);
-  const key = segments.pop();
-  if (key === undefined) throw new JsonPatchError('the whole document cannot be patched here');
-  let parent: unknown = doc;
-  for (const segment of segments) {
-    parent =
-      typeof parent === 'object' && parent !== null
-        ? (parent as Record<string, unknown>)[segment]
-        : undefined;
-    if (parent === undefined) throw new JsonPatchError(`${path}: ${segment} is missing`);
-  }
-  if (typeof parent !== 'object' || parent === null)
-    throw new JsonPatchError(`${path}: the parent is not an object or array`);
-  return { parent, key };
-}
-
-function arrayIndex(array: unknown[], key: string, path: string, forAdd: boolean): number {
-  if (forAdd && key === '-') return array.length;
-  const index = /^(0|[1-9][0-9]*)$/.test(key) ? Number(key) : NaN;
-  if (!(index < array.length + (forAdd ? 1 : 0))) throw new JsonPatchError(`${path}: no index ${key}`);
-  return index;
-}
+export {
+  applyJsonPatch,
+  JsonPatchError,
+  OP_NAMES,
+  pointer,
+  preconditions,
+  removeGateOp,
+  type LifecycleOp,
+  type LifecyclePlan,
+  type PlannedWrite,
+  type PlanOptions,
+} from './planned-writes.js';
 
 /**
- * The object after a JSON patch, as the API server applies one (RFC 6902: `add` on an existing
- * member replaces it); throws JsonPatchError when a `test` fails or a path is missing, and the
- * object is then unchanged. Pure: the input is copied first. Tests and fakes use it to see what a
- * plan's writes do.
- */
-export function applyJsonPatch<T>(object: T, ops: readonly JsonPatchOp[]): T {
-  const doc = JSON.parse(JSON.stringify(object)) as T;
-  for (const op of ops) {
-    const { parent, key } = locate(doc, op.path);
-    const isArray = Array.isArray(parent);
-    const record = parent as Record<string, unknown>;
-    const exists = isArray
-      ? /^(0|[1-9][0-9]*)$/.test(key) && Number(key) < parent.length
-      : Object.hasOwn(record, key);
-    if (op.op === 'test') {
-      if (!exists || !deepEqual(record[key], op.value)) throw new JsonPatchError(`${op.path}: test failed`);
-    } else if (op.op === 'add') {
-      if (isArray) parent.splice(arrayIndex(parent, key, op.path, true), 0, op.value);
-      else record[key] = op.value;
-    } else {
-      if (!exists) throw new JsonPatchError(`${op.path}: missing`);
-      if (op.op === 'replace') {
-        record[key] = op.value;
-      } else if (isArray) {
-        parent.splice(arrayIndex(parent, key, op.path, false), 1);
-      } else {
-        delete record[key];
-      }
-    }
-  }
-  return doc;
-}
-
-// ---- The plans
-
-/**
- * Why the operation may not touch what was read (ErrRejected): a ref of another namespace, a
- * TrainJob of another UID, name or namespace, or without dispatch's labels. Empty when it may.
+ * Why the operation may not touch the TrainJob of the ref (ErrRejected): a ref of another
+ * namespace, or a TrainJob of the ref's UID that is not dispatch's. Empty when it may, and when no
+ * TrainJob of that UID was read: that is Absent, not a refusal.
  */
 export function identityRefusals(op: LifecycleOperation, ref: TrainJobRef, observed: Observed): string[] {
   const head = `${OP_NAMES[op]} of TrainJob ${ref.namespace}/${ref.name}`;
-  const reasons: string[] = [];
   if (ref.namespace !== observed.config.namespace) {
-    reasons.push(`${head}: dispatch works in namespace ${observed.config.namespace} only`);
+    return [`${head}: dispatch works in namespace ${observed.config.namespace} only`];
   }
   const trainJob = observed.trainJob;
-  if (trainJob === undefined) return reasons;
-  const meta = trainJob.metadata ?? {};
-  if (meta.uid !== ref.uid) {
-    reasons.push(`${head}: the TrainJob of that name has UID ${meta.uid ?? 'absent'}, not ${ref.uid}`);
-  }
-  if (meta.namespace !== ref.namespace || meta.name !== ref.name) {
-    reasons.push(`${head}: the TrainJob read is ${describeObject('TrainJob', trainJob)}`);
-  }
-  return [...reasons, ...dispatchLabelProblems(trainJob).map((p) => `${head}: ${p}`)];
+  if (trainJob === undefined || trainJob.metadata?.uid !== ref.uid) return [];
+  const meta = trainJob.metadata;
+  const misplaced =
+    meta.namespace !== ref.namespace || meta.name !== ref.name
+      ? [`${head}: the TrainJob read is ${describeObject('TrainJob', trainJob)}`]
+      : [];
+  return [...misplaced, ...dispatchLabelProblems(trainJob).map((p) => `${head}: ${p}`)];
 }
 
-export interface PlanOptions {
-  /** This run of the operation has already made writes (its workflow history says so). */
-  resumed?: boolean;
-}
+/** Whether the TrainJob has ended: Open and Release answer its state, Hold refuses. */
+const hasEnded = (state: TrainJobState) => state.phase === 'Succeeded' || state.phase === 'Failed';
 
 type Decide = (trainJob: TrainJob, observed: Observed, state: TrainJobState) => LifecyclePlan;
 
-/** The part every operation shares: identity, Absent, and no change to a TrainJob that has ended. */
-function plan(
-  op: LifecycleOp,
-  ref: TrainJobRef,
-  observed: Observed,
-  options: PlanOptions,
-  decide: Decide,
-): LifecyclePlan {
+/** The part every operation shares: refusals (with the phase read, if any), and Absent. */
+function plan(op: LifecycleOp, ref: TrainJobRef, observed: Observed, decide: Decide): LifecyclePlan {
   const refusals = identityRefusals(op, ref, observed);
-  if (refusals.length > 0) return { kind: 'refuse', reasons: refusals };
   const state = stateOf(ref, observed);
+  if (refusals.length > 0) {
+    return { kind: 'refuse', reasons: refusals, ...(observed.trainJob !== undefined ? { state } : {}) };
+  }
   const trainJob = observed.trainJob;
   if (trainJob === undefined || state.phase === 'Absent') return { kind: 'absent', state };
-  if (state.phase === 'Succeeded' || state.phase === 'Failed') {
-    if (options.resumed === true) return { kind: 'done', state };
-    return {
-      kind: 'refuse',
-      reasons: [
-        `${OP_NAMES[op]} of ${describeObject('TrainJob', trainJob)}: it has ${state.phase}`,
-        ...state.reasons,
-      ],
-    };
-  }
   return decide(trainJob, observed, state);
 }
 
-const writesOrDone = (writes: PlannedWrite[], state: TrainJobState): LifecyclePlan =>
-  writes.length === 0 ? { kind: 'done', state } : { kind: 'write', writes, state };
-
-/** A change to one object: the patch operation, and what it does. */
-interface Change {
-  op: JsonPatchOp;
-  summary: string;
+/** The start gate's facts a plain TrainJob is to have after the operation. */
+interface PlainFacts {
+  opened: boolean;
+  held: boolean;
 }
 
-/** One write of the changes to an object, or none when there are none. */
-const writeOf = (kind: PlannedWrite['kind'], object: KubeObject, changes: Change[]): PlannedWrite[] =>
-  changes.length === 0
-    ? []
-    : [
-        write(
-          kind,
-          object,
-          changes.map((c) => c.op),
-          changes.map((c) => c.summary).join(', '),
-        ),
-      ];
+const annotationSummary = (key: string, value: string) => `annotation ${key}: "${value}"`;
 
-/** Open: plain, spec.suspend false; Kueue, dispatch's gate out of admission-gated-by. */
-export function planOpen(ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): LifecyclePlan {
-  return plan('open', ref, observed, options, (trainJob, { config }, state) => {
-    const gate = config.kueue.gate;
-    if (config.mode === 'kueue') {
-      const ungate: Change[] = hasGate(trainJob, gate)
-        ? [
-            {
-              op: removeGateOp(trainJob, gate),
-              summary: `remove ${gate} from ${Annotations.kueueAdmissionGatedBy}`,
-            },
-          ]
-        : [];
-      return writesOrDone(writeOf('TrainJob', trainJob, ungate), state);
+/**
+ * Plain mode's one patch: spec.suspend as !(opened && !held), then the annotations that record the
+ * facts. Only what differs from what was read is written; an annotations map that is missing is
+ * added whole, so two annotations never overwrite each other's `add`.
+ */
+function plainChanges(trainJob: TrainJob, facts: PlainFacts): Change[] {
+  const annotations = trainJob.metadata.annotations ?? {};
+  const suspend = !(facts.opened && !facts.held);
+  const changes: Change[] =
+    isSuspended(trainJob) === suspend ? [] : [{ op: setSpec(trainJob, 'suspend', suspend), summary: `spec.suspend ${suspend}` }];
+  const toSet: [string, string][] = [];
+  if (facts.opened && !isOpenedMarked(trainJob)) {
+    toSet.push([LifecycleAnnotations.opened, LifecycleAnnotationValues.opened]);
+  }
+  if (facts.held && !isHeldMarked(trainJob)) toSet.push([LifecycleAnnotations.held, LifecycleAnnotationValues.held]);
+  if (toSet.length > 0 && trainJob.metadata.annotations === undefined) {
+    changes.push({
+      op: { op: 'add', path: pointer('metadata', 'annotations'), value: Object.fromEntries(toSet) },
+      summary: toSet.map(([key, value]) => annotationSummary(key, value)).join(', '),
+    });
+  } else {
+    for (const [key, value] of toSet) changes.push({ op: setAnnotation(trainJob, key, value), summary: annotationSummary(key, value) });
+  }
+  if (!facts.held && Object.hasOwn(annotations, LifecycleAnnotations.held)) {
+    changes.push({ op: removeAnnotation(LifecycleAnnotations.held), summary: `remove annotation ${LifecycleAnnotations.held}` });
+  }
+  return changes;
+}
+
+/** Open: makes opened true; a held TrainJob stays held (plain: suspended; Kueue: its Workload inactive). */
+export function planOpen(ref: TrainJobRef, observed: Observed): LifecyclePlan {
+  return plan('open', ref, observed, (trainJob, { config }, state) => {
+    if (hasEnded(state)) return { kind: 'done', state };
+    if (config.mode === 'plain') {
+      return writesOrDone(writeOf('TrainJob', trainJob, plainChanges(trainJob, { opened: true, held: isHeldMarked(trainJob) })), state);
     }
-    // Plain: only a Gated TrainJob is opened; a held one opens at its Release.
-    const open: Change[] =
-      state.phase === 'Gated'
-        ? [{ op: setSpec(trainJob, 'suspend', false), summary: 'spec.suspend false' }]
-        : [];
-    return writesOrDone(writeOf('TrainJob', trainJob, open), state);
+    const gate = config.kueue.gate;
+    const ungate: Change[] = hasGate(trainJob, gate)
+      ? [{ op: removeGateOp(trainJob, gate), summary: `remove ${gate} from ${Annotations.kueueAdmissionGatedBy}` }]
+      : [];
+    return writesOrDone(writeOf('TrainJob', trainJob, ungate), state);
   });
 }
 
-/** Hold: plain, spec.suspend true and held "true" in one patch; Kueue, held "true", then the Workload inactive. */
+/** Hold: makes held true. Plain: one patch; Kueue: the held annotation, then the Workload inactive. */
 export function planHold(ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): LifecyclePlan {
-  return plan('hold', ref, observed, options, (trainJob, obs, state) => {
+  return plan('hold', ref, observed, (trainJob, obs, state) => {
+    if (hasEnded(state)) {
+      if (options.resumed === true || isHeldMarked(trainJob)) return { kind: 'done', state };
+      return {
+        kind: 'refuse',
+        reasons: [`Hold of ${describeObject('TrainJob', trainJob)}: it has ${state.phase}: a finished TrainJob cannot be held`, ...state.reasons],
+        state,
+      };
+    }
+    if (obs.config.mode === 'plain') {
+      return writesOrDone(writeOf('TrainJob', trainJob, plainChanges(trainJob, { opened: isOpened(trainJob, obs.config), held: true })), state);
+    }
     const mark: Change[] = isHeldMarked(trainJob)
       ? []
       : [
           {
             op: setAnnotation(trainJob, LifecycleAnnotations.held, LifecycleAnnotationValues.held),
-            summary: `annotation ${LifecycleAnnotations.held}: "${LifecycleAnnotationValues.held}"`,
+            summary: annotationSummary(LifecycleAnnotations.held, LifecycleAnnotationValues.held),
           },
         ];
-    if (obs.config.mode === 'plain') {
-      const suspend: Change[] = isSuspended(trainJob)
-        ? []
-        : [{ op: setSpec(trainJob, 'suspend', true), summary: 'spec.suspend true' }];
-      return writesOrDone(writeOf('TrainJob', trainJob, [...suspend, ...mark]), state);
-    }
     const writes = writeOf('TrainJob', trainJob, mark);
     const { workload } = observedWorkload(obs);
     if (workload === undefined) {
       return writes.length > 0
         ? { kind: 'write', writes, state }
-        : {
-            kind: 'wait',
-            reasons: ['no Workload of this TrainJob yet: Kueue makes it; its spec.active is set false then'],
-            state,
-          };
+        : { kind: 'wait', reasons: ['no Workload of this TrainJob yet: Kueue makes it; its spec.active is set false then'], state };
     }
     if (!isWorkloadInactive(workload)) {
-      writes.push(
-        ...writeOf('Workload', workload, [
-          { op: setSpec(workload, 'active', false), summary: 'spec.active false' },
-        ]),
-      );
+      writes.push(...writeOf('Workload', workload, [{ op: setSpec(workload, 'active', false), summary: 'spec.active false' }]));
     }
     return writesOrDone(writes, state);
   });
 }
 
-/** Release: plain, spec.suspend false and held removed in one patch; Kueue, held removed, then the Workload active. */
-export function planRelease(ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): LifecyclePlan {
-  return plan('release', ref, observed, options, (trainJob, obs, state) => {
-    if (state.phase !== 'Held') {
-      if (options.resumed === true) return { kind: 'done', state };
-      return {
-        kind: 'refuse',
-        reasons: [
-          `Release of ${describeObject('TrainJob', trainJob)}: it is not held (it is ${state.phase})`,
-          ...state.reasons,
-        ],
-      };
+/** Release: makes held false; a TrainJob never opened returns to Gated. */
+export function planRelease(ref: TrainJobRef, observed: Observed): LifecyclePlan {
+  return plan('release', ref, observed, (trainJob, obs, state) => {
+    if (hasEnded(state)) return { kind: 'done', state };
+    if (obs.config.mode === 'plain') {
+      return writesOrDone(writeOf('TrainJob', trainJob, plainChanges(trainJob, { opened: isOpened(trainJob, obs.config), held: false })), state);
     }
     const unmark: Change[] = Object.hasOwn(trainJob.metadata.annotations ?? {}, LifecycleAnnotations.held)
-      ? [
-          {
-            op: removeAnnotation(LifecycleAnnotations.held),
-            summary: `remove annotation ${LifecycleAnnotations.held}`,
-          },
-        ]
+      ? [{ op: removeAnnotation(LifecycleAnnotations.held), summary: `remove annotation ${LifecycleAnnotations.held}` }]
       : [];
-    if (obs.config.mode === 'plain') {
-      const resume: Change[] = isSuspended(trainJob)
-        ? [{ op: setSpec(trainJob, 'suspend', false), summary: 'spec.suspend false' }]
-        : [];
-      return writesOrDone(writeOf('TrainJob', trainJob, [...resume, ...unmark]), state);
-    }
     const writes = writeOf('TrainJob', trainJob, unmark);
     const { workload } = observedWorkload(obs);
     // A Workload Kueue deactivated itself stays so: Release lifts dispatch's hold, not Kueue's decision.
     if (workload !== undefined && isWorkloadInactive(workload) && kueueDeactivation(workload) === undefined) {
-      writes.push(
-        ...writeOf('Workload', workload, [
-          { op: setSpec(workload, 'active', true), summary: 'spec.active true' },
-        ]),
-      );
+      writes.push(...writeOf('Workload', workload, [{ op: setSpec(workload, 'active', true), summary: 'spec.active true' }]));
     }
     return writesOrDone(writes, state);
   });
 }
 
 /** The plan of an operation by its name. */
-export function planOperation(
-  op: LifecycleOp,
-  ref: TrainJobRef,
-  observed: Observed,
-  options: PlanOptions = {},
-): LifecyclePlan {
-  return { open: planOpen, hold: planHold, release: planRelease }[op](ref, observed, options);
+export function planOperation(op: LifecycleOp, ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): LifecyclePlan {
+  if (op === 'open') return planOpen(ref, observed);
+  if (op === 'hold') return planHold(ref, observed, options);
+  return planRelease(ref, observed);
 }

@@ -13,8 +13,9 @@
 //   by someone else than Kueue (dispatch's Hold between its two writes, a Release between its two,
 //   or `kueuectl stop workload`): it does not run until it is activated, which Release does.
 // - Gated (never opened): plain mode, spec.suspend true; Kueue mode, dispatch's gate still in the
-//   TrainJob's `kueue.x-k8s.io/admission-gated-by`. Plain mode keeps no other record of an Open, so
-//   a plain TrainJob suspended by hand reads as Gated, and Release (suspend false) opens it.
+//   TrainJob's `kueue.x-k8s.io/admission-gated-by`. A plain TrainJob that carries the `opened`
+//   annotation yet is suspended and not held (suspended by hand) reads Gated too, its reason says
+//   so; an Open or a Release writes spec.suspend false again (lifecycle-plans.ts).
 // - Running: spec.suspend false; in Kueue mode also a Workload whose `Admitted` is True.
 // - Queued (Kueue mode only): opened, and neither admitted nor unsuspended.
 import type { Config } from '../model/config.js';
@@ -91,6 +92,11 @@ function showCondition(condition: Condition): string {
   return `condition ${condition.type} is ${condition.status}${why === '' ? '' : ` (${why})`}`;
 }
 
+/** Plain mode: Open has recorded the TrainJob opened (the `opened` annotation is "true"). */
+export function isOpenedMarked(trainJob: KubeObject): boolean {
+  return trainJob.metadata?.annotations?.[LifecycleAnnotations.opened] === LifecycleAnnotationValues.opened;
+}
+
 export function isHeldMarked(trainJob: KubeObject): boolean {
   return trainJob.metadata?.annotations?.[LifecycleAnnotations.held] === LifecycleAnnotationValues.held;
 }
@@ -115,8 +121,7 @@ export function hasGate(trainJob: KubeObject, gate: string): boolean {
  */
 export function isOpened(trainJob: KubeObject, config: Pick<Config, 'mode' | 'kueue'>): boolean {
   if (config.mode === 'kueue') return !hasGate(trainJob, config.kueue.gate);
-  const marked = trainJob.metadata?.annotations?.[LifecycleAnnotations.opened] === LifecycleAnnotationValues.opened;
-  return marked || !isSuspended(trainJob);
+  return isOpenedMarked(trainJob) || !isSuspended(trainJob);
 }
 
 /**
@@ -302,7 +307,9 @@ export function phaseOf(observed: Observed): PhaseView {
         ...(unsuspended ? [`${what}: held, yet spec.suspend is not true: the Hold is not finished`] : []),
       );
     }
-    if (!unsuspended) return view('Gated', `${what}: spec.suspend is true and it is not held: never opened`);
+    if (!unsuspended) {
+      return view('Gated', `${what}: spec.suspend is true and it is not held: ${isOpenedMarked(trainJob) ? `opened (annotation ${LifecycleAnnotations.opened}), yet suspended by someone else` : 'never opened'}`);
+    }
     return view('Running', `${what}: spec.suspend is ${show(specOf(trainJob).suspend)}`);
   }
 

@@ -19,7 +19,11 @@ export interface DispatchMetrics {
   starts: Counter<'outcome' | 'error_type'>;
   stepDuration: Histogram<'step'>;
   compensations: Counter<'result'>;
+  watchUnanswered: Counter<'call'>;
 }
+
+/** The calls of a Watch that may go unanswered: the first read by name, the shared lists, the pod list. */
+export const WATCH_CALLS = ['read', 'list', 'pods'] as const;
 
 export function createDispatchMetrics(
   options: { registry?: Registry; processMetrics?: boolean } = {},
@@ -45,11 +49,18 @@ export function createDispatchMetrics(
     labelNames: ['result'] as const,
     registers: [registry],
   });
+  const watchUnanswered = new Counter({
+    name: 'dispatch_watch_unanswered_calls_total',
+    help: 'Calls of WatchTrainJob that the Kubernetes API left unanswered (the Watch goes on waiting), by call: read, list or pods',
+    labelNames: ['call'] as const,
+    registers: [registry],
+  });
   // Every series a dashboard expects exists from the start at 0, so that rate() sees the first event.
   starts.inc({ outcome: 'success', error_type: NO_ERROR }, 0);
   starts.inc({ outcome: 'cancelled', error_type: NO_ERROR }, 0);
   for (const type of ERROR_TYPES) starts.inc({ outcome: 'failure', error_type: type }, 0);
   for (const result of COMPENSATION_RESULTS) compensations.inc({ result }, 0);
   for (const step of Object.values(ACTIVITY_LABELS)) stepDuration.zero({ step });
-  return { registry, starts, stepDuration, compensations };
+  for (const call of WATCH_CALLS) watchUnanswered.inc({ call }, 0);
+  return { registry, starts, stepDuration, compensations, watchUnanswered };
 }

@@ -107,7 +107,14 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
   // and list (batched, for the checks) while it is not in step.
   const batched = new BatchedLists(kube, requestTimeoutMs);
   const lists = kube.watch ? new WatchedLists(kube, kube.watch, batched, requestTimeoutMs) : undefined;
-  const activities = createActivities({ kube, settings: gates, requestTimeoutMs, lists: lists ?? batched });
+  const metrics = options.metrics ?? createDispatchMetrics();
+  const activities = createActivities({
+    kube,
+    settings: gates,
+    requestTimeoutMs,
+    lists: lists ?? batched,
+    countWatchUnanswered: (call) => metrics.watchUnanswered.inc({ call }),
+  });
   const admissionController =
     config.mode === 'kueue' && options.admissionController !== false
       ? createAdmissionController({
@@ -120,7 +127,6 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         })
       : undefined;
   const taskQueue = config.temporal.taskQueue;
-  const metrics = options.metrics ?? createDispatchMetrics();
   const code = options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode(options.workflowBundlePath);
   const observed = metricsWorkerOptions(metrics, 'workflowsPath' in code);
   const worker = await Worker.create({

@@ -2,22 +2,26 @@
 // was read (src/core/lifecycle-plans.ts), make the planned writes, read again, until the plan says
 // done, absent or refuse. Every write tests the object's UID and resourceVersion, so a write on
 // something that changed since it was read does nothing, and is planned again from a new read.
+// Runs begun before the patch in run-operation.ts plan with the pre-patch plans, and give up on
+// stale writes with ErrRejected; runs since, with the declarative plans, and ErrUnreachable (a lost
+// race is retryable, docs/contract.md §9a).
 import { sleep } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
 import type { TrainJobState } from '../model/lifecycle.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { OP_NAMES, planOperation, type LifecycleOp, type LifecyclePlan } from '../core/lifecycle-plans.js';
+import { planOperationPrePatch } from '../core/lifecycle-plans-prepatch.js';
 import { classifyOperationCall } from './operation-failures.js';
 import type { OperationReporter } from './operation-progress.js';
 import { runOperation } from './run-operation.js';
 
-/** Writes that find the object changed, in a row, before the operation gives up (ErrRejected). */
+/** Writes that find the object changed, in a row, before the operation gives up (ErrUnreachable; ErrRejected before the patch). */
 export const MAX_STALE_WRITES = 10;
 /** How often a plan that waits (Kueue has not made the Workload yet) reads again. */
 const WAIT_POLL_MS = 1_000;
 
 export function changeTrainJob(op: LifecycleOp, input: unknown): Promise<TrainJobState> {
-  return runOperation(op, input, async ({ ref, config, calls, progress }) => {
+  return runOperation(op, input, async ({ ref, config, calls, progress, declarative }) => {
     // A Hold waits for Kueue's Workload at most as long as Start's step 9 would (timer count, no clock).
     const maxWaits = Math.ceil(toMillis(parseGoDuration(config.timeouts.workload)!) / WAIT_POLL_MS);
     let waits = 0;
@@ -26,8 +30,11 @@ export function changeTrainJob(op: LifecycleOp, input: unknown): Promise<TrainJo
     for (;;) {
       progress.waiting(`TrainJob ${ref.namespace}/${ref.name} to be read`);
       const observed = await calls.observeTrainJob({ config, ref }).catch(classifyOperationCall('the TrainJob to be read', ref));
-      const plan: LifecyclePlan = planOperation(op, ref, { ...observed, config }, { resumed });
-      if (plan.kind === 'refuse') throw new DispatchError('ErrRejected', plan.reasons, 0, ref);
+      const plan: LifecyclePlan = (declarative ? planOperation : planOperationPrePatch)(op, ref, { ...observed, config }, { resumed });
+      if (plan.kind === 'refuse') {
+        if (declarative && plan.state) progress.observed(plan.state.phase, plan.state.reasons);
+        throw new DispatchError('ErrRejected', plan.reasons, 0, ref);
+      }
       progress.observed(plan.state.phase, plan.state.reasons);
       if (plan.kind === 'absent' || plan.kind === 'done') return finish(progress, plan.state);
       if (plan.kind === 'wait') {
@@ -47,7 +54,8 @@ export function changeTrainJob(op: LifecycleOp, input: unknown): Promise<TrainJo
         if (!answer.applied) {
           stale.push(answer.why);
           if (stale.length >= MAX_STALE_WRITES) {
-            throw new DispatchError('ErrRejected', [`${OP_NAMES[op]}: the objects kept changing under ${stale.length} writes`, ...stale.slice(-3)], 0, ref);
+            const type = declarative ? 'ErrUnreachable' : 'ErrRejected';
+            throw new DispatchError(type, [`${OP_NAMES[op]}: the objects kept changing under ${stale.length} writes`, ...stale.slice(-3)], 0, ref);
           }
           break;
         }

@@ -1,11 +1,13 @@
 // StopTrainJob(TrainJobRef) -> TrainJobState (docs/contract.md §9): deletes the TrainJob of that
 // UID with Background propagation; the runtime copy and the Workload it owns, and the JobSet, Jobs
 // and pods below it, go with it. Answers Absent once the TrainJob is gone or being deleted; a
-// TrainJob already gone is Absent too, not an error.
+// TrainJob already gone is Absent too, not an error, and so (since the patch in run-operation.ts) is
+// a ref whose name now belongs to another UID: nothing of that UID is left to stop (§9a).
 import { DispatchError } from '../model/errors.js';
 import type { TrainJobState } from '../model/lifecycle.js';
 import { isBeingDeleted } from '../core/copy-reuse.js';
 import { identityRefusals } from '../core/lifecycle-plans.js';
+import { identityRefusalsPrePatch } from '../core/lifecycle-plans-prepatch.js';
 import { stateOf } from '../core/phase.js';
 import { classifyOperationCall } from './operation-failures.js';
 import { runOperation } from './run-operation.js';
@@ -14,15 +16,19 @@ import { runOperation } from './run-operation.js';
 const MAX_DELETES = 5;
 
 export function StopTrainJob(input: unknown): Promise<TrainJobState> {
-  return runOperation('stop', input, async ({ ref, config, calls, progress }) => {
+  return runOperation('stop', input, async ({ ref, config, calls, progress, declarative }) => {
     for (let deletes = 0; ; deletes++) {
       progress.waiting(`TrainJob ${ref.namespace}/${ref.name} to be read`);
       const observed = { ...(await calls.observeTrainJob({ config, ref }).catch(classifyOperationCall('the TrainJob to be read', ref))), config };
-      const refusals = identityRefusals('stop', ref, observed);
-      if (refusals.length > 0) throw new DispatchError('ErrRejected', refusals, 0, ref);
+      const refusals = (declarative ? identityRefusals : identityRefusalsPrePatch)('stop', ref, observed);
       const state = stateOf(ref, observed);
+      if (refusals.length > 0) {
+        if (declarative && observed.trainJob !== undefined) progress.observed(state.phase, state.reasons);
+        throw new DispatchError('ErrRejected', refusals, 0, ref);
+      }
       progress.observed(state.phase, state.reasons);
-      if (observed.trainJob === undefined || isBeingDeleted(observed.trainJob)) {
+      const { trainJob } = observed;
+      if (trainJob === undefined || trainJob.metadata.uid !== ref.uid || isBeingDeleted(trainJob)) {
         progress.finish(state.phase);
         return state;
       }

@@ -3,7 +3,10 @@
 // container. The waiting is one heartbeating activity with batched checks (watch-activities.ts);
 // it returns when the phase changes, so the workflow sets DispatchPhase as it learns it, and after
 // an hour, so a long Watch's history stays a few events an hour (and continues as new when long).
+// It never gives up on an API that does not answer (docs/contract.md §9a): the activity returns once
+// the silence has lasted timeouts.call, and the current details say since when until it answers.
 import { continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { DispatchError } from '../model/errors.js';
 import type { Outcome, Phase } from '../model/lifecycle.js';
 import { WATCH_SLICE_MS } from './lifecycle-proxies.js';
 import { classifyOperationCall } from './operation-failures.js';
@@ -13,13 +16,24 @@ import { runOperation } from './run-operation.js';
 const CHECKED_EVERY = 'checked every 3 s';
 
 export function WatchTrainJob(input: unknown): Promise<Outcome> {
-  return runOperation('watch', input, async ({ ref, config, calls, progress }) => {
+  return runOperation('watch', input, async ({ ref, config, calls, progress, declarative }) => {
     let shown: Phase | undefined;
+    let unansweredSince: string | undefined;
     for (;;) {
-      progress.waiting(`TrainJob ${ref.namespace}/${ref.name} to complete, fail or go (${CHECKED_EVERY})`);
+      const silence = unansweredSince === undefined ? '' : `; the API has not answered since ${unansweredSince}`;
+      progress.waiting(`TrainJob ${ref.namespace}/${ref.name} to complete, fail or go (${CHECKED_EVERY})${silence}`);
       const answer = await calls
-        .watchTrainJob({ config, ref, sliceMs: WATCH_SLICE_MS, ...(shown ? { shownPhase: shown } : {}) })
+        .watchTrainJob({ config, ref, sliceMs: WATCH_SLICE_MS, ...(shown ? { shownPhase: shown } : {}), ...(unansweredSince ? { unansweredSince } : {}) })
         .catch(classifyOperationCall('the TrainJob to be watched', ref));
+      if ('unanswered' in answer) {
+        unansweredSince = answer.unanswered.since;
+        continue;
+      }
+      unansweredSince = undefined;
+      if ('refused' in answer) {
+        if (declarative) progress.observed(answer.state.phase, answer.state.reasons);
+        throw new DispatchError('ErrRejected', answer.refused, 0, ref);
+      }
       if ('outcome' in answer) {
         const { outcome } = answer;
         progress.observed(outcome.phase, [outcome.reason]);

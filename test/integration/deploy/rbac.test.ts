@@ -219,8 +219,8 @@ describe('deploy/kubernetes (plain mode) as its ServiceAccount on the real API s
     const started = await d.h.client.startTrainJob(startRequest());
     const ref = { namespace: started.namespace, name: started.name, uid: started.uid };
     expect(await d.h.client.hold(ref)).toMatchObject({ ref, phase: 'Held', held: true });
-    // Plain mode: a Release opens a TrainJob held before it was opened (docs/lifecycle.md); Open then has nothing to do.
-    expect(await d.h.client.release(ref)).toMatchObject({ ref, phase: 'Running', held: false });
+    // A Release of a TrainJob held before it was ever opened leaves it Gated (docs/contract.md §9a); Open runs it.
+    expect(await d.h.client.release(ref)).toMatchObject({ ref, phase: 'Gated', held: false });
     expect(await d.h.client.open(ref)).toMatchObject({ ref, phase: 'Running', held: false });
     expect(await d.h.client.watch(ref)).toMatchObject({ ref, phase: 'Succeeded' });
     expect(await d.h.client.stop(ref)).toMatchObject({ ref, phase: 'Absent' });

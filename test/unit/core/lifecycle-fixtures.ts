@@ -50,6 +50,8 @@ export interface TrainJobShape {
   labels?: Record<string, string>;
   suspend?: boolean;
   held?: string;
+  /** The plain-mode `opened` annotation's value. */
+  opened?: string;
   gatedBy?: string;
   conditions?: Condition[];
   deleting?: boolean;
@@ -59,6 +61,7 @@ export function trainJob(shape: TrainJobShape = {}): TrainJob {
   const annotations: Record<string, string> = {
     [Annotations.attemptToken]: '1-0123456789ab',
     ...(shape.held !== undefined ? { [LifecycleAnnotations.held]: shape.held } : {}),
+    ...(shape.opened !== undefined ? { [LifecycleAnnotations.opened]: shape.opened } : {}),
     ...(shape.gatedBy !== undefined ? { [Annotations.kueueAdmissionGatedBy]: shape.gatedBy } : {}),
   };
   return {
@@ -215,6 +218,7 @@ export const arbTrainJob = fc
     labels: arbLabels,
     suspend: fc.constantFrom(true, false, undefined),
     held: fc.constantFrom(undefined, 'true', 'false'),
+    opened: fc.constantFrom(undefined, undefined, 'true', 'false'),
     gatedBy: arbGatedBy,
     conditions: arbTrainJobConditions,
     deleting: fc.constantFrom(false, false, false, false, true),

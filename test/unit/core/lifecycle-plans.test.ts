@@ -1,7 +1,8 @@
-// Open, Hold and Release as plans (src/core/lifecycle-plans.ts, docs/contract.md §9). The writes a
-// plan makes are applied as the API server would (applyJsonPatch, resourceVersion bumped per
-// write), and the result planned again: examples of the exact patches, then properties over
-// every combination of what may be read.
+// Open, Hold and Release as declarative plans (src/core/lifecycle-plans.ts, docs/contract.md §9a).
+// The writes a plan makes are applied as the API server would (applyJsonPatch, resourceVersion
+// bumped per write) and the result planned again, as the workflow does. Replanned without
+// `resumed`, as after a write that landed but whose answer was lost: the re-read finds the fact
+// true. Examples of the exact patches, then properties over everything that may be read.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,497 +13,250 @@ import {
   planOpen,
   planOperation,
   planRelease,
-  pointer,
   type LifecycleOp,
   type LifecyclePlan,
   type PlannedWrite,
 } from '../../../src/core/lifecycle-plans.js';
-import { kueueDeactivation, phaseOf, type Observed } from '../../../src/core/phase.js';
-import { gatesOf } from '../../../src/core/workload.js';
+import { isHeldMarked, isOpened, isSuspended, isWorkloadInactive, kueueDeactivation, phaseOf, type Observed } from '../../../src/core/phase.js';
 import { Annotations, Labels } from '../../../src/model/constants.js';
 import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
-import {
-  arbObserved,
-  condition,
-  GATE,
-  KUEUE_CONFIG,
-  OTHER_UID,
-  PLAIN,
-  REF,
-  T1,
-  trainJob,
-  workload,
-} from './lifecycle-fixtures.js';
+import { arbObserved, condition, GATE, KUEUE_CONFIG, OTHER_UID, PLAIN, REF, T1, trainJob, workload } from './lifecycle-fixtures.js';
 
-// Only a fraction of what may be read leads to writes: more runs than the default, still well under a second.
 fc.configureGlobal({ numRuns: 500 });
 
 const HELD_PATH = '/metadata/annotations/dispatch.phpboyscout.uk~1held';
+const OPENED_PATH = '/metadata/annotations/dispatch.phpboyscout.uk~1opened';
 const GATED_PATH = '/metadata/annotations/kueue.x-k8s.io~1admission-gated-by';
 const TJ_PRE = [
   { op: 'test', path: '/metadata/uid', value: REF.uid },
   { op: 'test', path: '/metadata/resourceVersion', value: '100' },
 ];
-const WL_PRE = [
-  { op: 'test', path: '/metadata/uid', value: 'wl-uid-1' },
-  { op: 'test', path: '/metadata/resourceVersion', value: '200' },
-];
 const OPS: LifecycleOp[] = ['open', 'hold', 'release'];
 
 const bump = <T extends TrainJob | Workload>(object: T): T => ({
   ...object,
-  metadata: {
-    ...object.metadata,
-    resourceVersion: String(Number(object.metadata?.resourceVersion ?? '0') + 1),
-  },
+  metadata: { ...object.metadata, resourceVersion: String(Number(object.metadata?.resourceVersion ?? '0') + 1) },
 });
 
-/** The objects after one write, as the API server makes it: the patch, then a new resourceVersion. */
 function applyWrite(observed: Observed, write: PlannedWrite): Observed {
-  if (write.kind === 'TrainJob') {
-    if (observed.trainJob === undefined) throw new Error('a write to a TrainJob that was not read');
-    return { ...observed, trainJob: bump(applyJsonPatch(observed.trainJob, write.patch)) };
-  }
-  if (observed.workload === undefined) throw new Error('a write to a Workload that was not read');
-  return { ...observed, workload: bump(applyJsonPatch(observed.workload, write.patch)) };
+  if (write.kind === 'TrainJob') return { ...observed, trainJob: bump(applyJsonPatch(observed.trainJob!, write.patch)) };
+  return { ...observed, workload: bump(applyJsonPatch(observed.workload!, write.patch)) };
 }
-
 const applyAll = (observed: Observed, writes: PlannedWrite[]) => writes.reduce(applyWrite, observed);
 
-/** The workflow's loop: plan, write, plan again (resumed), until the plan is not `write`. */
-function run(
-  op: LifecycleOp,
-  observed: Observed,
-): { first: LifecyclePlan; last: LifecyclePlan; world: Observed; rounds: number } {
+/**
+ * The workflow's loop, each write's answer lost: plan, write, read and plan again never told it
+ * has written (no `resumed`), until the plan is not `write`.
+ */
+function run(op: LifecycleOp, observed: Observed): { first: LifecyclePlan; last: LifecyclePlan; world: Observed } {
   const first = planOperation(op, REF, observed);
   let plan = first;
   let world = observed;
-  let rounds = 0;
-  while (plan.kind === 'write') {
-    rounds += 1;
-    if (rounds > 3) throw new Error(`${op} does not converge`);
+  for (let rounds = 0; plan.kind === 'write'; rounds++) {
+    if (rounds >= 3) throw new Error(`${op} does not converge`);
     world = applyAll(world, plan.writes);
-    plan = planOperation(op, REF, world, { resumed: true });
+    plan = planOperation(op, REF, world);
   }
-  return { first, last: plan, world, rounds };
+  return { first, last: plan, world };
 }
 
-const plainJob = (shape: Parameters<typeof trainJob>[0] = {}): Observed => ({
-  trainJob: trainJob({ suspend: true, ...shape }),
-  config: PLAIN,
-});
-const kueueJob = (
-  shape: Parameters<typeof trainJob>[0] = {},
-  wl: Workload | null = workload({ active: true, check: 'Pending' }),
-): Observed => ({
+const plainJob = (shape: Parameters<typeof trainJob>[0] = {}): Observed => ({ trainJob: trainJob({ suspend: true, ...shape }), config: PLAIN });
+const kueueJob = (shape: Parameters<typeof trainJob>[0] = {}, wl: Workload | null = workload({ active: true, check: 'Pending' })): Observed => ({
   trainJob: trainJob({ suspend: true, gatedBy: GATE, ...shape }),
   ...(wl ? { workload: wl } : {}),
   config: KUEUE_CONFIG,
 });
-
 const writesOf = (plan: LifecyclePlan) => (plan.kind === 'write' ? plan.writes : []);
+const complete = condition('Complete', 'True', 'AllJobsCompleted', '', T1);
+const failed = condition('Failed', 'True', 'FailedJobs', '', T1);
 
-describe('planOpen', () => {
-  it('plain: spec.suspend false on a Gated TrainJob', () => {
+describe('plain mode: the opened and held facts, spec.suspend = !(opened && !held) in the same patch', () => {
+  it('Open of a Gated TrainJob: spec.suspend false and the opened annotation in one patch; Running', () => {
     const plan = planOpen(REF, plainJob());
-    expect(plan).toMatchObject({ kind: 'write', state: { phase: 'Gated' } });
-    expect(writesOf(plan)).toEqual([
-      {
-        kind: 'TrainJob',
-        namespace: 'ml-jobs',
-        name: REF.name,
-        uid: REF.uid,
-        patch: [...TJ_PRE, { op: 'replace', path: '/spec/suspend', value: false }],
-        summary: `TrainJob ml-jobs/${REF.name}: spec.suspend false`,
-      },
+    expect(writesOf(plan).map((w) => w.patch)).toEqual([
+      [...TJ_PRE, { op: 'replace', path: '/spec/suspend', value: false }, { op: 'add', path: OPENED_PATH, value: 'true' }],
     ]);
+    expect(run('open', plainJob()).last).toMatchObject({ kind: 'done', state: { phase: 'Running', held: false } });
   });
 
-  it('plain: nothing to do when running, or held (Release opens a held one)', () => {
-    expect(planOpen(REF, plainJob({ suspend: false }))).toMatchObject({
-      kind: 'done',
-      state: { phase: 'Running' },
-    });
-    expect(planOpen(REF, plainJob({ held: 'true' }))).toMatchObject({
-      kind: 'done',
-      state: { phase: 'Held', held: true },
-    });
+  it('Open of a held TrainJob records opened, stays suspended and answers Held; its Release runs it', () => {
+    const opened = run('open', plainJob({ held: 'true' }));
+    expect(writesOf(opened.first).map((w) => w.patch)).toEqual([[...TJ_PRE, { op: 'add', path: OPENED_PATH, value: 'true' }]]);
+    expect(opened.last).toMatchObject({ kind: 'done', state: { phase: 'Held', held: true } });
+    expect(opened.world.trainJob?.spec.suspend).toBe(true);
+    const released = run('release', opened.world);
+    expect(released.last).toMatchObject({ kind: 'done', state: { phase: 'Running', held: false } });
+    expect(released.world.trainJob?.spec.suspend).toBe(false);
   });
 
-  it("Kueue: dispatch's gate out of admission-gated-by, the other gates kept in order, the annotation removed when empty", () => {
-    expect(writesOf(planOpen(REF, kueueJob()))[0]?.patch).toEqual([
-      ...TJ_PRE,
-      { op: 'remove', path: GATED_PATH },
-    ]);
-    const among = planOpen(REF, kueueJob({ gatedBy: `a.example.com/x, ${GATE} ,b.example.com/y` }));
-    expect(writesOf(among)[0]?.patch).toEqual([
-      ...TJ_PRE,
-      { op: 'replace', path: GATED_PATH, value: 'a.example.com/x,b.example.com/y' },
-    ]);
+  it('Hold, then Release, of a TrainJob never opened leaves it Gated: spec.suspend stays true', () => {
+    const held = run('hold', plainJob());
+    expect(writesOf(held.first).map((w) => w.patch)).toEqual([[...TJ_PRE, { op: 'add', path: HELD_PATH, value: 'true' }]]);
+    expect(held.last).toMatchObject({ kind: 'done', state: { phase: 'Held' } });
+    const released = run('release', held.world);
+    expect(writesOf(released.first).map((w) => w.patch)).toEqual([[...TJ_PRE.slice(0, 1), expect.anything(), { op: 'remove', path: HELD_PATH }]]);
+    expect(released.last).toMatchObject({ kind: 'done', state: { phase: 'Gated', held: false } });
+    expect(released.world.trainJob?.spec.suspend).toBe(true);
   });
 
-  it('Kueue: removes the gate of a held TrainJob too (the inactive Workload still holds it); nothing to do without the gate', () => {
-    const held = planOpen(REF, kueueJob({ held: 'true' }, workload({ active: false })));
-    expect(held).toMatchObject({ kind: 'write', state: { phase: 'Held' } });
-    expect(planOpen(REF, kueueJob({ gatedBy: 'example.com/other' }))).toMatchObject({
-      kind: 'done',
-      state: { phase: 'Queued' },
-    });
-  });
-});
-
-describe('planHold', () => {
-  it('plain: spec.suspend true and the held annotation in one patch', () => {
+  it('Hold of a running TrainJob without the opened annotation records opened too (it evidently was)', () => {
     const plan = planHold(REF, plainJob({ suspend: false }));
-    expect(writesOf(plan)).toEqual([
-      expect.objectContaining({
-        kind: 'TrainJob',
-        patch: [
-          ...TJ_PRE,
-          { op: 'replace', path: '/spec/suspend', value: true },
-          { op: 'add', path: HELD_PATH, value: 'true' },
-        ],
-        summary: `TrainJob ml-jobs/${REF.name}: spec.suspend true, annotation dispatch.phpboyscout.uk/held: "true"`,
-      }),
+    expect(writesOf(plan).map((w) => w.patch)).toEqual([
+      [
+        ...TJ_PRE,
+        { op: 'replace', path: '/spec/suspend', value: true },
+        { op: 'add', path: OPENED_PATH, value: 'true' },
+        { op: 'add', path: HELD_PATH, value: 'true' },
+      ],
     ]);
-    // A held annotation of another value is replaced; a missing annotations map is added whole.
-    expect(writesOf(planHold(REF, plainJob({ held: 'false' })))[0]?.patch).toEqual([
-      ...TJ_PRE,
-      { op: 'replace', path: HELD_PATH, value: 'true' },
-    ]);
-    const bare = trainJob({ suspend: true });
+    const released = run('release', run('hold', plainJob({ suspend: false })).world);
+    expect(released.last).toMatchObject({ kind: 'done', state: { phase: 'Running' } });
+  });
+
+  it('a missing annotations map is added whole, both annotations in it', () => {
+    const bare = trainJob({ suspend: false });
     delete bare.metadata.annotations;
     expect(writesOf(planHold(REF, { trainJob: bare, config: PLAIN }))[0]?.patch).toEqual([
       ...TJ_PRE,
-      { op: 'add', path: '/metadata/annotations', value: { [LifecycleAnnotations.held]: 'true' } },
+      { op: 'replace', path: '/spec/suspend', value: true },
+      { op: 'add', path: '/metadata/annotations', value: { [LifecycleAnnotations.opened]: 'true', [LifecycleAnnotations.held]: 'true' } },
     ]);
-  });
-
-  it('Kueue: the held annotation, then the Workload spec.active false', () => {
-    const plan = planHold(REF, kueueJob({ gatedBy: 'example.com/other' }, workload({ check: 'Pending' })));
-    expect(writesOf(plan)).toEqual([
-      expect.objectContaining({
-        kind: 'TrainJob',
-        patch: [...TJ_PRE, { op: 'add', path: HELD_PATH, value: 'true' }],
-      }),
-      expect.objectContaining({
-        kind: 'Workload',
-        name: `trainjob-${REF.name}-1a2b3`,
-        uid: 'wl-uid-1',
-        patch: [...WL_PRE, { op: 'add', path: '/spec/active', value: false }],
-      }),
-    ]);
-    const active = planHold(REF, kueueJob({ held: 'true' }, workload({ active: true })));
-    expect(writesOf(active).map((w) => w.patch)).toEqual([
-      [...WL_PRE, { op: 'replace', path: '/spec/active', value: false }],
-    ]);
-  });
-
-  it('Kueue without a Workload yet: the held annotation, then a wait for Kueue to make it', () => {
-    const observed = kueueJob({}, null);
-    const first = planHold(REF, observed);
-    expect(writesOf(first).map((w) => w.kind)).toEqual(['TrainJob']);
-    const after = planHold(REF, applyAll(observed, writesOf(first)), { resumed: true });
-    expect(after).toMatchObject({
-      kind: 'wait',
-      state: { phase: 'Held' },
-      reasons: [expect.stringMatching(/no Workload/)],
-    });
-  });
-
-  it('nothing to do once held', () => {
-    expect(planHold(REF, plainJob({ held: 'true' }))).toMatchObject({
-      kind: 'done',
-      state: { phase: 'Held' },
-    });
-    expect(planHold(REF, kueueJob({ held: 'true' }, workload({ active: false })))).toMatchObject({
-      kind: 'done',
-    });
   });
 });
 
-describe('planRelease', () => {
-  it('plain: spec.suspend false and the held annotation removed in one patch', () => {
-    expect(writesOf(planRelease(REF, plainJob({ held: 'true' })))[0]?.patch).toEqual([
-      ...TJ_PRE,
-      { op: 'replace', path: '/spec/suspend', value: false },
-      { op: 'remove', path: HELD_PATH },
-    ]);
+describe('answers instead of refusals', () => {
+  it.each(['plain', 'kueue'] as const)('%s: Open and Release of a Succeeded or Failed TrainJob answer its state; Hold is refused with it', (mode) => {
+    for (const ended of [complete, failed]) {
+      const observed = mode === 'plain' ? plainJob({ suspend: false, conditions: [ended] }) : kueueJob({ gatedBy: 'example.com/other', conditions: [ended] });
+      const phase = ended === complete ? 'Succeeded' : 'Failed';
+      expect(planOpen(REF, observed)).toMatchObject({ kind: 'done', state: { phase } });
+      expect(planRelease(REF, observed)).toMatchObject({ kind: 'done', state: { phase } });
+      expect(planHold(REF, observed)).toMatchObject({ kind: 'refuse', reasons: [expect.stringContaining(`it has ${phase}`), expect.any(String)], state: { phase } });
+      // A Hold that has written in this run, or whose held annotation landed: the answer, not a refusal.
+      expect(planHold(REF, observed, { resumed: true })).toMatchObject({ kind: 'done', state: { phase } });
+    }
+    const heldThenEnded = mode === 'plain' ? plainJob({ held: 'true', conditions: [complete] }) : kueueJob({ held: 'true', conditions: [complete] });
+    expect(planHold(REF, heldThenEnded)).toMatchObject({ kind: 'done', state: { phase: 'Succeeded' } });
   });
 
-  it('Kueue: the held annotation removed, then the Workload spec.active true', () => {
-    const plan = planRelease(REF, kueueJob({ held: 'true' }, workload({ active: false })));
-    expect(writesOf(plan).map((w) => [w.kind, w.patch])).toEqual([
-      ['TrainJob', [...TJ_PRE, { op: 'remove', path: HELD_PATH }]],
-      ['Workload', [...WL_PRE, { op: 'replace', path: '/spec/active', value: true }]],
-    ]);
+  it('Release of a TrainJob not held answers its state and writes nothing', () => {
+    expect(planRelease(REF, plainJob())).toMatchObject({ kind: 'done', state: { phase: 'Gated' } });
+    expect(planRelease(REF, plainJob({ suspend: false, opened: 'true' }))).toMatchObject({ kind: 'done', state: { phase: 'Running' } });
+    expect(planRelease(REF, kueueJob())).toMatchObject({ kind: 'done', state: { phase: 'Gated' } });
   });
 
-  it('Kueue: a Release interrupted between its writes finishes with the Workload alone', () => {
-    const plan = planRelease(
-      REF,
-      kueueJob({}, workload({ active: false, conditions: [condition('Evicted', 'True', 'Deactivated')] })),
-    );
-    expect(writesOf(plan).map((w) => w.kind)).toEqual(['Workload']);
+  it('Kueue: Release of a held TrainJob never opened leaves the gate: Gated', () => {
+    const { last, world } = run('release', run('hold', kueueJob()).world);
+    expect(last).toMatchObject({ kind: 'done', state: { phase: 'Gated' } });
+    expect(world.trainJob?.metadata.annotations?.[Annotations.kueueAdmissionGatedBy]).toBe(GATE);
   });
 
-  it("Kueue: a Workload Kueue deactivated itself stays inactive; the TrainJob then reads Failed, the Release's answer", () => {
-    const byKueue = workload({
-      active: false,
-      conditions: [condition('Evicted', 'True', 'DeactivatedDueToRequeuingLimitExceeded')],
-    });
-    const { first, last } = run('release', kueueJob({ held: 'true' }, byKueue));
-    expect(writesOf(first).map((w) => w.kind)).toEqual(['TrainJob']);
-    expect(last).toMatchObject({ kind: 'done', state: { phase: 'Failed', held: false } });
+  it.each(OPS)('%s of a ref whose UID is gone (404, or the name is another UID’s) answers Absent and writes nothing', (op) => {
+    expect(planOperation(op, REF, { config: PLAIN })).toMatchObject({ kind: 'absent', state: { ref: REF, phase: 'Absent' } });
+    for (const observed of [plainJob({ uid: OTHER_UID, suspend: false }), kueueJob({ uid: OTHER_UID })]) {
+      expect(planOperation(op, REF, observed)).toMatchObject({ kind: 'absent', state: { ref: REF, phase: 'Absent' } });
+    }
   });
 
-  it('refuses a TrainJob that is not held, saying what it is', () => {
-    expect(planRelease(REF, plainJob({ suspend: false }))).toEqual({
-      kind: 'refuse',
-      reasons: [
-        `Release of TrainJob ml-jobs/${REF.name}: it is not held (it is Running)`,
-        expect.any(String),
-      ],
-    });
-    expect(planRelease(REF, kueueJob())).toMatchObject({ kind: 'refuse' });
+  it.each(OPS)('%s refuses a TrainJob of that UID without dispatch’s labels, with the phase read; another namespace with none', (op) => {
+    const unlabelled = planOperation(op, REF, plainJob({ suspend: false, labels: { [Labels.jobId]: 'x' } }));
+    expect(unlabelled).toMatchObject({ kind: 'refuse', state: { phase: 'Running' } });
+    expect(unlabelled.kind === 'refuse' && unlabelled.reasons).toHaveLength(3);
+    const elsewhere = planOperation(op, { ...REF, namespace: 'elsewhere' }, { config: PLAIN });
+    expect(elsewhere).toEqual({ kind: 'refuse', reasons: [expect.stringContaining('dispatch works in namespace ml-jobs only')] });
   });
-});
-
-describe('every operation', () => {
-  it.each(OPS)('%s answers Absent for a TrainJob gone or being deleted', (op) => {
-    expect(planOperation(op, REF, { config: PLAIN })).toMatchObject({
-      kind: 'absent',
-      state: { ref: REF, phase: 'Absent' },
-    });
-    expect(planOperation(op, REF, plainJob({ deleting: true, held: 'true' }))).toMatchObject({
-      kind: 'absent',
-    });
-  });
-
-  it.each(OPS)('%s refuses a TrainJob that has ended, and answers it once this run has written', (op) => {
-    const ended = kueueJob({
-      held: 'true',
-      conditions: [condition('Complete', 'True', 'AllJobsCompleted', '', T1)],
-    });
-    expect(planOperation(op, REF, ended)).toEqual({
-      kind: 'refuse',
-      reasons: [
-        `${op[0]?.toUpperCase()}${op.slice(1)} of TrainJob ml-jobs/${REF.name}: it has Succeeded`,
-        expect.any(String),
-      ],
-    });
-    expect(planOperation(op, REF, ended, { resumed: true })).toMatchObject({
-      kind: 'done',
-      state: { phase: 'Succeeded' },
-    });
-  });
-
-  it.each(OPS)(
-    '%s refuses another UID, another namespace, or a TrainJob without dispatch’s labels, writing nothing',
-    (op) => {
-      expect(planOperation(op, REF, plainJob({ uid: OTHER_UID }))).toEqual({
-        kind: 'refuse',
-        reasons: [expect.stringContaining(`has UID ${OTHER_UID}, not ${REF.uid}`)],
-      });
-      expect(planOperation(op, { ...REF, namespace: 'elsewhere' }, { config: PLAIN })).toEqual({
-        kind: 'refuse',
-        reasons: [expect.stringContaining('dispatch works in namespace ml-jobs only')],
-      });
-      expect(planOperation(op, { ...REF, name: 'dj-other-s1' }, plainJob())).toMatchObject({
-        kind: 'refuse',
-      });
-      const unlabelled = planOperation(op, REF, plainJob({ labels: { [Labels.jobId]: 'x' } }));
-      expect(unlabelled).toMatchObject({ kind: 'refuse' });
-      expect(unlabelled.kind === 'refuse' && unlabelled.reasons).toHaveLength(3);
-    },
-  );
 });
 
 describe('the plans over everything they may read', () => {
   const arb = fc.tuple(fc.constantFrom(...OPS), arbObserved);
+  const ended = (plan: LifecyclePlan) => plan.kind === 'done' && ['Succeeded', 'Failed'].includes(plan.state.phase);
 
-  it('a plan that writes converges: planned again after its writes (resumed), there is nothing left to do', () => {
-    fc.assert(
-      fc.property(arb, ([op, observed]) => {
-        const { first, last } = run(op, observed);
-        if (first.kind !== 'write') return;
-        const waitingForWorkload = op === 'hold' && observed.config.mode === 'kueue' && last.kind === 'wait';
-        expect(waitingForWorkload || last.kind === 'done').toBe(true);
-      }),
-    );
-  });
-
-  it('Open and Hold are idempotent for a new run too; a new Release of one released is refused (not held)', () => {
-    fc.assert(
-      fc.property(arb, ([op, observed]) => {
-        const { first, world } = run(op, observed);
-        if (first.kind !== 'write' && first.kind !== 'done') return;
-        const again = planOperation(op, REF, world);
-        if (op === 'release') {
-          expect(again.kind).toBe(phaseOf(world).phase === 'Held' ? 'done' : 'refuse');
-        } else {
-          expect(['done', 'wait']).toContain(again.kind);
-          expect(writesOf(again)).toEqual([]);
-        }
-      }),
-    );
-  });
-
-  it('leaves the TrainJob as the operation wants it', () => {
+  it('a plan converges without being told it wrote (answers lost), and repeating it answers the same state, writing nothing', () => {
     fc.assert(
       fc.property(arb, ([op, observed]) => {
         const { first, last, world } = run(op, observed);
-        if (
-          first.kind !== 'write' ||
-          last.kind !== 'done' ||
-          last.state.phase === 'Failed' ||
-          last.state.phase === 'Succeeded'
-        )
-          return;
-        const tj = world.trainJob!;
-        const annotations = tj.metadata.annotations ?? {};
-        const kueue = observed.config.mode === 'kueue';
-        if (op === 'open') {
-          expect(
-            kueue ? gatesOf(annotations[Annotations.kueueAdmissionGatedBy]) : [tj.spec.suspend],
-          ).not.toContain(kueue ? GATE : true);
-        } else if (op === 'hold') {
-          expect(last.state).toMatchObject({ phase: 'Held', held: true });
-          if (!kueue) expect(tj.spec.suspend).toBe(true);
-          if (kueue) expect(world.workload?.spec?.active).toBe(false);
-        } else {
-          expect(Object.hasOwn(annotations, LifecycleAnnotations.held)).toBe(false);
-          expect(last.state.phase).not.toBe('Held');
-          if (!kueue) expect(tj.spec.suspend).not.toBe(true);
-        }
+        if (first.kind === 'refuse') return;
+        const waitingForWorkload = op === 'hold' && observed.config.mode === 'kueue' && last.kind === 'wait';
+        expect(waitingForWorkload || last.kind === 'done' || last.kind === 'absent').toBe(true);
+        const again = planOperation(op, REF, world);
+        expect(again.kind).toBe(last.kind);
+        expect(writesOf(again)).toEqual([]);
+        if (last.kind !== 'refuse') expect(again.kind !== 'refuse' && again.state).toEqual(last.state);
       }),
     );
   });
 
-  it('Open keeps every other gate, in order, and drops the annotation only when no gate is left', () => {
-    const others = fc.uniqueArray(
-      fc.constantFrom('a.example.com/x', 'b.example.com/y', 'c.example.com/z', 'example.com/w'),
-      {
-        maxLength: 3,
-      },
-    );
-    fc.assert(
-      fc.property(others, fc.nat(), fc.constantFrom(',', ', ', ' , '), (rest, at, sep) => {
-        const gates = [...rest.slice(0, at % (rest.length + 1)), GATE, ...rest.slice(at % (rest.length + 1))];
-        const { first, last, world } = run('open', kueueJob({ gatedBy: gates.join(sep) }));
-        expect(first.kind).toBe('write');
-        expect(last.kind).toBe('done');
-        const value = world.trainJob?.metadata.annotations?.[Annotations.kueueAdmissionGatedBy];
-        expect(value).toBe(rest.length === 0 ? undefined : rest.join(','));
-      }),
-    );
-  });
-
-  it("writes only this TrainJob (its UID, dispatch's labels) and its Workload, only the fields of the operation, preconditions first", () => {
-    const allowed = {
-      TrainJob: new Set(['/spec/suspend', HELD_PATH, GATED_PATH, '/metadata/annotations']),
-      Workload: new Set(['/spec/active']),
-    };
+  it('leaves the fact true: opened after Open, held after Hold, not held after Release', () => {
     fc.assert(
       fc.property(arb, ([op, observed]) => {
-        const plan = planOperation(op, REF, observed);
-        for (const w of writesOf(plan)) {
-          const object = w.kind === 'TrainJob' ? observed.trainJob : observed.workload;
-          expect(
-            w.kind === 'TrainJob' ? object?.metadata?.uid : object?.metadata?.labels?.[Labels.kueueJobUid],
-          ).toBe(REF.uid);
-          expect(identityRefusals(op, REF, observed)).toEqual([]);
-          expect(w.patch.slice(0, 2)).toEqual([
-            { op: 'test', path: '/metadata/uid', value: object?.metadata?.uid },
-            { op: 'test', path: '/metadata/resourceVersion', value: object?.metadata?.resourceVersion },
-          ]);
-          for (const p of w.patch.slice(2)) {
-            expect(p.op).not.toBe('test');
-            expect(allowed[w.kind as 'TrainJob' | 'Workload'].has(p.path)).toBe(true);
-          }
-        }
+        const { first, last, world } = run(op, observed);
+        if (first.kind === 'refuse' || last.kind === 'absent' || ended(first) || ended(last)) return;
+        const tj = world.trainJob!;
+        if (op === 'open') expect(isOpened(tj, world.config)).toBe(true);
+        if (op === 'hold') expect([isHeldMarked(tj), last.state?.phase, last.state?.held]).toEqual([true, 'Held', true]);
+        if (op === 'release') expect(isHeldMarked(tj)).toBe(false);
       }),
     );
   });
 
-  it('never writes to a TrainJob of another UID or without labels, nor when it has ended', () => {
+  it('plain: after any operation that did not refuse, spec.suspend is !(opened && !held); opened is never lost', () => {
+    fc.assert(
+      fc.property(arb, ([op, observed]) => {
+        if (observed.config.mode !== 'plain') return;
+        const { first, last, world } = run(op, observed);
+        if (first.kind === 'refuse' || last.kind === 'absent' || ended(first)) return;
+        const tj = world.trainJob!;
+        const opened = tj.metadata.annotations?.[LifecycleAnnotations.opened] === 'true';
+        expect(isSuspended(tj)).toBe(!(opened && !isHeldMarked(tj)));
+        if (isOpened(observed.trainJob!, PLAIN)) expect(opened).toBe(true);
+        if (!isOpened(observed.trainJob!, PLAIN) && op !== 'open') expect(isSuspended(tj)).toBe(true);
+      }),
+    );
+  });
+
+  it('Kueue: the Workload ends inactive after Hold, active after Release unless Kueue deactivated it itself', () => {
+    fc.assert(
+      fc.property(arb, ([op, observed]) => {
+        if (observed.config.mode !== 'kueue' || op === 'open') return;
+        const { first, last, world } = run(op, observed);
+        const wl = world.workload;
+        if (first.kind === 'refuse' || last.kind !== 'done' || ended(first) || wl === undefined || wl.metadata?.labels?.[Labels.kueueJobUid] !== REF.uid) return;
+        if (wl.metadata?.deletionTimestamp !== undefined) return;
+        if (op === 'hold') expect(isWorkloadInactive(wl)).toBe(true);
+        if (op === 'release') expect(isWorkloadInactive(wl)).toBe(kueueDeactivation(observed.workload!) !== undefined && isWorkloadInactive(observed.workload!));
+      }),
+    );
+  });
+
+  it('never writes to a TrainJob of another UID, without labels, or gone; and answers Absent when the UID is not there', () => {
     fc.assert(
       fc.property(arb, ([op, observed]) => {
         const plan = planOperation(op, REF, observed);
         const tj = observed.trainJob;
-        if (tj === undefined) return;
-        const foreign = tj.metadata.uid !== REF.uid || identityRefusals(op, REF, observed).length > 0;
-        const ended = ['Succeeded', 'Failed'].includes(phaseOf(observed).phase);
-        if (foreign || ended) expect(plan.kind).toBe('refuse');
+        if (tj === undefined || tj.metadata.uid !== REF.uid) expect(plan.kind).toBe('absent');
+        if (tj !== undefined && identityRefusals(op, REF, observed).length > 0) expect(plan).toMatchObject({ kind: 'refuse', state: phaseOf(observed) });
       }),
     );
   });
 
-  it('Kueue: the TrainJob is written before its Workload; an interruption between them leaves exactly the Workload write', () => {
-    fc.assert(
-      fc.property(arb, ([op, observed]) => {
-        const writes = writesOf(planOperation(op, REF, observed));
-        if (writes.length < 2) return;
-        expect(writes.map((w) => w.kind)).toEqual(['TrainJob', 'Workload']);
-        const rest = planOperation(op, REF, applyWrite(observed, writes[0]!), { resumed: true });
-        expect(writesOf(rest).map((w) => [w.kind, w.patch.slice(2)])).toEqual([
-          ['Workload', writes[1]!.patch.slice(2)],
-        ]);
-      }),
-    );
-  });
-
-  it('a write fails its precondition once the object has changed since it was read', () => {
+  it('writes only this TrainJob and its Workload, only the fields of the operation, preconditions first, each failing once the object changed', () => {
+    const allowed = {
+      TrainJob: new Set(['/spec/suspend', HELD_PATH, OPENED_PATH, GATED_PATH, '/metadata/annotations']),
+      Workload: new Set(['/spec/active']),
+    };
     fc.assert(
       fc.property(arb, ([op, observed]) => {
         for (const w of writesOf(planOperation(op, REF, observed))) {
           const object = w.kind === 'TrainJob' ? observed.trainJob : observed.workload;
+          expect(w.patch.slice(0, 2)).toEqual([
+            { op: 'test', path: '/metadata/uid', value: object?.metadata?.uid },
+            { op: 'test', path: '/metadata/resourceVersion', value: object?.metadata?.resourceVersion },
+          ]);
+          for (const p of w.patch.slice(2)) expect(allowed[w.kind as 'TrainJob' | 'Workload'].has(p.path)).toBe(true);
           expect(() => applyJsonPatch(bump(object!), w.patch)).toThrow(JsonPatchError);
         }
       }),
     );
-  });
-
-  it('Release never reactivates a Workload Kueue deactivated itself', () => {
-    fc.assert(
-      fc.property(arbObserved, (observed) => {
-        const wl = observed.workload;
-        const writes = writesOf(planRelease(REF, { ...observed, config: KUEUE_CONFIG }));
-        if (wl !== undefined && kueueDeactivation(wl) !== undefined)
-          expect(writes.map((w) => w.kind)).not.toContain('Workload');
-      }),
-    );
-  });
-});
-
-describe('applyJsonPatch', () => {
-  const doc = { a: { 'b/c': 1, 'd~e': [1, 2] } };
-
-  it('applies test, add, replace and remove through escaped pointers, leaving its input alone', () => {
-    const out = applyJsonPatch(doc, [
-      { op: 'test', path: pointer('a', 'b/c'), value: 1 },
-      { op: 'replace', path: pointer('a', 'b/c'), value: 2 },
-      { op: 'add', path: pointer('a', 'd~e', '-'), value: 3 },
-      { op: 'add', path: pointer('a', 'd~e', 0), value: 0 },
-      { op: 'remove', path: pointer('a', 'd~e', 1) },
-      { op: 'add', path: pointer('a', 'new'), value: { x: 1 } },
-    ]);
-    expect(pointer('a', 'b/c', 'd~e')).toBe('/a/b~1c/d~0e');
-    expect(out).toEqual({ a: { 'b/c': 2, 'd~e': [0, 2, 3], new: { x: 1 } } });
-    expect(doc).toEqual({ a: { 'b/c': 1, 'd~e': [1, 2] } });
-  });
-
-  it.each([
-    [{ op: 'test', path: '/a/b~1c', value: 2 }, /test failed/],
-    [{ op: 'remove', path: '/a/missing' }, /missing/],
-    [{ op: 'replace', path: '/a/d~0e/5', value: 1 }, /missing/],
-    [{ op: 'add', path: '/a/d~0e/7', value: 1 }, /no index 7/],
-    [{ op: 'add', path: '/x/y', value: 1 }, /x is missing/],
-    [{ op: 'add', path: '/a/b~1c/z', value: 1 }, /not an object or array/],
-    [{ op: 'add', path: 'a', value: 1 }, /not a JSON pointer/],
-    [{ op: 'add', path: '', value: 1 }, /whole document/],
-  ] as const)('%j fails', (op, message) => {
-    expect(() => applyJsonPatch(doc, [op])).toThrow(message);
   });
 });

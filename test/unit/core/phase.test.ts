@@ -92,11 +92,15 @@ describe('phaseOf, plain mode', () => {
     });
   });
 
-  it('Gated while spec.suspend is true and it is not held: a plain TrainJob records no Open but suspend false', () => {
-    expect(phaseOf(plain())).toMatchObject({ phase: 'Gated', held: false });
+  it('Gated while spec.suspend is true and it is not held; the reason says whether Open recorded it opened', () => {
+    expect(phaseOf(plain())).toMatchObject({ phase: 'Gated', held: false, reasons: [expect.stringMatching(/never opened$/)] });
     expect(phaseOf(plain(trainJob({ suspend: true, held: 'false' })))).toMatchObject({
       phase: 'Gated',
       held: false,
+    });
+    expect(phaseOf(plain(trainJob({ suspend: true, opened: 'true' })))).toMatchObject({
+      phase: 'Gated',
+      reasons: [expect.stringContaining('opened (annotation dispatch.phpboyscout.uk/opened), yet suspended by someone else')],
     });
   });
 

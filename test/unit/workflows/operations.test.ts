@@ -4,13 +4,14 @@
 // Kueue's Workload ends, and what Watch shows (DispatchPhase) as the phase changes.
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { LifecycleWorkflowTypes, type LifecycleOperation } from '../../../src/model/lifecycle-constants.js';
 import type { FailureDetails } from '../../../src/model/errors.js';
 import { DispatchPhase } from '../../../src/model/search-attributes.js';
 import { MAX_STALE_WRITES } from '../../../src/workflows/change-trainjob.js';
-import { condition, REF, trainJob, workload, GATE } from '../core/lifecycle-fixtures.js';
+import { condition, OTHER_UID, REF, trainJob, workload, GATE } from '../core/lifecycle-fixtures.js';
 import { configOf, KUEUE, workflowBundle } from './support/start-stubs.js';
 import { operationStubs, type FakeServer, type OperationBehaviour, type OperationStubs } from './support/operation-stubs.js';
 import { timeSkippingSuite } from './support/time-skipping-suite.js';
@@ -53,7 +54,7 @@ const gated = (): FakeServer => ({ trainJob: trainJob({ suspend: true }) });
 const stubsFor = (server: FakeServer, behave: OperationBehaviour = {}, config = PLAIN_CONFIG) => operationStubs(config, server, behave);
 
 describe('Open, Hold, Release', () => {
-  it('Open (plain): one write, spec.suspend false, testing UID and resourceVersion; answers Running', async () => {
+  it('Open (plain): one write, spec.suspend false and the opened annotation, testing UID and resourceVersion; answers Running', async () => {
     const stubs = stubsFor(gated());
     const ran = await run('open', stubs);
     expect(ran.result).toMatchObject({ ref: REF, phase: 'Running', held: false });
@@ -63,6 +64,7 @@ describe('Open, Hold, Release', () => {
       { op: 'test', path: '/metadata/uid', value: REF.uid },
       { op: 'test', path: '/metadata/resourceVersion', value: '100' },
       { op: 'replace', path: '/spec/suspend', value: false },
+      { op: 'add', path: '/metadata/annotations/dispatch.phpboyscout.uk~1opened', value: 'true' },
     ]);
     expect(stubs.server.trainJob?.spec.suspend).toBe(false);
   });
@@ -75,10 +77,10 @@ describe('Open, Hold, Release', () => {
     expect(stubs.count('observeTrainJob')).toBe(4);
   });
 
-  it(`gives up with ErrRejected after ${MAX_STALE_WRITES} stale writes in a row`, async () => {
+  it(`gives up with ErrUnreachable (a lost race is retryable) after ${MAX_STALE_WRITES} stale writes in a row`, async () => {
     const stubs = stubsFor(gated(), { racedWrites: 1_000 });
     const failure = failureOf(await run('open', stubs));
-    expect(failure).toMatchObject({ type: 'ErrRejected', step: 0, ref: REF });
+    expect(failure).toMatchObject({ type: 'ErrUnreachable', step: 0, ref: REF });
     expect(failure.reasons[0]).toBe(`Open: the objects kept changing under ${MAX_STALE_WRITES} writes`);
     expect(stubs.count('applyWrite')).toBe(MAX_STALE_WRITES);
   });
@@ -105,12 +107,41 @@ describe('Open, Hold, Release', () => {
     expect(again.count('applyWrite')).toBe(0);
   });
 
-  it('a refusal writes nothing: Release of a job not held is ErrRejected naming its phase', async () => {
+  it('Release of a job not held answers its state, writing nothing', async () => {
     const stubs = stubsFor(gated());
-    const failure = failureOf(await run('release', stubs));
-    expect(failure.type).toBe('ErrRejected');
-    expect(failure.reasons[0]).toContain('it is not held (it is Gated)');
+    expect((await run('release', stubs)).result).toMatchObject({ ref: REF, phase: 'Gated', held: false });
     expect(stubs.count('applyWrite')).toBe(0);
+  });
+
+  it('a refusal writes nothing and sets DispatchPhase to the phase read: Hold of a job that has Succeeded', async () => {
+    const stubs = stubsFor({ trainJob: trainJob({ suspend: false, conditions: [condition('Complete')] }) });
+    const ran = await run('hold', stubs);
+    const failure = failureOf(ran);
+    expect(failure.type).toBe('ErrRejected');
+    expect(failure.reasons[0]).toContain('it has Succeeded');
+    expect(stubs.count('applyWrite')).toBe(0);
+    expect((await ran.handle.describe()).typedSearchAttributes.get(DispatchPhase)).toBe('Succeeded');
+  });
+
+  it.each(['open', 'hold', 'release'] as const)('%s whose write lands but whose answer is lost reads the fact true and answers the state', async (op) => {
+    const start: Record<typeof op, FakeServer> = {
+      open: gated(),
+      hold: { trainJob: trainJob({ suspend: false }) },
+      release: { trainJob: trainJob({ suspend: true, held: 'true', opened: 'true' }) },
+    };
+    const config = configOf({ timeouts: { call: '2s', workload: '60s' } });
+    const stubs = stubsFor(start[op], { lostAnswers: 1 }, config);
+    const ran = await run(op, stubs);
+    expect(ran.result).toMatchObject({ ref: REF, phase: op === 'hold' ? 'Held' : 'Running' });
+  });
+
+  it.each(['open', 'hold', 'release', 'stop'] as const)('%s of a ref whose name now belongs to another UID answers Absent and touches nothing', async (op) => {
+    const stubs = stubsFor({ trainJob: trainJob({ uid: OTHER_UID, suspend: false }) });
+    const ran = await run(op, stubs);
+    expect(ran.result).toMatchObject({ ref: REF, phase: 'Absent' });
+    expect(stubs.count('applyWrite') + stubs.count('deleteTrainJob')).toBe(0);
+    expect(stubs.server.trainJob?.metadata.uid).toBe(OTHER_UID);
+    expect((await ran.handle.describe()).typedSearchAttributes.get(DispatchPhase)).toBe('Absent');
   });
 
   it('a read left unanswered until CallBound is ErrUnreachable', async () => {
@@ -151,5 +182,34 @@ describe('Watch', () => {
     expect(shown).toEqual([undefined, 'Queued', 'Running']);
     const described = await ran.handle.describe();
     expect(described.typedSearchAttributes.get(DispatchPhase)).toBe('Failed');
+  });
+
+  it('says in its current details since when the API has not answered, and calls again until the outcome', async () => {
+    const since = '2026-01-01T00:01:00.000Z';
+    const outcome = { ref: REF, phase: 'Absent' as const, reason: 'NotFound', message: 'gone', finishedAt: '2026-01-01T00:05:00Z' };
+    const stubs = stubsFor({}, { watchAnswers: [{ unanswered: { since, problem: 'connect ECONNREFUSED' }, checks: 2 }, { outcome, checks: 3 }] });
+    // What the workflow shows while it calls again: its current details, read as the UI does.
+    const shown: string[] = [];
+    const answer = stubs.activities.watchTrainJob;
+    stubs.activities.watchTrainJob = async (input) => {
+      const workflowId = Context.current().info.workflowExecution?.workflowId ?? '';
+      const metadata = await ts.env.client.workflow.getHandle(workflowId).query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      shown.push(metadata.currentDetails);
+      return answer(input);
+    };
+    const ran = await run('watch', stubs);
+    expect(ran.result).toEqual(outcome);
+    const inputs = stubs.calls.filter((c) => c.name === 'watchTrainJob').map((c) => (c.input as { unansweredSince?: string }).unansweredSince);
+    expect(inputs).toEqual([undefined, since]);
+    expect(shown[0]).not.toContain('has not answered');
+    expect(shown[1]).toContain(`the API has not answered since ${since}`);
+  });
+
+  it('a TrainJob of that UID without dispatch’s labels is ErrRejected, DispatchPhase set to the phase read', async () => {
+    const state = { ref: REF, phase: 'Running' as const, held: false, reasons: [] };
+    const stubs = stubsFor({}, { watchAnswers: [{ refused: ['Watch of TrainJob: not dispatch’s'], state, checks: 1 }] });
+    const ran = await run('watch', stubs);
+    expect(failureOf(ran)).toMatchObject({ type: 'ErrRejected', reasons: ['Watch of TrainJob: not dispatch’s'] });
+    expect((await ran.handle.describe()).typedSearchAttributes.get(DispatchPhase)).toBe('Running');
   });
 });

@@ -33,6 +33,8 @@ export interface OperationBehaviour {
   observeUnanswered?: boolean;
   /** Before each of the first `n` writes, another writer bumps the object's resourceVersion. */
   racedWrites?: number;
+  /** The first `n` writes land, but their answer is lost: the call goes unanswered. */
+  lostAnswers?: number;
   /** Watch's answers, one per call, in order. */
   watchAnswers?: WatchAnswer[];
 }
@@ -45,6 +47,7 @@ const bump = <T extends { metadata?: { resourceVersion?: string } }>(object: T):
 export function operationStubs(config: Config, server: FakeServer, behave: OperationBehaviour = {}): OperationStubs {
   const calls: OperationStubs['calls'] = [];
   let raced = 0;
+  let lost = 0;
   let watched = 0;
   const record = (name: OperationActivity, input: unknown) => calls.push({ name, input: structuredClone(input) });
   const activities: Stubs = {
@@ -76,6 +79,10 @@ export function operationStubs(config: Config, server: FakeServer, behave: Opera
       }
       try {
         server[key] = bump(applyJsonPatch(server[key]!, input.write.patch)) as never;
+        if (lost < (behave.lostAnswers ?? 0)) {
+          lost += 1;
+          throw unanswered('applyWrite (stubbed): the write landed, its answer was lost');
+        }
         return { applied: true };
       } catch (error) {
         if (error instanceof JsonPatchError) return { applied: false, why: `${input.write.summary}: HTTP 422 Invalid` };

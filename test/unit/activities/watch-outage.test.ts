@@ -1,0 +1,62 @@
+// Watch never gives up on an API that does not answer (docs/contract.md §9a), and is not silent
+// about it: the activity (src/activities/watch-activities.ts) keeps trying its first read, counts
+// each unanswered call, and returns once the silence has lasted timeouts.call, saying since when,
+// for the workflow to show; called again while the workflow shows it, it returns as soon as the
+// API answers. A ref whose name now belongs to another UID is Absent at once.
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { describe, expect, it } from 'vitest';
+import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import { watchActivities, type WatchCall } from '../../../src/activities/watch-activities.js';
+import { BatchedLists } from '../../../src/activities/batched-lists.js';
+import { config } from '../../golden/cases.js';
+import { OTHER_UID, REF, trainJob } from '../core/lifecycle-fixtures.js';
+
+const CONFIG = config({ timeouts: { call: '1s', workload: '60s' } });
+
+/** A fake API whose TrainJob reads go unanswered `silent` times, then answer `answer`. */
+function watchOf(silent: number, answer: () => Promise<unknown>) {
+  let reads = 0;
+  const custom = {
+    getNamespacedCustomObject: () => (reads++ < silent ? Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' })) : answer()),
+  };
+  const kube = { custom, server: 'fake' } as unknown as KubeClients;
+  const counted: WatchCall[] = [];
+  const env = { kube, requestTimeoutMs: 500 };
+  const { watchTrainJob } = watchActivities(env, new BatchedLists(kube, 500), (call) => counted.push(call));
+  return { watchTrainJob, counted, reads: () => reads };
+}
+
+const otherUid = () => Promise.resolve(trainJob({ uid: OTHER_UID, suspend: false }));
+
+describe('Watch through an API that does not answer', () => {
+  it('keeps trying the first read, counts each unanswered call, and returns after timeouts.call saying since when', async () => {
+    const watch = watchOf(1_000, otherUid);
+    const t0 = Date.now();
+    const answer = await new MockActivityEnvironment().run(watch.watchTrainJob, { config: CONFIG, ref: REF, sliceMs: 60_000 });
+    expect(answer).toMatchObject({ unanswered: { since: expect.any(String), problem: expect.stringContaining('ECONNREFUSED') } });
+    const since = Date.parse((answer as { unanswered: { since: string } }).unanswered.since);
+    expect(since).toBeGreaterThanOrEqual(t0 - 1);
+    expect(Date.now() - since).toBeGreaterThanOrEqual(1_000);
+    expect(watch.counted.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(watch.counted)).toEqual(new Set(['read']));
+  }, 20_000);
+
+  it('called again while the workflow shows the silence, answers as soon as the API does: a name now another UID’s is Absent', async () => {
+    const watch = watchOf(1, otherUid);
+    const answer = await new MockActivityEnvironment().run(watch.watchTrainJob, {
+      config: CONFIG,
+      ref: REF,
+      sliceMs: 60_000,
+      unansweredSince: new Date(Date.now() - 5_000).toISOString(),
+    });
+    expect(answer).toMatchObject({ outcome: { ref: REF, phase: 'Absent' } });
+    expect(watch.counted).toEqual(['read']);
+  }, 20_000);
+
+  it('a ref whose name now belongs to another UID is Absent at once', async () => {
+    const watch = watchOf(0, otherUid);
+    const answer = await new MockActivityEnvironment().run(watch.watchTrainJob, { config: CONFIG, ref: REF, sliceMs: 60_000 });
+    expect(answer).toMatchObject({ outcome: { ref: REF, phase: 'Absent', reason: 'NotFound', message: expect.stringContaining(`has UID "${OTHER_UID}"`) } });
+    expect(watch.reads()).toBe(1);
+  });
+});
