@@ -77,7 +77,10 @@ async function main(): Promise<void> {
   const clientConnection = await Connection.connect({ address });
   const client = new Client({ connection: clientConnection, namespace });
   const worker = await createDispatchWorker({ config, connection, namespace, client });
-  const running = worker.worker.run();
+  // The whole worker (its preflight loop, the admission check controller in Kueue mode, and the
+  // watch-fed lists, which run() closes): worker.worker.run() alone left the lists' watches open,
+  // and they held the process for a minute after its work was done.
+  const running = worker.run();
   try {
     const gates = await worker.preflight();
     console.log(`preflight: reach=${gates.reach} write=${gates.write} start=${gates.start}${gates.reasons.length ? ` (${gates.reasons.join('; ')})` : ''}`);
@@ -98,7 +101,7 @@ async function main(): Promise<void> {
     const exit = outcome.exitCode === undefined ? '' : `, exit code ${outcome.exitCode}`;
     console.log(`  Watch: ${outcome.phase}, ${outcome.reason}${outcome.message ? ` (${outcome.message})` : ''}${exit}, at ${outcome.finishedAt}`);
   } finally {
-    worker.worker.shutdown();
+    worker.shutdown();
     await running;
     await clientConnection.close();
     await connection.close();
