@@ -4,7 +4,7 @@
 // TrainJob's ref and attempt token when the create had landed, Absent when none ever reached it.
 import type { WorkflowHandle } from '@temporalio/client';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { typed } from '../../../src/client/dispatch-client.js';
 import { trainJobName } from '../../../src/core/names.js';
 import { Annotations, Trainer } from '../../../src/model/constants.js';
@@ -13,30 +13,18 @@ import { DispatchError } from '../../../src/model/errors.js';
 import type { TrainJob } from '../../../src/model/kube.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import { startRequest } from '../../support/requests.js';
-import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
-import { startFaultProxy, type FaultAction, type FaultProxy, type ProxiedRequest } from '../support/fault-proxy.js';
-import { freshNamespace, type TestNamespace } from '../support/kube.js';
+import type { DispatchHarness } from '../support/dispatch.js';
+import type { FaultAction, FaultProxy, ProxiedRequest } from '../support/fault-proxy.js';
+import type { TestNamespace } from '../support/kube.js';
+import { proxiedSuite } from '../support/proxied-suite.js';
 
+/** `h`: CallBound 10 s: the Start's creates fail for that long, and Find's InFlight lasts that long after. */
+const suite = proxiedSuite('find-in-flight', { short: '10s' });
 let ns: TestNamespace;
 let proxy: FaultProxy;
-/** CallBound 10 s: the Start's creates fail for that long, and Find's InFlight lasts that long after. */
 let h: DispatchHarness;
-
-beforeAll(async () => {
-  ns = await freshNamespace('find-in-flight');
-  proxy = await startFaultProxy();
-  h = await startDispatch({
-    namespace: ns.name,
-    access: proxy.accessFor({ ...proxy.accessFor(), namespace: ns.name }),
-    config: { timeouts: { call: '10s', workload: '5s' } },
-    requestTimeoutMs: 1_000,
-  });
-});
-afterEach(() => proxy.clear());
-afterAll(async () => {
-  await h?.close();
-  await proxy?.close();
-  await ns?.dispose();
+beforeAll(() => {
+  ({ ns, proxy, h } = suite);
 });
 
 const callMs = () => toMillis(parseGoDuration(h.config.timeouts.call)!);

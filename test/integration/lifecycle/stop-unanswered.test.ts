@@ -2,42 +2,24 @@
 // §9a): the delete lands and its answer is dropped (once, or every time until CallBound), or every
 // delete is reset until CallBound. The Stop answers the state it reached (Absent) or ErrUnreachable,
 // never a state it did not see; a retried Stop answers Absent; and nothing of the job is left.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Trainer } from '../../../src/model/constants.js';
 import { DispatchError } from '../../../src/model/errors.js';
 import type { TrainJobRef, TrainJobState } from '../../../src/model/lifecycle.js';
 import { startRequest } from '../../support/requests.js';
-import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
-import { startFaultProxy, type FaultRule, type FaultProxy } from '../support/fault-proxy.js';
-import { freshNamespace, type TestNamespace } from '../support/kube.js';
+import type { DispatchHarness } from '../support/dispatch.js';
+import type { FaultProxy, FaultRule } from '../support/fault-proxy.js';
+import { proxiedSuite } from '../support/proxied-suite.js';
 import { until } from '../support/lifecycle.js';
 import { readTrainJob, refOf } from './support.js';
 
-let ns: TestNamespace;
+/** `h`: CallBound 5 s, the Stop under a fault; `patient`: 60 s, the Start before and the retried Stop after. */
+const suite = proxiedSuite('stop-unanswered', { short: '5s' });
 let proxy: FaultProxy;
-/** CallBound 5 s: the Stop under a fault, so that a bound that runs out does so in seconds. */
 let h: DispatchHarness;
-/** CallBound 60 s: the Start before and the retried Stop after, which must answer on a loaded machine. */
 let patient: DispatchHarness;
-
-beforeAll(async () => {
-  ns = await freshNamespace('stop-unanswered');
-  proxy = await startFaultProxy();
-  const harness = (call: string) =>
-    startDispatch({
-      namespace: ns.name,
-      access: proxy.accessFor({ ...proxy.accessFor(), namespace: ns.name }),
-      config: { timeouts: { call, workload: '5s' } },
-      requestTimeoutMs: 1_000,
-    });
-  [h, patient] = await Promise.all([harness('5s'), harness('60s')]);
-});
-afterEach(() => proxy.clear());
-afterAll(async () => {
-  await h?.close();
-  await patient?.close();
-  await proxy?.close();
-  await ns?.dispose();
+beforeAll(() => {
+  ({ proxy, h, patient } = suite);
 });
 
 const trainJobPath = (ref: TrainJobRef) =>

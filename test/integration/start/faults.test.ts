@@ -1,45 +1,25 @@
 // Every failure step of Start against the real API server, with the fault proxy making the answers
 // go missing (docs/start.md steps 5-8, docs/contract.md §6-7): what the caller gets, and what is left behind.
 import { WorkflowFailedError } from '@temporalio/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DispatchError, fromFailure } from '../../../src/model/errors.js';
 import { startWorkflowId } from '../../../src/client/dispatch-client.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import { startRequest } from '../../support/requests.js';
-import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
-import { freshNamespace, type TestNamespace } from '../support/kube.js';
+import type { DispatchHarness } from '../support/dispatch.js';
+import type { FaultProxy } from '../support/fault-proxy.js';
+import type { TestNamespace } from '../support/kube.js';
+import { proxiedSuite } from '../support/proxied-suite.js';
 
+/** `h`: CallBound 3 s, for the paths where the bound must run out; `patient`: 60 s, for the paths that must succeed, the definite refusals, and the one a cancel must end. */
+const suite = proxiedSuite('faults', { short: '3s', workload: '3s' });
 let ns: TestNamespace;
 let proxy: FaultProxy;
-/** CallBound 3 s: for the paths where the bound must run out, so that they end in seconds. */
 let h: DispatchHarness;
-/**
- * CallBound 60 s, through the same proxy: for the paths that must succeed, and the one a cancel
- * must end. On a loaded machine a call that answers can take longer than 3 s, and a success path
- * on the short bound would then fail for a reason the test is not about.
- */
 let patient: DispatchHarness;
-
-beforeAll(async () => {
-  ns = await freshNamespace('faults');
-  proxy = await startFaultProxy();
-  const harness = (call: string) =>
-    startDispatch({
-      namespace: ns.name,
-      access: proxy.accessFor({ ...proxy.accessFor(), namespace: ns.name }),
-      config: { timeouts: { call, workload: '3s' } },
-      requestTimeoutMs: 1_000,
-    });
-  [h, patient] = await Promise.all([harness('3s'), harness('60s')]);
-});
-afterEach(() => proxy.clear());
-afterAll(async () => {
-  await h?.close();
-  await patient?.close();
-  await proxy?.close();
-  await ns?.dispose();
+beforeAll(() => {
+  ({ ns, proxy, h, patient } = suite);
 });
 
 const base = () => `/apis/${Trainer.group}/${Trainer.version}/namespaces/${ns.name}`;

@@ -159,13 +159,18 @@ describe('FakeKueue', () => {
 describe('StartTrainJob, Kueue mode, step 9 timing: the Workload made when the wait says (docs/start.md step 9)', () => {
   const t = standIn('kueue-timing', TIMING_CONFIG);
 
-  it('step 9: a Workload that appears ~2 s after the wait first checked in vain is found by a later check', async () => {
+  /** Submits a Start whose Workload the stand-in makes only on `made.resolve()`, and waits for the wait's first vain check. */
+  async function heldBack() {
     const request = startRequest();
     const name = nameOf(request);
     const made = deferred();
     t.kueue.behave(name, { when: made.promise });
     const handle = await t.h.client.submit(request);
-    const wait = await waitProgressOf(handle);
+    return { name, made, handle, wait: await waitProgressOf(handle) };
+  }
+
+  it('step 9: a Workload that appears ~2 s after the wait first checked in vain is found by a later check', async () => {
+    const { name, made, handle, wait } = await heldBack();
     await sleep(2_000);
     made.resolve();
     const { value: result, ms } = await timed(() => handle.result() as Promise<StartResult>);
@@ -179,12 +184,7 @@ describe('StartTrainJob, Kueue mode, step 9 timing: the Workload made when the w
   });
 
   it(`step 9: a Workload that appears in the last ${LAST_MS / 1000} s of timeouts.workload is still found: the last check is at the deadline`, async () => {
-    const request = startRequest();
-    const name = nameOf(request);
-    const made = deferred();
-    t.kueue.behave(name, { when: made.promise });
-    const handle = await t.h.client.submit(request);
-    const wait = await waitProgressOf(handle);
+    const { name, made, handle, wait } = await heldBack();
     await sleep(Math.max(0, wait.deadline - LAST_MS - Date.now()));
     made.resolve();
     const result = (await handle.result()) as StartResult;
