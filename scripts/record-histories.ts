@@ -772,14 +772,14 @@ async function main(): Promise<void> {
     baseline: values.baseline ?? false,
     experiment: values.experiment ?? false,
   });
-    // --only: the scenarios whose file begins with one of these prefixes (a set of new workflow types);
-    // --group: the scenarios of one group.
-    const prefixes = values.only?.split(',').filter((p) => p !== '');
-    const chosen = [...SCENARIOS.entries()].filter(
-      ([, s]) => (!prefixes || prefixes.some((p) => s.file.startsWith(p))) && (!values.group || s.group === values.group),
-    );
-    if (chosen.length === 0)
-      throw new RecordRefused(`--only ${values.only ?? '(any)'} --group ${values.group ?? '(any)'}: no scenario is so`);
+  // --only: the scenarios whose file begins with one of these prefixes (a set of new workflow types);
+  // --group: the scenarios of one group.
+  const prefixes = values.only?.split(',').filter((p) => p !== '');
+  const chosen = [...SCENARIOS.entries()].filter(
+    ([, s]) => (!prefixes || prefixes.some((p) => s.file.startsWith(p))) && (!values.group || s.group === values.group),
+  );
+  if (chosen.length === 0)
+    throw new RecordRefused(`--only ${values.only ?? '(any)'} --group ${values.group ?? '(any)'}: no scenario is so`);
 
   // Failures are the point of most scenarios: the worker's warnings about them are noise here.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
