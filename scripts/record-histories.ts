@@ -25,7 +25,7 @@ import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
 import { parseConfig } from '../src/config/load-config.js';
 import { trainJobName } from '../src/core/names.js';
 import { adminAccess } from '../dev/harness/cluster.js';
-import { FaultProxy, type Fault, type FaultRule } from '../dev/harness/fault-proxy.js';
+import { FaultProxy, type FaultRule, type ProxiedRequest } from '../dev/harness/fault-proxy.js';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../dev/harness/kube-access.js';
 import { devDir, repoRoot } from '../dev/harness/paths.js';
 import { startTestStack } from '../dev/harness/stack.js';
@@ -99,10 +99,11 @@ const WAIVED_RUNTIME: RuntimeName = { kind: 'ClusterTrainingRuntime', name: 'dis
 const LONG_RUNTIME: RuntimeName = { kind: 'ClusterTrainingRuntime', name: 'dispatch-long' };
 /**
  * Temporal suggests continuing as new once a history has this many events (the dev server's
- * default is thousands). Only WatchTrainJob acts on the suggestion; the Watch scenarios that are
- * not about it end within 25 events, the continue-as-new one goes past this (docs/workflow.md).
+ * default is thousands). Only WatchTrainJob acts on the suggestion, after an activity answered a
+ * phase change: each adds 7 events, so the Watch scenarios that are not about it (three answers
+ * at most) end within 28 events, and the continue-as-new one continues at its fourth answer.
  */
-const SUGGEST_CONTINUE_AS_NEW_EVENTS = 28;
+const SUGGEST_CONTINUE_AS_NEW_EVENTS = 32;
 /** The group of scenarios recorded together as one set after the real-Kueue and new-path work: `--group`. */
 const REAL_KUEUE_AND_PATHS = 'real-kueue-and-paths';
 /** An AdmissionCheck no ClusterQueue lists: the real Kueue's Workload never carries it, so step 9 refuses. */
@@ -124,6 +125,8 @@ const describeOutcome = (o: Outcome) =>
 interface Workers {
   direct: DispatchKubeflowClient;
   proxied: DispatchKubeflowClient;
+  /** Through the proxy too, CallBound 30 s and a 10 s request timeout: a request the proxy holds a while is still answered. */
+  proxiedPatient: DispatchKubeflowClient;
   /** Kueue mode on the real Kueue, with dispatch's admission check controller running (as the product's worker does). */
   kueue: DispatchKubeflowClient;
   /** Kueue mode on the real Kueue, configured with an admission check the ClusterQueue does not list. */
@@ -471,7 +474,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     file: 'watch-continued-as-new',
-    what: `WatchTrainJob that continues as new: its TrainJob (pods that run ten minutes) held, released and held again while watched, each phase a Watch activity's answer, until Temporal suggests continuing as new (at ${SUGGEST_CONTINUE_AS_NEW_EVENTS} events here); the history of that first run, which ends ContinuedAsNew (the next run answers Absent after a Stop)`,
+    what: `WatchTrainJob that continues as new: its opened TrainJob (pods that run ten minutes) held, released, held and released while watched, each phase a Watch activity's answer, until Temporal suggests continuing as new (at ${SUGGEST_CONTINUE_AS_NEW_EVENTS} events here); the history of that first run, which ends ContinuedAsNew (the next run answers Absent after a Stop)`,
     expect: { ok: true },
     group: REAL_KUEUE_AND_PATHS,
     runtime: LONG_RUNTIME,
@@ -487,6 +490,8 @@ const SCENARIOS: Scenario[] = [
       await client.release(ref);
       await shows(firstRun, 'Running');
       await client.hold(ref);
+      await shows(firstRun, 'Held');
+      await client.release(ref);
       await until('the Watch to continue as new', async () => (await firstRun.describe()).status.name === 'CONTINUED_AS_NEW', 60_000);
       await client.stop(ref);
       await watch.result();
@@ -495,24 +500,32 @@ const SCENARIOS: Scenario[] = [
   },
   {
     file: 'hold-stale-writes-in-a-row',
-    what: "HoldTrainJob whose patch of the TrainJob goes stale three times in a row (another writer changes the TrainJob while each patch is on its way, so the patch's resourceVersion test fails): read again and patch again after a longer pause each time, then Held",
+    what: "HoldTrainJob whose patch of the TrainJob goes stale three times in a row (another writer changes the TrainJob while each patch is on its way, 500 ms late, so the patch's resourceVersion test fails): read again and patch again after a longer pause each time, then Held",
     expect: { ok: true },
     group: REAL_KUEUE_AND_PATHS,
+    // Still running when the Hold comes: the sample's pods complete within seconds of the Open.
+    runtime: LONG_RUNTIME,
     async run(w, r) {
-      const ref = await startedRef(w.proxied, r);
-      await w.proxied.open(ref);
+      const client = w.proxiedPatient;
+      const ref = await startedRef(client, r);
+      await client.open(ref);
       const path = `${trainJobsPath(NAMESPACE)}/${ref.name}`;
       const patches = () => w.proxy.requests.filter((q) => q.method === 'PATCH' && q.path === path);
       const before = patches().length;
-      const delayed = w.proxy.inject({ method: 'PATCH', path, times: STALE_WRITES, action: 'delay', delayMs: 1_500 });
-      const writer = changeWhileDelayed(w.admin, ref, delayed);
+      w.proxy.inject({ method: 'PATCH', path, times: STALE_WRITES, action: 'delay', delayMs: STALE_DELAY_MS });
+      const writing = { done: false };
+      const writer = changeEachDelayed(w.admin, ref, () => patches().slice(before), writing);
       try {
-        const handle = await operation(w.proxied, 'hold', ref);
+        const handle = await operation(client, 'hold', ref);
         const answers = patches().slice(before).map((q) => q.upstreamStatus);
         const stale = answers.filter((status) => status === 409 || status === 422).length;
-        if (stale < STALE_WRITES) throw new Error(`expected ${STALE_WRITES} stale patches in a row, the API server answered ${JSON.stringify(answers)}`);
+        if (stale < STALE_WRITES) {
+          const ended = await handle.result().then(JSON.stringify, (e: unknown) => String(fromFailure(e)?.reasons ?? e));
+          throw new Error(`expected ${STALE_WRITES} stale patches in a row, the API server answered ${JSON.stringify(answers)}; the Hold: ${ended}`);
+        }
         return handle;
       } finally {
+        writing.done = true;
         w.proxy.clear();
         await writer;
       }
@@ -542,28 +555,39 @@ const SCENARIOS: Scenario[] = [
   },
 ];
 
-/** How many of Hold's patches go stale in a row in hold-stale-writes-in-a-row. */
+/** How many of Hold's patches go stale in a row in hold-stale-writes-in-a-row, and how long the proxy holds each. */
 const STALE_WRITES = 3;
+const STALE_DELAY_MS = 2_000;
 
 /**
- * Changes the TrainJob (an annotation of its own) every 100 ms while `delayed` still holds patches
- * back, and for a second after it took its last, so that each delayed patch reaches the API server
- * after the resourceVersion it tests has gone.
+ * For each patch the proxy holds back (`delay`), changes the TrainJob once (an annotation of its
+ * own) while it is held, so that the patch reaches the API server after the resourceVersion it
+ * tests has gone. Throws when a change came too late to do so (a machine too loaded to record this).
  */
-async function changeWhileDelayed(admin: KubeClients, ref: TrainJobRef, delayed: Fault): Promise<void> {
-  let lastSeen = 0;
-  for (let n = 0; ; n++) {
-    if (delayed.remaining > 0) lastSeen = Date.now();
-    else if (Date.now() - lastSeen > 1_000) return;
+async function changeEachDelayed(
+  admin: KubeClients,
+  ref: TrainJobRef,
+  patches: () => ProxiedRequest[],
+  writing: { done: boolean },
+): Promise<void> {
+  let changed = 0;
+  while (!writing.done) {
+    const held = patches().filter((q) => q.fault === 'delay');
+    if (held.length === changed) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      continue;
+    }
+    const patch = held[changed]!;
+    changed += 1;
     await admin.custom.patchNamespacedCustomObject(
       {
         ...trainerAt(ref.namespace, Trainer.trainJobPlural),
         name: ref.name,
-        body: { metadata: { annotations: { 'test.dispatch.phpboyscout.uk/changed': String(n) } } },
+        body: { metadata: { annotations: { 'test.dispatch.phpboyscout.uk/changed': String(changed) } } },
       },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (Date.now() >= patch.at + STALE_DELAY_MS) throw new Error(`the change for delayed patch ${changed} landed after the patch was let through`);
   }
 }
 
@@ -835,6 +859,7 @@ async function main(): Promise<void> {
       config: Omit<ConfigInput, 'kubeconfig' | 'temporal'>,
       gates: BackendGates | 'none' = PROVEN,
       admissionController = false,
+      requestTimeoutMs = 1_000,
     ): Promise<DispatchKubeflowClient> => {
       const name = `histories-${queue++}`;
       const parsed = parseConfig({
@@ -848,7 +873,7 @@ async function main(): Promise<void> {
         namespace: stack.info.temporal.namespace,
         client: env.client,
         workflowBundle: bundle,
-        requestTimeoutMs: 1_000,
+        requestTimeoutMs,
         admissionController,
       });
       if (gates !== 'none') w.gates.update(gates);
@@ -879,6 +904,13 @@ async function main(): Promise<void> {
         namespace: NAMESPACE,
         timeouts,
       }),
+      proxiedPatient: await worker(
+        proxy.accessFor({ ...admin, namespace: NAMESPACE }),
+        { namespace: NAMESPACE, timeouts: { call: '30s', workload: CALL } },
+        PROVEN,
+        false,
+        10_000,
+      ),
       kueue: await worker(kueueAdmin, kueueConfig(KUEUE_SAMPLE_CHECK), PROVEN, true),
       kueueUnlisted: await worker(kueueAdmin, { ...kueueConfig(UNLISTED_CHECK), timeouts }),
       lenient: await worker(admin, { namespace: NAMESPACE, timeouts, allowRankRestart: true }),
