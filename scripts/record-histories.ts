@@ -176,6 +176,13 @@ async function startedRef(client: DispatchKubeflowClient, request: StartRequest)
   return { namespace: started.namespace, name: started.name, uid: started.uid };
 }
 
+/** Starts the request, opens its TrainJob, and answers the TrainJob's ref. */
+async function openedRef(client: DispatchKubeflowClient, request: StartRequest): Promise<TrainJobRef> {
+  const ref = await startedRef(client, request);
+  await client.open(ref);
+  return ref;
+}
+
 /** Runs one operation after Start to its end, whatever it is. */
 async function operation(client: DispatchKubeflowClient, op: LifecycleOperation, ref: TrainJobRef): Promise<WorkflowHandle> {
   const handle = await client.submitOperation(op, ref);
@@ -480,8 +487,7 @@ const SCENARIOS: Scenario[] = [
     runtime: LONG_RUNTIME,
     async run(w, r) {
       const client = w.direct;
-      const ref = await startedRef(client, r);
-      await client.open(ref);
+      const ref = await openedRef(client, r);
       const watch = await client.submitOperation('watch', ref);
       const firstRun = client.client.workflow.getHandle(watch.workflowId, watch.firstExecutionRunId);
       await shows(firstRun, 'Running');
@@ -500,15 +506,14 @@ const SCENARIOS: Scenario[] = [
   },
   {
     file: 'hold-stale-writes-in-a-row',
-    what: "HoldTrainJob whose patch of the TrainJob goes stale three times in a row (another writer changes the TrainJob while each patch is on its way, 500 ms late, so the patch's resourceVersion test fails): read again and patch again after a longer pause each time, then Held",
+    what: "HoldTrainJob whose patch of the TrainJob goes stale three times in a row (another writer changes the TrainJob while the proxy holds each patch 2 s, so the patch's resourceVersion test fails): read again and patch again after a longer pause each time, then Held",
     expect: { ok: true },
     group: REAL_KUEUE_AND_PATHS,
     // Still running when the Hold comes: the sample's pods complete within seconds of the Open.
     runtime: LONG_RUNTIME,
     async run(w, r) {
       const client = w.proxiedPatient;
-      const ref = await startedRef(client, r);
-      await client.open(ref);
+      const ref = await openedRef(client, r);
       const path = `${trainJobsPath(NAMESPACE)}/${ref.name}`;
       const patches = () => w.proxy.requests.filter((q) => q.method === 'PATCH' && q.path === path);
       const before = patches().length;
