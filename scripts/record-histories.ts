@@ -16,7 +16,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
@@ -25,7 +25,7 @@ import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
 import { parseConfig } from '../src/config/load-config.js';
 import { trainJobName } from '../src/core/names.js';
 import { adminAccess } from '../dev/harness/cluster.js';
-import { FaultProxy, type FaultRule } from '../dev/harness/fault-proxy.js';
+import { FaultProxy, type FaultRule, type ProxiedRequest } from '../dev/harness/fault-proxy.js';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../dev/harness/kube-access.js';
 import { devDir, repoRoot } from '../dev/harness/paths.js';
 import { startTestStack } from '../dev/harness/stack.js';
@@ -38,9 +38,11 @@ import type { StartRequest } from '../src/model/request.js';
 import type { BackendGates } from '../src/model/results.js';
 import { createDispatchWorker } from '../src/worker/dispatch-worker.js';
 import { probeWorkflowId } from '../src/worker/preflight.js';
-import { FakeKueue } from '../test/integration/support/fake-kueue.js';
+import { applyKueueSamples, KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../dev/harness/samples.js';
+import { TEMPORAL_DYNAMIC_CONFIG } from '../dev/harness/temporal.js';
+import { runFor } from '../test/integration/support/run-for.js';
 import { bendRankRestart } from '../test/integration/support/rule-reasons.js';
-import type { Json, RuntimeDraft } from '../test/integration/support/runtimes.js';
+import type { Json, RuntimeDraft, RuntimeEdit } from '../test/integration/support/runtimes.js';
 import { minimalTrainJob, sampleRuntime } from '../test/integration/support/trainer.js';
 import { startRequest } from '../test/support/requests.js';
 import { HISTORIES_DIR, manifestOf, setNames, type Manifest } from '../test/unit/replay/corpus.js';
@@ -58,7 +60,7 @@ import {
   verifyCorpus,
 } from '../test/unit/replay/history-sums.js';
 
-const HELP = `Usage: npm run histories:record -- --set <name> [--note <text>] [--only <prefix,...>] [--baseline | --experiment]
+const HELP = `Usage: npm run histories:record -- --set <name> [--note <text>] [--only <prefix,...>] [--group <name>] [--baseline | --experiment]
 
 Starts a local stack, runs every scenario, and writes test/histories/<name>/*.json plus its
 manifest.json (with the full commit it was recorded from), appends the files' sha256 to
@@ -77,14 +79,35 @@ rules, checked here before any server starts:
              nothing in test/histories.
 --only       the scenarios whose file name begins with one of these prefixes, e.g.
              open,hold,release,stop,watch for a set of the operations after Start.
+--group      the scenarios of one group: real-kueue-and-paths (the Kueue-mode scenarios on the
+             real Kueue, and the paths the earlier sets have no history of).
+
+The stack runs the real Kueue; its Temporal suggests continuing as new after a few dozen events.
 `;
 
 /** Short timeouts so that every failure scenario ends in seconds. */
 const CALL = '3s';
 const NAMESPACE = 'dispatch';
 const KUEUE_NAMESPACE = 'dispatch-kueue';
+interface RuntimeName {
+  kind: 'ClusterTrainingRuntime';
+  name: string;
+}
 /** A copy of dispatch-kind with a podFailurePolicy Ignore rule, which only allowRankRestart accepts. */
-const WAIVED_RUNTIME = { kind: 'ClusterTrainingRuntime', name: 'dispatch-waived' } as const;
+const WAIVED_RUNTIME: RuntimeName = { kind: 'ClusterTrainingRuntime', name: 'dispatch-waived' };
+/** A copy of dispatch-kind whose pods KWOK runs for ten minutes: a job that stays Running while a scenario works on it. */
+const LONG_RUNTIME: RuntimeName = { kind: 'ClusterTrainingRuntime', name: 'dispatch-long' };
+/**
+ * Temporal suggests continuing as new once a history has this many events (the dev server's
+ * default is thousands). Only WatchTrainJob acts on the suggestion, after an activity answered a
+ * phase change: each adds 7 events, so the Watch scenarios that are not about it (three answers
+ * at most) end within 28 events, and the continue-as-new one continues at its fourth answer.
+ */
+const SUGGEST_CONTINUE_AS_NEW_EVENTS = 32;
+/** The group of scenarios recorded together as one set after the real-Kueue and new-path work: `--group`. */
+const REAL_KUEUE_AND_PATHS = 'real-kueue-and-paths';
+/** An AdmissionCheck no ClusterQueue lists: the real Kueue's Workload never carries it, so step 9 refuses. */
+const UNLISTED_CHECK = 'dispatch-unlisted';
 const PROVEN: BackendGates = {
   reach: true,
   write: true,
@@ -102,11 +125,15 @@ const describeOutcome = (o: Outcome) =>
 interface Workers {
   direct: DispatchKubeflowClient;
   proxied: DispatchKubeflowClient;
+  /** Through the proxy too, CallBound 30 s and a 10 s request timeout: a request the proxy holds a while is still answered. */
+  proxiedPatient: DispatchKubeflowClient;
+  /** Kueue mode on the real Kueue, with dispatch's admission check controller running (as the product's worker does). */
   kueue: DispatchKubeflowClient;
+  /** Kueue mode on the real Kueue, configured with an admission check the ClusterQueue does not list. */
+  kueueUnlisted: DispatchKubeflowClient;
   lenient: DispatchKubeflowClient;
   unproven: DispatchKubeflowClient;
   proxy: FaultProxy;
-  fakeKueue: FakeKueue;
   admin: KubeClients;
 }
 
@@ -116,7 +143,9 @@ interface Scenario {
   what: string;
   expect: Outcome;
   /** The runtime the request names (default: the sample dispatch-kind). */
-  runtime?: typeof WAIVED_RUNTIME;
+  runtime?: RuntimeName;
+  /** A group `--group` selects, e.g. the scenarios of one planned set. */
+  group?: string;
   /** Runs the workflow and returns its handle; the workflow has ended when it returns. */
   run(w: Workers, request: StartRequest): Promise<WorkflowHandle>;
 }
@@ -145,6 +174,13 @@ async function ended(client: DispatchKubeflowClient, request: StartRequest): Pro
 async function startedRef(client: DispatchKubeflowClient, request: StartRequest): Promise<TrainJobRef> {
   const started = await client.startTrainJob(request);
   return { namespace: started.namespace, name: started.name, uid: started.uid };
+}
+
+/** Starts the request, opens its TrainJob, and answers the TrainJob's ref. */
+async function openedRef(client: DispatchKubeflowClient, request: StartRequest): Promise<TrainJobRef> {
+  const ref = await startedRef(client, request);
+  await client.open(ref);
+  return ref;
 }
 
 /** Runs one operation after Start to its end, whatever it is. */
@@ -186,8 +222,9 @@ const SCENARIOS: Scenario[] = [
   },
   {
     file: 'start-kueue-success',
-    what: 'Kueue mode: the Workload with the gate and the admission check appears (FakeKueue), step 9 passes',
+    what: "Kueue mode on the real Kueue: its webhook suspends the TrainJob and adds its runtime patch, its Workload carries dispatch's gate and lists the admission check, step 9 passes",
     expect: { ok: true },
+    group: REAL_KUEUE_AND_PATHS,
     run: (w, r) => ended(w.kueue, r),
   },
   {
@@ -266,13 +303,11 @@ const SCENARIOS: Scenario[] = [
     run: (w, r) => withFaults(w, r, [always('GET', `${trainJobsPath(NAMESPACE)}/${nameOf(r)}`, 'hang')]),
   },
   {
-    file: 'start-step9-no-workload-stopped',
-    what: 'Kueue mode, no Workload within timeouts.workload: ErrRejected, compensation stops the TrainJob',
+    file: 'start-step9-check-unlisted-stopped',
+    what: "Kueue mode on the real Kueue, configured with an admission check the ClusterQueue does not list: the Workload never lists it within timeouts.workload, ErrRejected, compensation stops the TrainJob",
     expect: { type: 'ErrRejected', step: 9 },
-    run(w, r) {
-      w.fakeKueue.behave(nameOf(r), { never: true });
-      return ended(w.kueue, r);
-    },
+    group: REAL_KUEUE_AND_PATHS,
+    run: (w, r) => ended(w.kueueUnlisted, r),
   },
   {
     file: 'start-step7-refused-stop-failed-too',
@@ -375,14 +410,16 @@ const SCENARIOS: Scenario[] = [
   },
   {
     file: 'hold-kueue-workload-inactive',
-    what: 'HoldTrainJob in Kueue mode: the held annotation, then the Workload (FakeKueue) spec.active false: Held',
+    what: "HoldTrainJob in Kueue mode on the real Kueue: the held annotation, then the Workload's spec.active false: Held",
     expect: { ok: true },
+    group: REAL_KUEUE_AND_PATHS,
     run: afterStart('hold', [], (w) => w.kueue),
   },
   {
     file: 'open-kueue-gate-removed',
-    what: "OpenTrainJob in Kueue mode: dispatch's gate out of admission-gated-by: Queued",
+    what: "OpenTrainJob in Kueue mode on the real Kueue: dispatch's gate out of admission-gated-by: Queued",
     expect: { ok: true },
+    group: REAL_KUEUE_AND_PATHS,
     run: afterStart('open', [], (w) => w.kueue),
   },
   {
@@ -420,7 +457,148 @@ const SCENARIOS: Scenario[] = [
       return w.proxied.client.workflow.getHandle(probeWorkflowId(NAMESPACE));
     },
   },
+  // The real-Kueue and new-path scenarios (--group real-kueue-and-paths), appended so that the ones
+  // before keep their JobIDs; the Kueue-mode ones above are in the group too.
+  {
+    file: 'watch-kueue-succeeded',
+    what: "WatchTrainJob in Kueue mode on the real Kueue: Start, Open, dispatch's admission check controller sets the check Ready, Kueue admits, KWOK runs it to Complete: Succeeded",
+    expect: { ok: true },
+    group: REAL_KUEUE_AND_PATHS,
+    run: afterStart('watch', ['open'], (w) => w.kueue),
+  },
+  {
+    file: 'start-earlier-run-adopted',
+    what: "a Start of an attempt whose earlier run succeeded, run again after that run closed (its answer lost): step 5 reuses the copy the earlier run's TrainJob owns, step 6 adopts that TrainJob (docs/contract.md §7): completed, the same ref",
+    expect: { ok: true },
+    group: REAL_KUEUE_AND_PATHS,
+    async run(w, r) {
+      const first = await w.direct.startTrainJob(r);
+      const handle = await ended(w.direct, r);
+      const again = (await handle.result()) as { uid: string };
+      if (again.uid !== first.uid) throw new Error(`the retried Start answered UID ${again.uid}, not the earlier run's ${first.uid}`);
+      return handle;
+    },
+  },
+  {
+    file: 'watch-continued-as-new',
+    what: `WatchTrainJob that continues as new: its opened TrainJob (pods that run ten minutes) held, released, held and released while watched, each phase a Watch activity's answer, until Temporal suggests continuing as new (at ${SUGGEST_CONTINUE_AS_NEW_EVENTS} events here); the history of that first run, which ends ContinuedAsNew (the next run answers Absent after a Stop)`,
+    expect: { ok: true },
+    group: REAL_KUEUE_AND_PATHS,
+    runtime: LONG_RUNTIME,
+    async run(w, r) {
+      const client = w.direct;
+      const ref = await openedRef(client, r);
+      const watch = await client.submitOperation('watch', ref);
+      const firstRun = client.client.workflow.getHandle(watch.workflowId, watch.firstExecutionRunId);
+      await shows(firstRun, 'Running');
+      await client.hold(ref);
+      await shows(firstRun, 'Held');
+      await client.release(ref);
+      await shows(firstRun, 'Running');
+      await client.hold(ref);
+      await shows(firstRun, 'Held');
+      await client.release(ref);
+      await until('the Watch to continue as new', async () => (await firstRun.describe()).status.name === 'CONTINUED_AS_NEW', 60_000);
+      await client.stop(ref);
+      await watch.result();
+      return firstRun;
+    },
+  },
+  {
+    file: 'hold-stale-writes-in-a-row',
+    what: "HoldTrainJob whose patch of the TrainJob goes stale three times in a row (another writer changes the TrainJob while the proxy holds each patch 2 s, so the patch's resourceVersion test fails): read again and patch again after a longer pause each time, then Held",
+    expect: { ok: true },
+    group: REAL_KUEUE_AND_PATHS,
+    // Still running when the Hold comes: the sample's pods complete within seconds of the Open.
+    runtime: LONG_RUNTIME,
+    async run(w, r) {
+      const client = w.proxiedPatient;
+      const ref = await openedRef(client, r);
+      const path = `${trainJobsPath(NAMESPACE)}/${ref.name}`;
+      const patches = () => w.proxy.requests.filter((q) => q.method === 'PATCH' && q.path === path);
+      const before = patches().length;
+      w.proxy.inject({ method: 'PATCH', path, times: STALE_WRITES, action: 'delay', delayMs: STALE_DELAY_MS });
+      const writing = { done: false };
+      const writer = changeEachDelayed(w.admin, ref, () => patches().slice(before), writing);
+      try {
+        const handle = await operation(client, 'hold', ref);
+        const answers = patches().slice(before).map((q) => q.upstreamStatus);
+        const stale = answers.filter((status) => status === 409 || status === 422).length;
+        if (stale < STALE_WRITES) {
+          const ended = await handle.result().then(JSON.stringify, (e: unknown) => String(fromFailure(e)?.reasons ?? e));
+          throw new Error(`expected ${STALE_WRITES} stale patches in a row, the API server answered ${JSON.stringify(answers)}; the Hold: ${ended}`);
+        }
+        return handle;
+      } finally {
+        writing.done = true;
+        w.proxy.clear();
+        await writer;
+      }
+    },
+  },
+  {
+    file: 'probe-backend-step5-unanswered-stopped',
+    what: "ProbeBackend whose probe runtime copy create lands with its answer lost, then answers 500 until CallBound: the probe Start ends ErrUnreachable at step 5, the start gate unproven, and the copy it may have made is stopped by name and token (patch probe-stops-what-it-may-have-made, step-5 branch)",
+    expect: { ok: true },
+    group: REAL_KUEUE_AND_PATHS,
+    async run(w) {
+      const creates = () => w.proxy.requests.filter((q) => q.method === 'POST' && q.path === runtimesPath(NAMESPACE));
+      const before = creates().length;
+      w.proxy.inject({ method: 'POST', path: runtimesPath(NAMESPACE), times: 1, action: 'drop-response' });
+      w.proxy.inject(always('POST', runtimesPath(NAMESPACE), 'status-500'));
+      try {
+        const gates = await w.proxied.probe();
+        if (gates.start || !gates.reasons.some((reason) => reason.startsWith('start:')))
+          throw new Error(`expected the start gate unproven at step 5, got ${JSON.stringify(gates)}`);
+        if (creates()[before]?.upstreamStatus !== 201)
+          throw new Error(`expected the probe copy's first create to land, got ${JSON.stringify(creates().slice(before))}`);
+      } finally {
+        w.proxy.clear();
+      }
+      return w.proxied.client.workflow.getHandle(probeWorkflowId(NAMESPACE));
+    },
+  },
 ];
+
+/** How many of Hold's patches go stale in a row in hold-stale-writes-in-a-row, and how long the proxy holds each. */
+const STALE_WRITES = 3;
+const STALE_DELAY_MS = 2_000;
+
+/**
+ * For each patch the proxy holds back (`delay`), changes the TrainJob once (an annotation of its
+ * own) while it is held, so that the patch reaches the API server after the resourceVersion it
+ * tests has gone. Throws when a change came too late to do so (a machine too loaded to record this).
+ */
+async function changeEachDelayed(
+  admin: KubeClients,
+  ref: TrainJobRef,
+  patches: () => ProxiedRequest[],
+  writing: { done: boolean },
+): Promise<void> {
+  let changed = 0;
+  while (!writing.done) {
+    const held = patches().filter((q) => q.fault === 'delay');
+    if (held.length === changed) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      continue;
+    }
+    const patch = held[changed]!;
+    changed += 1;
+    await admin.custom.patchNamespacedCustomObject(
+      {
+        ...trainerAt(ref.namespace, Trainer.trainJobPlural),
+        name: ref.name,
+        body: { metadata: { annotations: { 'test.dispatch.phpboyscout.uk/changed': String(changed) } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    if (Date.now() >= patch.at + STALE_DELAY_MS) throw new Error(`the change for delayed patch ${changed} landed after the patch was let through`);
+  }
+}
+
+/** Waits until a Watch's progress shows `phase`: its activity answered the phase change. */
+const shows = (handle: WorkflowHandle, phase: string) =>
+  until(`the Watch to show ${phase}`, async () => (await handle.query<{ phase?: string }>('progress')).phase === phase, 60_000);
 
 const trainerAt = (namespace: string, plural: string) => ({
   group: Trainer.group,
@@ -610,6 +788,7 @@ async function main(): Promise<void> {
       baseline: { type: 'boolean' },
       experiment: { type: 'boolean' },
       only: { type: 'string' },
+      group: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -622,13 +801,27 @@ async function main(): Promise<void> {
     baseline: values.baseline ?? false,
     experiment: values.experiment ?? false,
   });
+  // --only: the scenarios whose file begins with one of these prefixes (a set of new workflow types);
+  // --group: the scenarios of one group.
+  const prefixes = values.only?.split(',').filter((p) => p !== '');
+  const chosen = [...SCENARIOS.entries()].filter(
+    ([, s]) => (!prefixes || prefixes.some((p) => s.file.startsWith(p))) && (!values.group || s.group === values.group),
+  );
+  if (chosen.length === 0)
+    throw new RecordRefused(`--only ${values.only ?? '(any)'} --group ${values.group ?? '(any)'}: no scenario is so`);
 
   // Failures are the point of most scenarios: the worker's warnings about them are noise here.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const t0 = Date.now();
   const [stack, bundle] = await Promise.all([
-    // Kueue mode is played by FakeKueue here (a history is the workflow's shape, not Kueue's), on a cluster without the real Kueue.
-    startTestStack({ namespace: NAMESPACE, kueue: false }),
+    // The real Kueue: a Kueue-mode history is recorded against what Kueue really does.
+    startTestStack({
+      namespace: NAMESPACE,
+      temporalDynamicConfig: {
+        ...TEMPORAL_DYNAMIC_CONFIG,
+        'limit.historyCount.suggestContinueAsNew': SUGGEST_CONTINUE_AS_NEW_EVENTS,
+      },
+    }),
     bundleWorkflowCode({
       workflowsPath: join(repoRoot, 'src', 'workflows', 'index.ts'),
       logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
@@ -643,19 +836,19 @@ async function main(): Promise<void> {
     await kubeConfigFor(admin)
       .makeApiClient(CoreV1Api)
       .createNamespace({ body: { metadata: { name: KUEUE_NAMESPACE } } });
-    const spec = structuredClone((await sampleRuntime('dispatch-kind')).spec) as Json;
-    bendRankRestart({ job: spec.template.spec.replicatedJobs[0].template.spec } as RuntimeDraft);
-    await adminClients.custom.createClusterCustomObject({
-      group: Trainer.group,
-      version: Trainer.version,
-      plural: Trainer.clusterTrainingRuntimePlural,
-      body: {
-        apiVersion: Trainer.apiVersion,
-        kind: Trainer.clusterTrainingRuntimeKind,
-        metadata: { name: WAIVED_RUNTIME.name },
-        spec,
-      },
-    });
+    await applyKueueSamples(admin, [KUEUE_NAMESPACE]);
+    const runtime = async (name: string, edit: RuntimeEdit) => {
+      const spec = structuredClone((await sampleRuntime('dispatch-kind')).spec) as Json;
+      edit({ job: spec.template.spec.replicatedJobs[0].template.spec } as RuntimeDraft);
+      await adminClients.custom.createClusterCustomObject({
+        group: Trainer.group,
+        version: Trainer.version,
+        plural: Trainer.clusterTrainingRuntimePlural,
+        body: { apiVersion: Trainer.apiVersion, kind: Trainer.clusterTrainingRuntimeKind, metadata: { name }, spec },
+      });
+    };
+    await runtime(WAIVED_RUNTIME.name, bendRankRestart);
+    await runtime(LONG_RUNTIME.name, runFor('10m'));
 
     const proxy = await FaultProxy.start(admin);
     stops.push(() => proxy.close());
@@ -670,6 +863,8 @@ async function main(): Promise<void> {
       access: KubeAccess,
       config: Omit<ConfigInput, 'kubeconfig' | 'temporal'>,
       gates: BackendGates | 'none' = PROVEN,
+      admissionController = false,
+      requestTimeoutMs = 1_000,
     ): Promise<DispatchKubeflowClient> => {
       const name = `histories-${queue++}`;
       const parsed = parseConfig({
@@ -683,42 +878,49 @@ async function main(): Promise<void> {
         namespace: stack.info.temporal.namespace,
         client: env.client,
         workflowBundle: bundle,
-        requestTimeoutMs: 1_000,
+        requestTimeoutMs,
+        admissionController,
       });
       if (gates !== 'none') w.gates.update(gates);
       const running = w.worker.run();
+      // Kueue mode on the real Kueue: dispatch's admission check controller keeps the check Active and marks opened Workloads Ready.
+      const controlling = new AbortController();
+      const controller = w.admissionController?.run(controlling.signal);
       stops.unshift(async () => {
+        controlling.abort();
         w.worker.shutdown();
-        await running;
+        await Promise.all([running, controller]);
       });
       return new DispatchKubeflowClient(env.client, { namespace: parsed.namespace, taskQueue: name });
     };
     const timeouts = { call: CALL, workload: CALL };
-    const kueueConfig = {
-      mode: 'kueue',
-      kueue: { queue: 'user-queue', admissionCheck: 'dispatch' },
-      timeouts,
-    } as const;
-    const kueue = await worker(
-      { ...admin, namespace: KUEUE_NAMESPACE },
-      { namespace: KUEUE_NAMESPACE, ...kueueConfig },
-    );
-    const fakeKueue = await FakeKueue.start({
-      kubeConfig: kubeConfigFor({ ...admin, namespace: KUEUE_NAMESPACE }),
-      config: parseConfig({ namespace: KUEUE_NAMESPACE, ...kueueConfig }),
-    });
-    stops.unshift(() => fakeKueue.stop());
+    const kueueConfig = (admissionCheck: string) =>
+      ({
+        namespace: KUEUE_NAMESPACE,
+        mode: 'kueue',
+        kueue: { queue: KUEUE_SAMPLE_QUEUE, admissionCheck },
+        // The real Kueue and the admission check controller take seconds to admit; a Watch runs to Complete.
+        timeouts: { call: CALL, workload: '30s' },
+      }) as const;
+    const kueueAdmin = { ...admin, namespace: KUEUE_NAMESPACE };
     const workers: Workers = {
       direct: await worker(admin, { namespace: NAMESPACE, timeouts }),
       proxied: await worker(proxy.accessFor({ ...admin, namespace: NAMESPACE }), {
         namespace: NAMESPACE,
         timeouts,
       }),
-      kueue,
+      proxiedPatient: await worker(
+        proxy.accessFor({ ...admin, namespace: NAMESPACE }),
+        { namespace: NAMESPACE, timeouts: { call: '30s', workload: CALL } },
+        PROVEN,
+        false,
+        10_000,
+      ),
+      kueue: await worker(kueueAdmin, kueueConfig(KUEUE_SAMPLE_CHECK), PROVEN, true),
+      kueueUnlisted: await worker(kueueAdmin, { ...kueueConfig(UNLISTED_CHECK), timeouts }),
       lenient: await worker(admin, { namespace: NAMESPACE, timeouts, allowRankRestart: true }),
       unproven: await worker(admin, { namespace: NAMESPACE, timeouts }, 'none'),
       proxy,
-      fakeKueue,
       admin: adminClients,
     };
 
@@ -731,10 +933,6 @@ async function main(): Promise<void> {
       recordedAt: new Date().toISOString(),
       histories: [],
     };
-    // --only: the scenarios whose file begins with one of these prefixes (a set of new workflow types).
-    const prefixes = values.only?.split(',').filter((p) => p !== '');
-    const chosen = [...SCENARIOS.entries()].filter(([, s]) => !prefixes || prefixes.some((p) => s.file.startsWith(p)));
-    if (chosen.length === 0) throw new RecordRefused(`--only ${values.only}: no scenario's file begins so`);
     for (const [index, scenario] of chosen) {
       const started = Date.now();
       const request = {
@@ -762,8 +960,6 @@ async function main(): Promise<void> {
         `${scenario.file}: ${describeOutcome(outcome)}, ${history.events?.length} events, ${Date.now() - started} ms`,
       );
     }
-    if (fakeKueue.errors.length > 0)
-      throw new Error(`fake Kueue: ${fakeKueue.errors.map((e) => e.message).join('; ')}`);
     files.set('manifest.json', `${JSON.stringify(manifest, null, 2)}\n`);
     // Not recursive for the set itself: a folder that appeared meanwhile is refused, not written into.
     mkdirSync(dirname(setDir), { recursive: true });

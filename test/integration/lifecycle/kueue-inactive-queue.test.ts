@@ -37,7 +37,14 @@ beforeAll(async () => {
   await createOneJobQueue(kubeConfig(), { namespace: ns.name, clusterQueue, localQueue, admissionCheck });
   h = await startDispatch({
     namespace: ns.name,
-    config: { ...REAL_KUEUE_CONFIG, kueue: { ...REAL_KUEUE_CONFIG.kueue, queue: localQueue, admissionCheck } },
+    // CallBound 60 s: the Hold's and Release's writes race Kueue's hot loop, and on a loaded machine
+    // every read and patch between the pauses after a stale write may take seconds; the bound is
+    // for the API server's answers, not for how long the race lasts.
+    config: {
+      ...REAL_KUEUE_CONFIG,
+      kueue: { ...REAL_KUEUE_CONFIG.kueue, queue: localQueue, admissionCheck },
+      timeouts: { ...REAL_KUEUE_CONFIG.timeouts, call: '60s' },
+    },
     admissionController: false,
   });
 });

@@ -45,13 +45,7 @@ export async function childrenOf(ref: TrainJobRef, jobIdLabel: string) {
   };
 }
 
-/** The label and annotation that make KWOK run a Job's pod for `runFor` ("20s") before it completes (dev/harness/kwok-stages). */
-export const runFor =
-  (duration: string): RuntimeEdit =>
-  ({ job }) => {
-    const key = 'test.dispatch.phpboyscout.uk/run-for';
-    job.template.metadata = { labels: { [key]: 'true' }, annotations: { [key]: duration } };
-  };
+export { runFor } from '../support/run-for.js';
 
 /** The label and annotations of KWOK's chaos stage: the `node` container fails with this exit code. */
 export const failWith =

@@ -1,42 +1,33 @@
 // Every failure step of Start against the real API server, with the fault proxy making the answers
 // go missing (docs/start.md steps 5-8, docs/contract.md §6-7): what the caller gets, and what is left behind.
 import { WorkflowFailedError } from '@temporalio/client';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DispatchError, fromFailure } from '../../../src/model/errors.js';
 import { startWorkflowId } from '../../../src/client/dispatch-client.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import { startRequest } from '../../support/requests.js';
-import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
-import { freshNamespace, type TestNamespace } from '../support/kube.js';
+import type { DispatchHarness } from '../support/dispatch.js';
+import type { FaultProxy } from '../support/fault-proxy.js';
+import type { TestNamespace } from '../support/kube.js';
+import { proxiedSuite } from '../support/proxied-suite.js';
 
+/** `h`: CallBound 3 s, for the paths where the bound must run out; `patient`: 60 s, for the paths that must succeed, the definite refusals, and the one a cancel must end. */
+const suite = proxiedSuite('faults', { short: '3s', workload: '3s' });
 let ns: TestNamespace;
 let proxy: FaultProxy;
 let h: DispatchHarness;
-
-beforeAll(async () => {
-  ns = await freshNamespace('faults');
-  proxy = await startFaultProxy();
-  h = await startDispatch({
-    namespace: ns.name,
-    access: proxy.accessFor({ ...proxy.accessFor(), namespace: ns.name }),
-    config: { timeouts: { call: '3s', workload: '3s' } },
-    requestTimeoutMs: 1_000,
-  });
-});
-afterEach(() => proxy.clear());
-afterAll(async () => {
-  await h?.close();
-  await proxy?.close();
-  await ns?.dispose();
+let patient: DispatchHarness;
+beforeAll(() => {
+  ({ ns, proxy, h, patient } = suite);
 });
 
 const base = () => `/apis/${Trainer.group}/${Trainer.version}/namespaces/${ns.name}`;
 const nameOf = (request: StartRequest) => `dj-${request.job.toLowerCase()}-s${request.submission}`;
 
-async function failureOf(request: StartRequest): Promise<DispatchError> {
-  const error = await h.client.startTrainJob(request).then(
+/** The Start's failure, on the short CallBound unless `on` says otherwise (a definite refusal needs no bound to run out). */
+async function failureOf(request: StartRequest, on: DispatchHarness = h): Promise<DispatchError> {
+  const error = await on.client.startTrainJob(request).then(
     () => undefined,
     (e: unknown) => e,
   );
@@ -82,7 +73,7 @@ describe('failure steps of Start, through the fault proxy', () => {
   it('step 6 unanswered but landed: the create is retried, the 409 with our token adopted, and the Start succeeds', async () => {
     const request = startRequest();
     const drop = proxy.inject({ method: 'POST', path: `${base()}/trainjobs`, times: 1, action: 'drop-response' });
-    const result = await h.client.startTrainJob(request);
+    const result = await patient.client.startTrainJob(request);
     expect(drop.hits).toBe(1);
     const posts = proxy.requests.filter((r) => r.method === 'POST' && r.path === `${base()}/trainjobs`);
     expect(posts.map((r) => r.upstreamStatus)).toEqual([201, 409]);
@@ -100,15 +91,15 @@ describe('failure steps of Start, through the fault proxy', () => {
     expect(await existing('trainingruntimes', request)).toEqual([nameOf(request)]);
 
     proxy.clear();
-    const result = await h.client.startTrainJob(request);
+    const result = await patient.client.startTrainJob(request);
     expect(await existing('trainjobs', request)).toEqual([result.name]);
     expect(await existing('trainingruntimes', request)).toEqual([result.name]);
   });
 
   it('a different attempt is refused while the old TrainJob exists, and the old one is untouched', async () => {
     const first = startRequest();
-    const started = await h.client.startTrainJob(first);
-    const error = await failureOf({ ...first, attempt: 2 });
+    const started = await patient.client.startTrainJob(first);
+    const error = await failureOf({ ...first, attempt: 2 }, patient);
     // Seed 000 step 5: the copy of that name is owned by the first attempt's TrainJob, so it is not
     // reused, and the refusal comes before any create.
     expect(error.type).toBe('ErrRejected');
@@ -127,10 +118,10 @@ describe('failure steps of Start, through the fault proxy', () => {
 
   it("a Start retried after its earlier run succeeded (the answer lost) gets the same TrainJob; once opened, it is refused and the job untouched", async () => {
     const request = startRequest();
-    const first = await h.client.startTrainJob(request);
+    const first = await patient.client.startTrainJob(request);
     // The run closed: the same attempt again starts a new run of the id (docs/contract.md §1), whose
     // step 5 finds the copy owned by the first run's TrainJob and step 6 that TrainJob itself.
-    const again = await h.client.startTrainJob(request);
+    const again = await patient.client.startTrainJob(request);
     expect(again).toEqual(first);
     const runs = await h.client.client.workflow.list({ query: `WorkflowId = '${startWorkflowId(ns.name, first.name, request.attempt)}'` });
     let completed = 0;
@@ -138,8 +129,8 @@ describe('failure steps of Start, through the fault proxy', () => {
     expect(completed).toBe(2);
 
     const ref = { namespace: ns.name, name: first.name, uid: first.uid };
-    await h.client.open(ref);
-    const error = await failureOf(request);
+    await patient.client.open(ref);
+    const error = await failureOf(request, patient);
     expect(error.type).toBe('ErrRejected');
     expect(error.step).toBe(5);
     expect(error.reasons).toEqual([
@@ -198,19 +189,12 @@ describe('failure steps of Start, through the fault proxy', () => {
   });
 
   it('a cancelled Start rolls back: nothing is left behind', async () => {
-    // A CallBound of its own, long enough that the cancel, not the bound, ends the hung read-back
-    // on a loaded machine (with 3 s, seeing step 8 and cancelling could take longer than the bound).
-    const patient = await startDispatch({
-      namespace: ns.name,
-      access: proxy.accessFor({ ...proxy.accessFor(), namespace: ns.name }),
-      config: { timeouts: { call: '60s', workload: '3s' } },
-      requestTimeoutMs: 1_000,
-    });
-    onTestFinished(() => patient.close());
+    // The long CallBound: the cancel, not the bound, ends the hung read-back on a loaded machine
+    // (with 3 s, seeing step 8 and cancelling could take longer than the bound).
     const request = startRequest();
     proxy.inject({ method: 'GET', path: `${base()}/trainjobs/${nameOf(request)}`, times: Infinity, action: 'hang' });
     const handle = await patient.client.submit(request);
-    await expect.poll(async () => (await handle.query<{ step: number }>('progress')).step, { timeout: 10_000 }).toBe(8);
+    await expect.poll(async () => (await handle.query<{ step: number }>('progress')).step, { timeout: 50_000 }).toBe(8);
     await handle.cancel();
     const error = await handle.result().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkflowFailedError);

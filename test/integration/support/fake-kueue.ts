@@ -5,7 +5,8 @@
 // the configured admission check listed in status (a subresource, so written through /status).
 // Each TrainJob's treatment can be made to misbehave, so that tests see Start refuse it.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
+import { WEBHOOK_SOURCES } from '../../../dev/harness/webhooks.js';
 import type { Config } from '../../../src/model/config.js';
 import { Annotations, Dispatch, Kueue, Labels, Trainer } from '../../../src/model/constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
@@ -20,6 +21,8 @@ export interface KueueBehaviour {
   omitAdmissionCheck?: boolean;
   /** Never create a Workload. */
   never?: boolean;
+  /** Create the Workload only once this settles (after delayMs, if any): a test's event decides when. */
+  when?: Promise<unknown>;
   /**
    * First patch the TrainJob as Kueue's mutating webhook would: spec.suspend true, a
    * runtimePatches entry of Kueue's manager, and a label of its own.
@@ -81,6 +84,7 @@ export class FakeKueue {
     config: Config;
     defaults?: KueueBehaviour;
   }): Promise<FakeKueue> {
+    await refuseRealKueue(options.kubeConfig);
     const fake = new FakeKueue(options.kubeConfig, options.config, options.defaults ?? {});
     await fake.startWatch();
     return fake;
@@ -162,6 +166,8 @@ export class FakeKueue {
     if (behaviour.webhook) await this.playWebhook(trainJob);
     if (behaviour.never) return this.record(trainJob, 'skipped');
     if (behaviour.delayMs) await sleep(behaviour.delayMs, undefined, { signal: this.stopping.signal });
+    if (behaviour.when) await Promise.race([behaviour.when, aborted(this.stopping.signal)]);
+    if (this.stopped) return;
     const workload = workloadFor(trainJob, this.config, behaviour);
     const created = (await this.api.createNamespacedCustomObject({
       ...this.workloadAt,
@@ -235,6 +241,31 @@ export class FakeKueue {
   }
 }
 
+/** The name the harness registers the real Kueue's mutating webhook under (dev/harness/webhooks.ts). */
+const REAL_KUEUE_WEBHOOK = `${WEBHOOK_SOURCES.kueue.controller}-mutating`;
+
+/**
+ * Throws when the cluster runs the real Kueue (its webhook is registered): it makes a Workload for
+ * every TrainJob of a queue, so a stand-in told to make none, a late one or a wrong one would be
+ * contradicted, and a test would pass or fail on which of the two answered first.
+ */
+async function refuseRealKueue(kc: KubeConfig): Promise<void> {
+  const found = await kc
+    .makeApiClient(AdmissionregistrationV1Api)
+    .readMutatingWebhookConfiguration({ name: REAL_KUEUE_WEBHOOK })
+    .then(
+      () => true,
+      (error: { code?: number }) => {
+        if (error.code === 404) return false;
+        throw error;
+      },
+    );
+  if (found)
+    throw new Error(
+      `FakeKueue: the real Kueue runs on this cluster (MutatingWebhookConfiguration ${REAL_KUEUE_WEBHOOK}); give the stand-in a cluster without it (support/kueue-free-cluster.ts)`,
+    );
+}
+
 /** The Workload Kueue's jobframework makes for a TrainJob: one pod set per node, owned by the TrainJob. */
 export function workloadFor(trainJob: TrainJob, config: Config, behaviour: KueueBehaviour = {}): Workload {
   const { name = '', uid = '' } = trainJob.metadata;
@@ -290,6 +321,15 @@ function trainerJobOf(trainJob: TrainJob): string {
 
 /** A key as one JSON Pointer segment (RFC 6901). */
 const jsonPointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Rejects once `signal` aborts (a stop does not wait for a `when` that never comes). */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    const abort = () => reject(new Error('fake Kueue stopped'));
+    if (signal.aborted) abort();
+    else signal.addEventListener('abort', abort, { once: true });
+  });
+}
 
 function asError(error: unknown, what: string): Error {
   return error instanceof Error ? error : new Error(`${what}: ${JSON.stringify(error)}`);
