@@ -538,7 +538,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     file: 'probe-backend-step5-unanswered-stopped',
-    what: "ProbeBackend whose probe runtime copy create lands with its answer lost, then answers 500 until CallBound: the probe Start ends ErrUnreachable at step 5, the start gate unproven, and the copy it may have made is stopped by name and token (patch probe-stops-what-it-may-have-made, step-5 branch)",
+    what: "ProbeBackend whose probe runtime copy create lands with its answer lost, then answers 500 until CallBound: the probe Start ends ErrUnreachable at step 5, the start gate unknown (no definite answer), and the copy it may have made is stopped by name and token (patch probe-stops-what-it-may-have-made, step-5 branch)",
     expect: { ok: true },
     group: REAL_KUEUE_AND_PATHS,
     async run(w) {
@@ -557,6 +557,36 @@ const SCENARIOS: Scenario[] = [
       }
       return w.proxied.client.workflow.getHandle(probeWorkflowId(NAMESPACE));
     },
+  },
+  // The declarative operations (patch operations-declarative, docs/contract.md §9a) in plain mode,
+  // where they differ from the plans before the patch; appended so that the ones before keep their JobIDs.
+  {
+    file: 'release-never-opened-gated',
+    what: 'HoldTrainJob then ReleaseTrainJob of a plain TrainJob never opened: the held annotation goes, spec.suspend stays true: Gated',
+    expect: { ok: true },
+    group: REAL_KUEUE_AND_PATHS,
+    run: afterStart('release', ['hold']),
+  },
+  {
+    file: 'open-held-records-opened',
+    what: 'OpenTrainJob of a held plain TrainJob: the opened annotation recorded, spec.suspend stays true: Held',
+    expect: { ok: true },
+    group: REAL_KUEUE_AND_PATHS,
+    run: afterStart('open', ['hold']),
+  },
+  {
+    file: 'release-not-held-answers-state',
+    what: 'ReleaseTrainJob of an opened plain TrainJob that is not held: nothing written, its state answered (no refusal)',
+    expect: { ok: true },
+    group: REAL_KUEUE_AND_PATHS,
+    run: afterStart('release', ['open']),
+  },
+  {
+    file: 'open-another-uid-absent',
+    what: "OpenTrainJob with a UID that is not the TrainJob's: Absent, nothing written",
+    expect: { ok: true },
+    group: REAL_KUEUE_AND_PATHS,
+    run: async (w, r) => operation(w.direct, 'open', { ...(await startedRef(w.direct, r)), uid: '00000000-0000-4000-8000-000000000000' }),
   },
 ];
 

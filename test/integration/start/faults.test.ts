@@ -165,7 +165,11 @@ describe('failure steps of Start, through the fault proxy', () => {
   it('step 8 failing: the TrainJob is stopped and the copy collected, ErrRejected with the ref', async () => {
     const request = startRequest();
     proxy.inject({ method: 'GET', path: `${base()}/trainjobs/${nameOf(request)}`, times: Infinity, action: 'hang' });
-    const error = await failureOf(request);
+    const handle = await h.client.submit(request);
+    // The compensation reads the TrainJob before it deletes it (docs/contract.md §7): reads answer again once it began.
+    await expect.poll(() => h.calls.of(handle.workflowId).some((c) => c.type === 'stopTrainJob'), { timeout: 30_000 }).toBe(true);
+    proxy.clear();
+    const error = fromFailure(await handle.result().catch((e: unknown) => e))!;
     expect(error.type).toBe('ErrRejected');
     expect(error.step).toBe(8);
     expect(error.ref?.name).toBe(nameOf(request));
@@ -196,6 +200,9 @@ describe('failure steps of Start, through the fault proxy', () => {
     const handle = await patient.client.submit(request);
     await expect.poll(async () => (await handle.query<{ step: number }>('progress')).step, { timeout: 50_000 }).toBe(8);
     await handle.cancel();
+    // The compensation reads the TrainJob before it deletes it (docs/contract.md §7): reads answer again once it began.
+    await expect.poll(() => patient.calls.of(handle.workflowId).some((c) => c.type === 'stopTrainJob'), { timeout: 30_000 }).toBe(true);
+    proxy.clear();
     const error = await handle.result().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect(fromFailure(error)).toBeUndefined();
