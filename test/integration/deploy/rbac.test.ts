@@ -12,6 +12,7 @@
 import type { V1ClusterRole, V1PolicyRule, V1Role } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lifecycleWorkflowId } from '../../../src/core/lifecycle-ids.js';
+import { startWorkflowId } from '../../../src/client/dispatch-client.js';
 import type { PlannedWrite } from '../../../src/core/lifecycle-plans.js';
 import { trainJobName } from '../../../src/core/names.js';
 import { PROBE_JOB_PREFIX } from '../../../src/core/probe.js';
@@ -270,11 +271,15 @@ describe('deploy/kubernetes (plain mode) as its ServiceAccount on the real API s
         const request = startRequest();
         const name = nameOf(request);
         proxy.inject({ method, path: `${base()}/${plural}/${name}`, times: Infinity, action: 'status-500' });
-        const failure = await g.client.startTrainJob(request).then(
+        const failing = g.client.startTrainJob(request).then(
           () => undefined,
           (error: unknown) => error as { type: string; step: number; ref?: { name: string } },
         );
+        // The compensation reads the TrainJob before it deletes it (docs/contract.md §7): reads answer again once it began.
+        const workflowId = startWorkflowId(d.ns.name, name, request.attempt);
+        await expect.poll(() => g.calls.of(workflowId).some((c) => c.type === 'stopTrainJob'), { timeout: 60_000 }).toBe(true);
         proxy.clear();
+        const failure = await failing;
         expect(failure).toMatchObject({ type: 'ErrRejected', step, ref: { namespace: d.ns.name, name } });
         const deleted = proxy.requests.filter((r) => r.method === 'DELETE' && r.path.endsWith(`/${name}`));
         expect(deleted.map((r) => [r.path, r.upstreamStatus])).toEqual(

@@ -5,10 +5,12 @@
 // one workflow run and share its TrainJob; the failed ones left nothing.
 import { expect } from 'vitest';
 import { trainJobName } from '../../../src/core/names.js';
+import { parseGoDuration, toMillis } from '../../../src/model/duration.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import { startRequest } from '../../support/requests.js';
+import type { Fault } from '../../../dev/harness/fault-proxy.js';
 import { eventually, type Lab } from './lab.js';
 import { failureOf, outcomeOf, type Outcome } from './outcome.js';
 import { procStatusKiB } from './worker-handle.js';
@@ -69,19 +71,36 @@ async function listed(lab: Lab, plural: string): Promise<KubeObject[]> {
   return list.items;
 }
 
+/** Removes each fault `ms` after it first took a request (checked every 200 ms); the timer to clear when done. */
+function liftAfterFirstHit(lab: Lab, faults: Fault[], ms: number): NodeJS.Timeout {
+  const firstHit = new Map<Fault, number>();
+  return setInterval(() => {
+    for (const fault of faults) {
+      if (fault.hits === 0) continue;
+      const first = firstHit.get(fault) ?? Date.now();
+      firstHit.set(fault, first);
+      if (Date.now() - first >= ms) lab.proxy.remove(fault);
+    }
+  }, 200);
+}
+
 export async function runConcurrency(lab: Lab, plan: ConcurrencyPlan): Promise<ConcurrencyFigures> {
   const config = lab.config({ timeouts: { call: plan.call, workload: '5s' } });
   const requests: StartRequest[] = Array.from({ length: plan.distinct }, () => startRequest());
   const nameOf = (r: StartRequest) => trainJobName(r.job, r.submission);
   const duplicated = requests[0]!;
   const failing = new Set(requests.slice(1, 1 + plan.failing).map(nameOf));
-  for (const name of failing)
+  const faults = [...failing].map((name) =>
     lab.proxy.inject({
       method: 'GET',
       path: `${lab.base}/${Trainer.trainJobPlural}/${name}`,
       times: Infinity,
       action: 'status-500',
-    });
+    }),
+  );
+  // The read-back gives up CallBound after its first read; the compensation then reads the
+  // TrainJob before it deletes it (docs/contract.md §7), so each fault goes once its read-back is over.
+  const lifting = liftAfterFirstHit(lab, faults, toMillis(parseGoDuration(plan.call)!) + 2_000);
 
   const worker = await lab.worker(config, 'concurrency');
   const rssBefore = worker.peakRssKiB();
@@ -100,6 +119,7 @@ export async function runConcurrency(lab: Lab, plan: ConcurrencyPlan): Promise<C
   const outcomes: Outcome[] = await Promise.all(handles.map((handle) => outcomeOf(handle, t0)));
   const elapsedMs = Date.now() - t0;
   clearInterval(sampler);
+  clearInterval(lifting);
   const peak = Math.max(peakSeen, worker.peakRssKiB() ?? 0);
   await worker.stop();
   lab.proxy.clear();
