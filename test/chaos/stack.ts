@@ -103,7 +103,7 @@ export async function startChaosStack(options: { stateDir: string; logDir: strin
   const fixtures = runtimeFixtures(kube);
   const runtimes = {
     short: await fixtures.namespaced(NAMESPACE, 'chaos-short', runFor('2s')),
-    long: await fixtures.namespaced(NAMESPACE, 'chaos-long', runFor('10s')),
+    long: await fixtures.namespaced(NAMESPACE, 'chaos-long', runFor('60s')),
   };
 
   const proxy = await FaultProxy.start(admin);
