@@ -17,6 +17,7 @@ import { applySamples } from '../../dev/harness/samples.js';
 import { crdDirs } from '../../dev/harness/stack.js';
 import { Kueue, Trainer } from '../../src/model/constants.js';
 import type { ErrorType } from '../../src/model/errors.js';
+import { parseGoDuration, toMillis } from '../../src/model/duration.js';
 import { createKubeClients } from '../../src/activities/kube-clients.js';
 import { trainJobName } from '../../src/core/names.js';
 import { startRequest } from '../support/requests.js';
@@ -197,7 +198,10 @@ describe('API server outage mid-Start', () => {
           const client = lab.client(config);
           const handle = await client.submit(request);
           const t0 = Date.now();
-          expect(await eventually(() => fault.hits > 0, 60_000, 20), `the Start reached step ${s.step}`).toBe(
+          // The Start may spend up to its CallBound at an earlier step: after the previous test's
+          // outage the real Trainer's webhook can deny step 6's create for tens of seconds (403, retried).
+          const reachMs = toMillis(parseGoDuration(config.timeouts.call)!) + 30_000;
+          expect(await eventually(() => fault.hits > 0, reachMs, 20), `the Start reached step ${s.step}`).toBe(
             true,
           );
 
@@ -268,7 +272,7 @@ describe('API server outage mid-Start', () => {
           await worker.stop();
           await kueue?.stop();
         }
-      }, 300_000);
+      }, 420_000);
     }
   }
 });
