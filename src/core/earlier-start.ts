@@ -16,7 +16,7 @@ import type { KubeObject, TrainerRuntime, TrainJob } from '../model/kube.js';
 import { attemptTokenOf } from './create-conflict.js';
 import { deepEqual } from './deep-equal.js';
 import { isBeingDeleted } from './copy-reuse.js';
-import { isHeldMarked, isOpened } from './phase.js';
+import { takenOverBy } from './phase.js';
 import { compareReadBack } from './readback.js';
 
 /** The owner an existing copy names when it is a candidate: this attempt's copy, owned by its TrainJob. */
@@ -55,8 +55,8 @@ export function earlierStartReasons(owner: EarlierOwner, found: KubeObject | und
   if (isBeingDeleted(found)) return [`its owner ${where} is being deleted`];
   const token = attemptTokenOf(wanted);
   if (attemptTokenOf(found) !== token) return [`its owner ${where} carries attempt token ${attemptTokenOf(found) ?? '(none)'}, not ${token}`];
-  const takenOver = [...(isOpened(found, config) ? ['opened'] : []), ...(isHeldMarked(found) ? ['held'] : [])];
-  const why = [...compareReadBack(wanted, found as TrainJob, config.mode), ...(takenOver.length > 0 ? [`the caller has ${takenOver.join(' and ')} it`] : [])];
+  const takenOver = takenOverBy(found, config);
+  const why = [...compareReadBack(wanted, found as TrainJob, config.mode), ...(takenOver ? [`the caller has ${takenOver} it`] : [])];
   if (why.length === 0) return [];
   return [`its owner ${where} is this attempt's, but was opened or changed since it was started, so a retried Start does not adopt it: ${why.join('; ')}`];
 }

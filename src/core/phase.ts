@@ -125,11 +125,13 @@ export function isOpened(trainJob: KubeObject, config: Pick<Config, 'mode' | 'ku
 }
 
 /**
- * Whether the caller has taken the TrainJob over since Start made it: opened or held (§7). Start's
- * compensation and a retried Start's adoption leave such a TrainJob alone.
+ * What the caller has done to the TrainJob since Start made it: "opened", "held", "opened and
+ * held", or undefined (§7). Start's compensation and a retried Start's adoption leave such a
+ * TrainJob alone, and their reasons name it.
  */
-export function isTakenOver(trainJob: KubeObject, config: Pick<Config, 'mode' | 'kueue'>): boolean {
-  return isOpened(trainJob, config) || isHeldMarked(trainJob);
+export function takenOverBy(trainJob: KubeObject, config: Pick<Config, 'mode' | 'kueue'>): string | undefined {
+  const what = [...(isOpened(trainJob, config) ? ['opened'] : []), ...(isHeldMarked(trainJob) ? ['held'] : [])];
+  return what.length > 0 ? what.join(' and ') : undefined;
 }
 
 /** Why a TrainJob does not carry dispatch's labels (docs/contract.md §3); empty when it does. */

@@ -14,7 +14,7 @@
 import type { KubeObject, TrainJob } from '../model/kube.js';
 import { attemptTokenOf } from './create-conflict.js';
 import type { StartGateConfig } from './earlier-start.js';
-import { isHeldMarked, isOpened } from './phase.js';
+import { takenOverBy } from './phase.js';
 import { compareReadBack } from './readback.js';
 
 export type StopObject = 'trainJob' | 'copy';
@@ -69,12 +69,6 @@ export interface StopFacts {
 
 const NOTHING: StopDecision = { do: 'nothing' };
 
-/** What the caller did to the TrainJob: "opened", "held", "opened and held", or nothing. */
-function takenOver(trainJob: KubeObject, config: StartGateConfig): string | undefined {
-  const what = [...(isOpened(trainJob, config) ? ['opened'] : []), ...(isHeldMarked(trainJob) ? ['held'] : [])];
-  return what.length > 0 ? what.join(' and ') : undefined;
-}
-
 /** Whether `found` is this attempt's object: the UID the run learnt, or, without one, the token. */
 function isOurs(found: KubeObject, facts: Pick<StopFacts, 'knownUid' | 'token'>): boolean {
   return facts.knownUid ? found.metadata?.uid === facts.knownUid : attemptTokenOf(found) === facts.token;
@@ -86,7 +80,7 @@ export function decideTrainJobStop(found: KubeObject | undefined, facts: StopFac
   const uid = found.metadata?.uid ?? '';
   const where = `TrainJob ${found.metadata?.namespace ?? '?'}/${found.metadata?.name ?? '?'}`;
   if (facts.adoptedEarlier) return { do: 'leave', uid, reason: `${where} was left as it is: an earlier run of this attempt started it` };
-  const caller = takenOver(found, facts.config);
+  const caller = takenOverBy(found, facts.config);
   if (caller) return { do: 'leave', uid, reason: `${where} was left as it is: the caller has ${caller} it` };
   if (!facts.knownUid) {
     if (!facts.createBegun) return { do: 'leave', uid, reason: `${where} was left as it is: this run never created it (an earlier run of this attempt did)` };

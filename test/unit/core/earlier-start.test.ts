@@ -7,7 +7,10 @@ import { earlierOwnerOf, earlierStartReasons } from '../../../src/core/earlier-s
 import { renderStart } from '../../../src/core/render.js';
 import type { Mode } from '../../../src/model/config.js';
 import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../../src/model/lifecycle-constants.js';
-import { isTakenOver } from '../../../src/core/phase.js';
+import { takenOverBy } from '../../../src/core/phase.js';
+
+/** The caller opened or held it (§7). */
+const isTakenOver = (...args: Parameters<typeof takenOverBy>) => takenOverBy(...args) !== undefined;
 import { Annotations, Trainer } from '../../../src/model/constants.js';
 import type { TrainerRuntime, TrainJob } from '../../../src/model/kube.js';
 import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../golden/cases.js';

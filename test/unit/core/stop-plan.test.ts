@@ -3,7 +3,10 @@
 // and what it would delete is checked against what it may (docs/contract.md §7).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isTakenOver } from '../../../src/core/phase.js';
+import { takenOverBy } from '../../../src/core/phase.js';
+
+/** The caller opened or held it (§7). */
+const isTakenOver = (...args: Parameters<typeof takenOverBy>) => takenOverBy(...args) !== undefined;
 import { compareReadBack } from '../../../src/core/readback.js';
 import { renderStart } from '../../../src/core/render.js';
 import {
