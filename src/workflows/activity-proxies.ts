@@ -91,8 +91,10 @@ export function activitiesFor(config: Config) {
     waitForWorkload: proxyActivities<Activities>({
       summary: stepLabel(9),
       // A worker lost mid-wait is noticed within the heartbeat timeout; the retry resumes the deadline.
-      startToCloseTimeout: workloadMs + callMs,
-      scheduleToCloseTimeout: workloadMs + 2 * callMs,
+      // The wait itself may last timeouts.workload + CallBound (unanswered checks do not count, up
+      // to CallBound), and its last check up to CallBound more.
+      startToCloseTimeout: workloadMs + 2 * callMs,
+      scheduleToCloseTimeout: workloadMs + 3 * callMs,
       heartbeatTimeout: WORKLOAD_HEARTBEAT,
       retry,
     })[STEPS[9].activity],
