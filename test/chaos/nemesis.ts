@@ -1,7 +1,8 @@
 // The nemesis: applies a chaos run's fault schedule (schedule.ts) to its live stack at the planned
 // moments. Each fault takes one part down (a worker killed, Temporal, the API server, Kueue or
 // Trainer stopped) and brings it back after its down time, or arms the fault proxy for the next few
-// matching requests. Faults of different parts overlap; a part's next fault waits for it to be back.
+// matching requests. Faults of different parts overlap; a part's next fault waits for it to be back
+// and then up for UP_BETWEEN_MS.
 import type { FaultRule } from '../../dev/harness/fault-proxy.js';
 import { Kueue, Trainer } from '../../src/model/constants.js';
 import { sleepUnlessAborted } from '../../src/worker/preflight.js';
@@ -21,6 +22,15 @@ export interface AppliedFault {
 
 /** How long a part may take to come back once its down time is over (other faults may hold it up). */
 const UP_WITHIN_MS = 120_000;
+
+/**
+ * How long a part stays up between two of its faults. Without it, faults planned while the API
+ * server was restarting ran back to back: on 2 cores, four restarts made one outage of 64 s, longer
+ * than CallBound (30 s), so Starts at steps 7-9 were refused as the contract says, and the run
+ * measured the schedule rather than the product. With it, a call retried through one outage (its
+ * retries at most 5 s apart, each request bounded at 5 s) is answered before the next one begins.
+ */
+export const UP_BETWEEN_MS = 15_000;
 
 /** How long an armed proxy fault waits for a matching request before it is disarmed. */
 const PROXY_ARMED_MS = 15_000;
@@ -98,7 +108,10 @@ export class Nemesis {
       if (signal.aborted || this.broken) break;
       const part = fault.kind === 'worker-kill' ? `worker-${fault.worker}` : fault.kind;
       const previous = this.busy.get(part) ?? Promise.resolve();
-      const task = previous.then(() => this.apply(fault, t0, signal));
+      const task = previous.then(async () => {
+        await this.apply(fault, t0, signal);
+        if (fault.kind !== 'proxy') await sleepUnlessAborted(UP_BETWEEN_MS, signal);
+      });
       const tracked = task.finally(() => this.inFlight.delete(tracked));
       this.inFlight.add(tracked);
       this.busy.set(part, tracked);

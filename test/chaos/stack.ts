@@ -23,7 +23,7 @@ import { runtimeFixtures, type RuntimeRef } from '../integration/support/runtime
 import { bundleFile, startWorkerProcess, type WorkerProcess } from '../reliability/support/worker-handle.js';
 import type { Mode } from './schedule.js';
 
-/** CallBound of the run's configurations: every outage the schedule makes fits in it. */
+/** CallBound of the run's configurations: every outage the schedule makes fits in it (nemesis.ts UP_BETWEEN_MS). */
 export const CHAOS_CALL = '30s';
 export const CHAOS_CALL_MS = 30_000;
 /** The configurations' timeouts.workload: how long Start's step 9 (and the probe's) waits for the Workload. */
