@@ -26,8 +26,15 @@ import type { Mode } from './schedule.js';
 /** CallBound of the run's configurations: every outage the schedule makes fits in it (nemesis.ts UP_BETWEEN_MS). */
 export const CHAOS_CALL = '30s';
 export const CHAOS_CALL_MS = 30_000;
-/** The configurations' timeouts.workload: how long Start's step 9 (and the probe's) waits for the Workload. */
-const CHAOS_WORKLOAD_MS = 60_000;
+/**
+ * The configurations' timeouts.workload: how long Start's step 9 (and the probe's) waits for the
+ * Workload. Kueue makes the Workload, and the schedule may restart Kueue twice within a minute
+ * (down up to 4 s, its start ~10 s on 2 cores, up 15 s between: nemesis.ts UP_BETWEEN_MS); an
+ * operator sizes the bound past their Kueue's restarts, as this does past the schedule's. With
+ * 60 s, a Start caught by two Kueue restarts was refused at step 9 for a Workload Kueue had not
+ * yet made (the short schedule, 2026-12-02).
+ */
+const CHAOS_WORKLOAD_MS = 120_000;
 /**
  * How long after a fault a step-1 refusal for a backend gate can still be its doing: the probe the
  * fault caught may take CallBound and then the Workload's bound to end, then CallBound to be stopped,
