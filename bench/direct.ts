@@ -4,7 +4,7 @@
 // heartbeat) it reads, so the code measured is the product's own, unchanged.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../src/activities/index.js';
-import { createKubeClients, loadKubeConfig } from '../src/activities/kube-clients.js';
+import { createKubeClients, loadKubeConfig } from '../src/kube/clients.js';
 import { GateStore } from '../src/activities/settings-activities.js';
 import { compareReadBack } from '../src/core/readback.js';
 import { planStart } from '../src/core/plan.js';

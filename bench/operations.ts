@@ -6,7 +6,7 @@
 // pods KWOK keeps running for 300 s, so Hold acts on a running job; one at a time, because one
 // job's 2 x 8 GPUs fill both KWOK nodes.
 import type { WorkflowHandle } from '@temporalio/client';
-import { createKubeClients } from '../src/activities/kube-clients.js';
+import { createKubeClients } from '../src/kube/clients.js';
 import type { LifecycleOperation } from '../src/model/lifecycle-constants.js';
 import type { Outcome, TrainJobRef, TrainJobState } from '../src/model/lifecycle.js';
 import { kubeConfigFor } from '../dev/harness/kube-access.js';

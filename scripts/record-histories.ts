@@ -20,7 +20,7 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
-import { createKubeClients, loadKubeConfig, type KubeClients } from '../src/activities/kube-clients.js';
+import { createKubeClients, loadKubeConfig, type KubeClients } from '../src/kube/clients.js';
 import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
 import { parseConfig } from '../src/config/load-config.js';
 import { trainJobName } from '../src/core/names.js';

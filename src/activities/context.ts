@@ -1,9 +1,10 @@
 // Per-activity plumbing: the calls object bound to this activity's cancellation, and pauses that
 // heartbeat, so that a long wait is visible and a cancelled Start stops waiting.
 import { Context } from '@temporalio/activity';
-import type { KubeClients } from './kube-clients.js';
-import type { CallContext } from './kube-call.js';
-import { ObjectCalls } from './objects.js';
+import type { KubeClients } from '../kube/clients.js';
+import type { CallContext } from '../kube/call.js';
+import { ObjectCalls } from '../kube/objects.js';
+import type { CreateWaits } from '../kube/create-or-adopt.js';
 
 export interface ActivityEnv {
   kube: KubeClients;
@@ -60,8 +61,10 @@ export async function pause(ms: number, details?: unknown): Promise<void> {
   await sleep(ms);
 }
 
-/** How often a wait for an object being deleted checks again. */
-export const DELETION_POLL_MS = 500;
+/** The create loop's waits (src/kube/create-or-adopt.ts) in this activity: its bound, and pause(). */
+export function createWaits(): CreateWaits {
+  return { boundMs: Context.current().info.startToCloseTimeoutMs, pause };
+}
 
 /**
  * Keeps an activity heartbeating while it runs, so that a worker lost mid-call (killed, its host

@@ -4,38 +4,16 @@
 import { Context } from '@temporalio/activity';
 import type { TrainJobRef } from '../model/lifecycle.js';
 import type { PlannedWrite } from '../core/lifecycle-plans.js';
+import { isStaleWrite, sendPlannedWrite } from '../kube/planned-write.js';
 import { callsFor, sleep, type ActivityEnv } from './context.js';
-import { describeRefusal, type KubeAnswer } from './kube-call.js';
-import { admissionChecks, TRAINJOBS, workloads, type ObjectCalls } from './objects.js';
-import type { KubeObject } from '../model/kube.js';
-import { readTrainJob, refused, type ObserveConfig, type ObservedObjects } from './observe-trainjob.js';
+import { describeRefusal } from '../kube/call.js';
+import { TRAINJOBS } from '../kube/objects.js';
+import { readTrainJob, refused, type ObserveConfig, type ObservedObjects } from '../kube/read-trainjob.js';
 
 export type WriteAnswer =
   | { applied: true }
   /** The object changed since it was read, or is gone: read again and plan again. */
   | { applied: false; why: string };
-
-/**
- * The apiserver's answer to a JSON patch whose `test` failed or whose path is missing: 422 with
- * this message and no details. A webhook's or validation's 422 names its causes.
- */
-const PATCH_NOT_APPLIED = 'the server rejected our request due to an error in our request';
-
-/** Whether a definite answer to a write means "what was read has changed": read again. */
-export const isStaleWrite = (answer: { status: number; message: string }): boolean =>
-  answer.status === 409 || answer.status === 404 || (answer.status === 422 && answer.message === PATCH_NOT_APPLIED);
-
-/**
- * Sends one planned write to where its kind and subresource say: the TrainJob, the Workload or its
- * status, or the AdmissionCheck's status. The operations and the admission check controller both
- * send their writes through this.
- */
-export function sendPlannedWrite(calls: ObjectCalls, write: PlannedWrite, workloadVersion: string): Promise<KubeAnswer<KubeObject>> {
-  const namespace = write.namespace ?? '';
-  if (write.kind === 'AdmissionCheck') return calls.patchClusterScopedStatus(admissionChecks(workloadVersion), write.name, write.patch);
-  if (write.subresource === 'status') return calls.patchStatus(workloads(workloadVersion), namespace, write.name, write.patch);
-  return calls.patch(write.kind === 'TrainJob' ? TRAINJOBS : workloads(workloadVersion), namespace, write.name, write.patch);
-}
 
 /**
  * How long a write that found its object changed waits before it answers, so that the workflow's
@@ -57,7 +35,7 @@ export const staleWritePauseMs = (staleInARow: number, activityMs: number) =>
 
 export function lifecycleActivities(env: ActivityEnv) {
   return {
-    /** Reads the TrainJob of the ref's name and, in Kueue mode, its Workload (observe-trainjob.ts). */
+    /** Reads the TrainJob of the ref's name and, in Kueue mode, its Workload (src/kube/read-trainjob.ts). */
     async observeTrainJob(input: { config: ObserveConfig; ref: TrainJobRef }): Promise<ObservedObjects> {
       return readTrainJob(callsFor(env), input.config, input.ref);
     },

@@ -5,10 +5,10 @@ import { KueueConfigSchema, type Config, type Mode } from '../model/config.js';
 import type { KubeObject, TrainJob } from '../model/kube.js';
 import { attemptTokenOf } from '../core/create-conflict.js';
 import { decideCopyStop, decideTrainJobStop, stopTargets, type StopDecision, type StopObject } from '../core/stop-plan.js';
-import { callsFor, type ActivityEnv } from './context.js';
-import { createOrAdopt } from './create-or-adopt.js';
-import { describeRefusal, type KubeAnswer } from './kube-call.js';
-import { describeObject, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind, type ObjectCalls } from './objects.js';
+import { callsFor, createWaits, type ActivityEnv } from './context.js';
+import { createOrAdopt } from '../kube/create-or-adopt.js';
+import { describeRefusal, type KubeAnswer } from '../kube/call.js';
+import { describeObject, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind, type ObjectCalls } from '../kube/objects.js';
 import type { CreatedObject } from './runtime-activities.js';
 
 const KINDS: Record<StopObject, NamespacedKind> = { trainJob: TRAINJOBS, copy: TRAINING_RUNTIMES };
@@ -90,7 +90,7 @@ export function trainJobActivities(env: ActivityEnv) {
       const calls = callsFor(env);
       const { name = '', namespace = '' } = input.trainJob.metadata;
       const rule = { adopt: 'same-token', token: attemptTokenOf(input.trainJob), copyName: input.copy.name } as const;
-      const outcome = await createOrAdopt(calls, TRAINJOBS, input.trainJob, rule, env.requestTimeoutMs);
+      const outcome = await createOrAdopt(calls, TRAINJOBS, input.trainJob, rule, createWaits(), env.requestTimeoutMs);
       if (outcome.do !== 'refuse') return { name, uid: outcome.uid, adopted: outcome.do === 'adopt' };
       const reasons = [...outcome.reasons];
       if (!outcome.keepCopy) {

@@ -20,12 +20,12 @@ import { watchOutcome } from '../core/admission.js';
 import { identityRefusals } from '../core/lifecycle-plans.js';
 import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
 import { stateOf, workloadOfTrainJob, type Observed } from '../core/phase.js';
-import { untilChanged, type SharedLists } from './watched-lists.js';
+import { untilChanged, type SharedLists } from '../kube/watched-lists.js';
 import { callsFor, sleepOrWake, type ActivityEnv } from './context.js';
 import type { WATCH_CALLS } from '../observability/metrics.js';
-import { type KubeAnswer } from './kube-call.js';
-import { refused, type KubeRefusal } from './observe-trainjob.js';
-import { TRAINJOBS, workloads, type ObjectCalls } from './objects.js';
+import { type KubeAnswer } from '../kube/call.js';
+import { refused, type KubeRefusal } from '../kube/read-trainjob.js';
+import { TRAINJOBS, workloads, type ObjectCalls } from '../kube/objects.js';
 
 /** How often a Watch checks its TrainJob. */
 export const WATCH_POLL_MS = 3_000;

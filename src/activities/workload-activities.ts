@@ -8,8 +8,8 @@ import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { Workload } from '../model/kube.js';
 import { checkWorkload } from '../core/workload.js';
 import { sleepOrWake } from './context.js';
-import { describeRefusal } from './kube-call.js';
-import type { WorkloadChecks } from './workload-checks.js';
+import { describeRefusal } from '../kube/call.js';
+import type { WorkloadChecks } from '../kube/workload-checks.js';
 
 export const WORKLOAD_POLL_MS = 1_000;
 

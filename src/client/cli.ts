@@ -32,9 +32,9 @@ async function act(output: Output, action: () => Promise<string>): Promise<void>
 async function runtimeFromCluster(config: Config, request: unknown) {
   const { validate } = await import('../core/validate.js');
   const { allowListRefusal } = await import('../core/refusals.js');
-  const { createKubeClients, loadKubeConfig } = await import('../activities/kube-clients.js');
-  const { ObjectCalls } = await import('../activities/objects.js');
-  const { fetchRuntime } = await import('../activities/runtime-activities.js');
+  const { createKubeClients, loadKubeConfig } = await import('../kube/clients.js');
+  const { ObjectCalls } = await import('../kube/objects.js');
+  const { fetchRuntime } = await import('../kube/read-runtime.js');
   const valid = validate(request);
   const notAllowed = allowListRefusal(valid.runtime, config);
   if (notAllowed) throw notAllowed;

@@ -15,7 +15,7 @@ import { validateTrainJobRef } from '../core/validate-ref.js';
 import { LifecycleWorkflowTypes, type LifecycleOperation } from '../model/lifecycle-constants.js';
 import type { Outcome, TrainJobRef, TrainJobState } from '../model/lifecycle.js';
 import { validate } from '../core/validate.js';
-import type { KubeClients } from '../activities/kube-clients.js';
+import type { KubeClients } from '../kube/clients.js';
 import { probeWorkflowId } from '../worker/preflight.js';
 
 export interface DispatchClientOptions {

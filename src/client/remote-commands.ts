@@ -7,7 +7,7 @@ import { DispatchError } from '../model/errors.js';
 import type { StartRequest } from '../model/request.js';
 import { parseRuntimeKey } from '../core/validated.js';
 import { RuntimeNameSchema } from '../model/config.js';
-import { createKubeClients, loadKubeConfig } from '../activities/kube-clients.js';
+import { createKubeClients, loadKubeConfig } from '../kube/clients.js';
 import { connectClient } from '../worker/connect.js';
 import { DispatchKubeflowClient, typed } from './dispatch-client.js';
 

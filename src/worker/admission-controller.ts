@@ -5,11 +5,11 @@
 // between passes beyond counters and which problem it last logged, so two workers running it at
 // once, or one restarted, change nothing: the second of two identical writes fails its test, which
 // is a stale write, counted and left for the next pass to re-read.
-import type { KubeClients } from '../activities/kube-clients.js';
-import { describeRefusal, type KubeAnswer } from '../activities/kube-call.js';
-import { isStaleWrite, sendPlannedWrite } from '../activities/lifecycle-activities.js';
-import { admissionChecks, ObjectCalls, TRAINJOBS, workloads, type NamespacedKind } from '../activities/objects.js';
-import type { WatchedLists } from '../activities/watched-lists.js';
+import type { KubeClients } from '../kube/clients.js';
+import { describeRefusal, type KubeAnswer } from '../kube/call.js';
+import { isStaleWrite, sendPlannedWrite } from '../kube/planned-write.js';
+import { admissionChecks, ObjectCalls, TRAINJOBS, workloads, type NamespacedKind } from '../kube/objects.js';
+import type { WatchedLists } from '../kube/watched-lists.js';
 import { admissionCheckActivePatch, trainJobsByUid, workloadsToMarkReady } from '../core/admission.js';
 import type { PlannedWrite } from '../core/lifecycle-plans.js';
 import type { LifecycleConfig } from '../core/phase.js';
@@ -100,7 +100,7 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
 
   async function pass(signal?: AbortSignal): Promise<PassResult> {
     // Each pass's calls hang on a signal of the pass's own, not on the long-lived shutdown signal,
-    // which would otherwise gather a dependant for every call made (AbortSignal.any in kube-call).
+    // which would otherwise gather a dependant for every call made (AbortSignal.any in src/kube/call.ts).
     const cut = new AbortController();
     const onAbort = () => cut.abort();
     signal?.addEventListener('abort', onAbort, { once: true });

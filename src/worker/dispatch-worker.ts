@@ -3,10 +3,10 @@
 // check controller (docs/contract.md §9), and stops cleanly on SIGTERM/SIGINT.
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { BatchedLists } from '../activities/batched-lists.js';
+import { BatchedLists } from '../kube/batched-lists.js';
 import { createActivities } from '../activities/index.js';
-import { WatchedLists } from '../activities/watched-lists.js';
-import { createKubeClients, loadKubeConfig } from '../activities/kube-clients.js';
+import { WatchedLists } from '../kube/watched-lists.js';
+import { createKubeClients, loadKubeConfig } from '../kube/clients.js';
 import { GateStore } from '../activities/settings-activities.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';

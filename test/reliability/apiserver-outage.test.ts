@@ -18,7 +18,7 @@ import { crdDirs } from '../../dev/harness/stack.js';
 import { Kueue, Trainer } from '../../src/model/constants.js';
 import type { ErrorType } from '../../src/model/errors.js';
 import { parseGoDuration, toMillis } from '../../src/model/duration.js';
-import { createKubeClients } from '../../src/activities/kube-clients.js';
+import { createKubeClients } from '../../src/kube/clients.js';
 import { trainJobName } from '../../src/core/names.js';
 import { startRequest } from '../support/requests.js';
 import { stackInfo } from '../integration/support/context.js';

@@ -4,7 +4,7 @@
 // connection sends the checks back to lists until a new list and watch are in step.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RETRY_MS } from '../../../src/activities/watched-lists.js';
+import { RETRY_MS } from '../../../src/kube/watched-lists.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { FaultProxy } from '../../../dev/harness/fault-proxy.js';
 import { startRequest } from '../../support/requests.js';

@@ -7,8 +7,8 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
-import { UNANSWERED } from '../../../src/activities/kube-call.js';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import { UNANSWERED } from '../../../src/activities/failures.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
 import { renderStart } from '../../../src/core/render.js';
 import { kueueRuntimeNotFound, runtimeLagBudgetMs, runtimeLagPauseMs, RUNTIME_NOT_YET_SEEN } from '../../../src/core/runtime-lag.js';
 import { Annotations } from '../../../src/model/constants.js';
@@ -212,5 +212,6 @@ describe('one error convention for every activity', () => {
     const error = await rejection(run(activities.readRuntime, { namespace: 'ml-jobs', runtime: { kind: 'TrainingRuntime', name: 'torch' } }));
     expect(error).toBeInstanceOf(ApplicationFailure);
     expect(error).toMatchObject({ type: UNANSWERED, nonRetryable: false });
+    expect((error as Error).message).toMatch(/^get TrainingRuntime ml-jobs\/torch: no answer from the Kubernetes API \(ECONNREFUSED: connect ECONNREFUSED\)$/);
   });
 });

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
 import type { PlannedWrite } from '../../../src/core/lifecycle-plans.js';
 import { fromFailure } from '../../../src/model/errors.js';
 import { config } from '../../golden/cases.js';

@@ -6,8 +6,9 @@ import { ApiException } from '@kubernetes/client-node';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import { isStaleWrite, STALE_WRITE_PAUSE_MS, staleWritePauseMs } from '../../../src/activities/lifecycle-activities.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
+import { STALE_WRITE_PAUSE_MS, staleWritePauseMs } from '../../../src/activities/lifecycle-activities.js';
+import { isStaleWrite } from '../../../src/kube/planned-write.js';
 import type { PlannedWrite } from '../../../src/core/lifecycle-plans.js';
 import { config } from '../../golden/cases.js';
 

@@ -6,7 +6,7 @@ import { ApiException } from '@kubernetes/client-node';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
 import type { StopInput } from '../../../src/activities/trainjob-activities.js';
 import { renderStart } from '../../../src/core/render.js';
 import type { KubeObject, TrainJob } from '../../../src/model/kube.js';

@@ -3,16 +3,16 @@
 // watch, after a 410 ERROR event, when the feed has gone silent, and after close.
 import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { KubeAnswer } from '../../../src/activities/kube-call.js';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import { workloads } from '../../../src/activities/objects.js';
+import type { KubeAnswer } from '../../../src/kube/call.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
+import { workloads } from '../../../src/kube/objects.js';
 import {
   FRESH_MS,
   RETRY_MS,
   WatchedLists,
   WATCH_TIMEOUT_SECONDS,
   type SharedLists,
-} from '../../../src/activities/watched-lists.js';
+} from '../../../src/kube/watched-lists.js';
 import { Labels } from '../../../src/model/constants.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 

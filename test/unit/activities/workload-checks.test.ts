@@ -2,9 +2,9 @@
 // and each Start gets what a list of its own Workload alone would have answered.
 import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import { BatchedLists } from '../../../src/activities/batched-lists.js';
-import { MAX_UIDS, WorkloadChecks, workloadsOfSelector } from '../../../src/activities/workload-checks.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
+import { BatchedLists } from '../../../src/kube/batched-lists.js';
+import { MAX_UIDS, WorkloadChecks, workloadsOfSelector } from '../../../src/kube/workload-checks.js';
 import { Labels } from '../../../src/model/constants.js';
 
 interface ListCall {

@@ -5,8 +5,8 @@
 // JSON patches as the API server does (a failed `test` is its 422) and bumps resourceVersion.
 import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import { WatchedLists } from '../../../src/activities/watched-lists.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
+import { WatchedLists } from '../../../src/kube/watched-lists.js';
 import { applyJsonPatch, JsonPatchError } from '../../../src/core/lifecycle-plans.js';
 import { LabelValues, Labels } from '../../../src/model/constants.js';
 import type { KubeObject, Workload } from '../../../src/model/kube.js';

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Activities } from '../../../../src/activities/index.js';
-import { UNANSWERED } from '../../../../src/activities/kube-call.js';
+import { UNANSWERED } from '../../../../src/activities/failures.js';
 import { validate } from '../../../../src/core/validate.js';
 import { ConfigSchema, type Config, type ConfigInput } from '../../../../src/model/config.js';
 import { DispatchError, toApplicationFailure, type ErrorType } from '../../../../src/model/errors.js';

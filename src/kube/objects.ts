@@ -1,11 +1,11 @@
 // Addresses of the objects Start touches, and thin typed calls on them through CustomObjectsApi.
-// Each returns the classified answer (kube-call.ts); the activities decide what an answer means.
+// Each returns the classified answer (call.ts); the activities decide what an answer means.
 import type { ConfigurationOptions } from '@kubernetes/client-node';
 import { Kueue, Trainer } from '../model/constants.js';
 import type { KubeObject } from '../model/kube.js';
 import type { RuntimeName } from '../core/validated.js';
-import type { KubeClients } from './kube-clients.js';
-import { kubeCall, type CallContext, type KubeAnswer } from './kube-call.js';
+import type { KubeClients } from './clients.js';
+import { kubeCall, type CallContext, type KubeAnswer } from './call.js';
 
 export interface NamespacedKind {
   group: string;

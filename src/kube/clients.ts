@@ -1,7 +1,7 @@
 // The Kubernetes clients the activities share, built once per worker from the configuration:
 // an explicit kubeconfig path, else KUBECONFIG / ~/.kube/config, else the in-cluster service account.
 import { AuthorizationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, VersionApi, Watch } from '@kubernetes/client-node';
-import { reuseConnections } from './kube-agents.js';
+import { reuseConnections } from './agents.js';
 
 export interface KubeClients {
   custom: CustomObjectsApi;

@@ -5,8 +5,8 @@
 // instead of 1,000, and a lone check waits at most WINDOW_MS for company. docs/performance.md has
 // the figures.
 import type { KubeObject } from '../model/kube.js';
-import type { KubeAnswer } from './kube-call.js';
-import type { KubeClients } from './kube-clients.js';
+import type { KubeAnswer } from './call.js';
+import type { KubeClients } from './clients.js';
 import { ObjectCalls, type NamespacedKind } from './objects.js';
 
 /** How long a check waits for others to share its list. */

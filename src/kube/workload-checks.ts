@@ -5,7 +5,7 @@ import { Labels } from '../model/constants.js';
 import type { Workload } from '../model/kube.js';
 import { ownWorkload } from '../core/phase.js';
 import { labelInSelector, MAX_VALUES } from './batched-lists.js';
-import type { KubeAnswer } from './kube-call.js';
+import type { KubeAnswer } from './call.js';
 import { workloads } from './objects.js';
 import { untilChanged, type SharedLists } from './watched-lists.js';
 

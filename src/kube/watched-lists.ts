@@ -11,8 +11,8 @@
 // is away or refuses is what it was.
 import type { Watch } from '@kubernetes/client-node';
 import type { KubeObject } from '../model/kube.js';
-import type { KubeAnswer } from './kube-call.js';
-import type { KubeClients } from './kube-clients.js';
+import type { KubeAnswer } from './call.js';
+import type { KubeClients } from './clients.js';
 import { ObjectCalls, type NamespacedKind } from './objects.js';
 
 /** The lists the checks read: the batched lists, or a WatchedLists in front of them. */

@@ -9,7 +9,7 @@ import type { TrainJobRef } from '../model/lifecycle.js';
 import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
 import { workloadOfTrainJob, type LifecycleConfig } from '../core/phase.js';
 import { classifyRefusal } from '../core/refusal-type.js';
-import { describeRefusal, type KubeAnswer } from './kube-call.js';
+import { describeRefusal, type KubeAnswer } from './call.js';
 
 /** A definite answer that refused a call. */
 export type KubeRefusal = Extract<KubeAnswer<unknown>, { answered: 'definite' }>;

@@ -1,13 +1,16 @@
-// The one "call the API and classify the answer" helper every activity uses (docs/contract.md §6):
-// an HTTP answer carrying a Status is definite; no answer at all (refused or reset connection,
-// a request that outlived its bound, 5xx, 429) is unanswered, and is thrown as a retryable failure
-// so that Temporal retries it with backoff until the activity's schedule-to-close bound (CallBound).
-import { ApplicationFailure } from '@temporalio/common';
+// The one "call the API and classify the answer" helper every Kubernetes call goes through
+// (docs/contract.md §6): an HTTP answer carrying a Status is definite; no answer at all (refused or
+// reset connection, a request that outlived its bound, 5xx, 429) is unanswered, and is thrown as a
+// KubeUnanswered error. The activities turn it into a retryable failure (activities/failures.ts),
+// so that Temporal retries it with backoff until the activity's bound (CallBound); the admission
+// check controller and the CLI read it as it is.
 import { ApiException, Observable, type ConfigurationOptions } from '@kubernetes/client-node';
 import { logKubeCall } from '../observability/kube-log.js';
 
-/** The failure type of an unanswered call; retried by Temporal, never seen by a caller. */
-export const UNANSWERED = 'KubeUnanswered';
+/** A call the Kubernetes API did not answer; the message names what was attempted. */
+export class KubeUnanswered extends Error {
+  override readonly name = 'KubeUnanswered';
+}
 
 export type KubeAnswer<T> =
   | { answered: 'ok'; value: T }
@@ -61,8 +64,8 @@ function statusOf(body: unknown): { reason: string; message: string } {
 }
 
 /**
- * Runs one Kubernetes call. Returns the value or the definite refusal; throws a retryable
- * `KubeUnanswered` failure when the API did not answer, naming what was attempted.
+ * Runs one Kubernetes call. Returns the value or the definite refusal; throws KubeUnanswered when
+ * the API did not answer, naming what was attempted.
  */
 export async function kubeCall<T>(what: string, ctx: CallContext, call: (options: ConfigurationOptions) => Promise<T>): Promise<KubeAnswer<T>> {
   const startedAt = performance.now();
@@ -82,14 +85,14 @@ export async function kubeCall<T>(what: string, ctx: CallContext, call: (options
   }
 }
 
-export function unanswered(what: string, error: unknown): ApplicationFailure {
+export function unanswered(what: string, error: unknown): KubeUnanswered {
   const detail =
     error instanceof ApiException
       ? `HTTP ${error.code} ${statusOf(error.body).message}`.trim()
       : error instanceof Error
         ? ((error as { code?: string }).code ?? error.name) + `: ${error.message.split('\n')[0]}`
         : String(error);
-  return ApplicationFailure.retryable(`${what}: no answer from the Kubernetes API (${detail})`, UNANSWERED);
+  return new KubeUnanswered(`${what}: no answer from the Kubernetes API (${detail})`);
 }
 
 /** "HTTP 422 Invalid: <message>", for reasons that name a definite refusal. */
