@@ -37,7 +37,7 @@ import type { TrainJobRef } from '../src/model/lifecycle.js';
 import type { StartRequest } from '../src/model/request.js';
 import type { BackendGates } from '../src/model/results.js';
 import { createDispatchWorker } from '../src/worker/dispatch-worker.js';
-import { probeWorkflowId } from '../src/worker/preflight.js';
+import { probeWorkflowId } from '../src/model/workflows.js';
 import { applyKueueSamples, KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../dev/harness/samples.js';
 import { TEMPORAL_DYNAMIC_CONFIG } from '../dev/harness/temporal.js';
 import { runFor } from '../test/integration/support/run-for.js';

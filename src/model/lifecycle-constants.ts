@@ -3,6 +3,7 @@
 // Trainer v2.3.0, JobSet v0.12.0 and Kueue v0.19.2 that decide a TrainJob's phase. Kept apart
 // from constants.ts, in its style: no string literal of these is repeated in code.
 import { DISPATCH_DOMAIN } from './constants.js';
+import { OPERATIONS, WorkflowTypes, type Operation, type WorkflowType } from './workflows.js';
 
 export const LifecycleAnnotations = {
   /** Set by Hold, removed by Release. */
@@ -16,18 +17,12 @@ export const LifecycleAnnotationValues = {
   opened: 'true',
 } as const;
 
-/** The operations after Start, as they begin their workflow ids (`open/<ns>/<name>/<uid>`). */
-export const LIFECYCLE_OPERATIONS = ['open', 'hold', 'release', 'stop', 'watch'] as const;
-export type LifecycleOperation = (typeof LIFECYCLE_OPERATIONS)[number];
+/** The operations after Start (workflows.ts), under the names src/core still uses. */
+export const LIFECYCLE_OPERATIONS = OPERATIONS;
+export type LifecycleOperation = Operation;
 
-/** The workflow type of each operation, as a caller names it. */
-export const LifecycleWorkflowTypes: Record<LifecycleOperation, string> = {
-  open: 'OpenTrainJob',
-  hold: 'HoldTrainJob',
-  release: 'ReleaseTrainJob',
-  stop: 'StopTrainJob',
-  watch: 'WatchTrainJob',
-};
+/** The workflow type of each operation (workflows.ts), under the name src/core still uses. */
+export const LifecycleWorkflowTypes: Record<Operation, WorkflowType> = WorkflowTypes;
 
 /** A TrainJobState's phase. */
 export const PHASES = ['Gated', 'Queued', 'Held', 'Running', 'Succeeded', 'Failed', 'Absent'] as const;

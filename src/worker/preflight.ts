@@ -5,19 +5,10 @@ import type { GateStore } from '../activities/settings-activities.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import type { BackendGates } from '../model/results.js';
-
-export const probeWorkflowId = (namespace: string) => `probe/${namespace}`;
+import { startProbe } from '../client/dispatch-client.js';
 
 export async function runPreflight(client: Client, taskQueue: string, gates: GateStore): Promise<BackendGates> {
-  const result = await client.workflow.execute('ProbeBackend', {
-    taskQueue,
-    workflowId: probeWorkflowId(gates.config.namespace),
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    staticSummary: `Preflight probe of namespace ${gates.config.namespace}`,
-    args: [],
-  });
-  const proven = result as BackendGates;
+  const proven = await startProbe(client, taskQueue, gates.config.namespace);
   gates.update(proven);
   return proven;
 }

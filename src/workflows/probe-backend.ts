@@ -12,6 +12,7 @@ import { activitiesFor, getSettings, type StartActivities } from './activity-pro
 import { classify } from './failures.js';
 import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
+import { WorkflowTypes } from '../model/workflows.js';
 
 /** The reasons of a failed gate, each prefixed by the gate, as step 1 of Start reports them. */
 function reasonsOf(gate: string, error: unknown, step: number): string[] {
@@ -65,7 +66,7 @@ async function stopWhatMayExist(acts: StartActivities, input: { namespace: strin
 }
 
 export async function ProbeBackend(): Promise<BackendGates> {
-  const progress = new ProgressReporter('ProbeBackend');
+  const progress = new ProgressReporter(WorkflowTypes.probe);
   const { config } = await getSettings();
   const acts = activitiesFor(config);
   const namespace = config.namespace;

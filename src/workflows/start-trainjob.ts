@@ -12,9 +12,10 @@ import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
 import { runStep } from './run-step.js';
 import { stepLabel } from './steps.js';
+import { WorkflowTypes } from '../model/workflows.js';
 
 export async function StartTrainJob(request: unknown): Promise<StartResult> {
-  const progress = new ProgressReporter('StartTrainJob');
+  const progress = new ProgressReporter(WorkflowTypes.start);
   try {
     const { settings, valid } = await runStep(progress, 0, 'the request to be validated', () => prepareStart(request));
     const { namespace } = settings.config;

@@ -12,7 +12,7 @@
 import type { V1ClusterRole, V1PolicyRule, V1Role } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lifecycleWorkflowId } from '../../../src/core/lifecycle-ids.js';
-import { startWorkflowId } from '../../../src/client/dispatch-client.js';
+import { startWorkflowId } from '../../../src/model/workflows.js';
 import type { PlannedWrite } from '../../../src/core/lifecycle-plans.js';
 import { trainJobName } from '../../../src/core/names.js';
 import { PROBE_JOB_PREFIX } from '../../../src/core/probe.js';
