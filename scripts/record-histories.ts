@@ -32,7 +32,7 @@ import { startTestStack } from '../dev/harness/stack.js';
 import type { ConfigInput } from '../src/model/config.js';
 import { Trainer } from '../src/model/constants.js';
 import { fromFailure } from '../src/model/errors.js';
-import type { LifecycleOperation } from '../src/model/lifecycle-constants.js';
+import type { Operation } from '../src/model/workflows.js';
 import type { TrainJobRef } from '../src/model/lifecycle.js';
 import type { StartRequest } from '../src/model/request.js';
 import type { BackendGates } from '../src/model/results.js';
@@ -184,7 +184,7 @@ async function openedRef(client: DispatchKubeflowClient, request: StartRequest):
 }
 
 /** Runs one operation after Start to its end, whatever it is. */
-async function operation(client: DispatchKubeflowClient, op: LifecycleOperation, ref: TrainJobRef): Promise<WorkflowHandle> {
+async function operation(client: DispatchKubeflowClient, op: Operation, ref: TrainJobRef): Promise<WorkflowHandle> {
   const handle = await client.submitOperation(op, ref);
   await handle.result().catch(() => undefined);
   return handle;
@@ -195,7 +195,7 @@ async function operation(client: DispatchKubeflowClient, op: LifecycleOperation,
  * `before` (each operation to its answer), then run `op` to its end.
  */
 const afterStart =
-  (op: LifecycleOperation, before: LifecycleOperation[] = [], pick: (w: Workers) => DispatchKubeflowClient = (w) => w.direct) =>
+  (op: Operation, before: Operation[] = [], pick: (w: Workers) => DispatchKubeflowClient = (w) => w.direct) =>
   async (w: Workers, request: StartRequest): Promise<WorkflowHandle> => {
     const client = pick(w);
     const ref = await startedRef(client, request);

@@ -35,8 +35,7 @@ export function sleep(ms: number): Promise<void> {
  * Sleeps `ms`, or until one of `wakes` settles, whichever comes first; throws on cancellation as
  * sleep() does. The timer and the abort listener go as soon as it ends: a check loop that a burst
  * of changes wakes again and again would otherwise leave a pending sleep (and a listener on the
- * activity's signal) behind for each wake, and Node warned of 11 listeners on one signal when Kueue
- * changed a Workload 34 times in 1.6 s (the chaos run).
+ * activity's signal) behind for each wake.
  */
 export function sleepOrWake(ms: number, wakes: readonly Promise<unknown>[]): Promise<void> {
   const signal = Context.current().cancellationSignal;

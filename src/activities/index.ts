@@ -10,11 +10,12 @@ import { keepingAlive } from './context.js';
 import { eachActivity, typedFailures } from './failures.js';
 import type { KubeClients } from '../kube/clients.js';
 import { gateActivities } from './gate-activities.js';
-import { lifecycleActivities } from './lifecycle-activities.js';
+import { operationActivities } from './operation-activities.js';
 import { prepareActivities } from './prepare-activities.js';
 import { runtimeActivities } from './runtime-activities.js';
-import { settingsActivities, type SettingsSource } from './settings-activities.js';
+import { settingsActivities, type SettingsView } from './settings-activities.js';
 import { trainJobActivities } from './trainjob-activities.js';
+import { undoStartActivities } from './undo-start-activities.js';
 import { watchActivities, type CountUnanswered } from './watch-activities.js';
 import type { SharedLists } from '../kube/watched-lists.js';
 import { workloadActivities } from './workload-activities.js';
@@ -25,7 +26,7 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
 export interface ActivityDeps {
   kube: KubeClients;
-  settings: SettingsSource;
+  settings: SettingsView;
   requestTimeoutMs?: number;
   /** The lists the Workload waits and the Watches share; by default batched lists with no watch. */
   lists?: SharedLists;
@@ -48,9 +49,10 @@ export function createActivities(deps: ActivityDeps) {
     ...keptAlive(gateActivities(env)),
     ...keptAlive(runtimeActivities(env)),
     ...keptAlive(trainJobActivities(env)),
+    ...keptAlive(undoStartActivities(env)),
     // The Workload wait heartbeats on its own, with the deadline a retry resumes.
     ...workloadActivities(new WorkloadChecks(lists)),
-    ...keptAlive(lifecycleActivities(env)),
+    ...keptAlive(operationActivities(env)),
     // Watch heartbeats on its own, with each check.
     ...watchActivities(env, lists, deps.countWatchUnanswered),
   });

@@ -9,7 +9,7 @@ import { validate, validateCapabilitiesRequest } from '../core/validate.js';
 import type { ValidRequest } from '../core/validated.js';
 import { validateTrainJobRef } from '../core/validate-ref.js';
 import type { TrainJobRef } from '../model/lifecycle.js';
-import { settingsOf, type Settings, type SettingsSource } from './settings-activities.js';
+import { settingsOf, type Settings, type SettingsView } from './settings-activities.js';
 
 export interface PreparedStart {
   settings: Settings;
@@ -26,7 +26,7 @@ export interface PreparedOperation {
   ref: TrainJobRef;
 }
 
-export function prepareActivities(source: SettingsSource) {
+export function prepareActivities(source: SettingsView) {
   return {
     async prepareStart(request: unknown): Promise<PreparedStart> {
       return { settings: settingsOf(source), valid: validate(request) };

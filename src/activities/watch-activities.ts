@@ -85,9 +85,8 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnans
   /**
    * One check: the TrainJob and its Workload from the shared lists. Throws when a list goes
    * unanswered. A TrainJob missing from them is read by name before it counts as gone: the
-   * worker's watch can be seconds behind the API server under load, and a Watch begun right after
-   * Start found the new TrainJob missing from the watch-fed copy and answered Absent (the chaos
-   * run, seed 1000); only the API server's own 404 says Absent.
+   * worker's watch can be seconds behind the API server under load, so only the API server's own
+   * 404 says Absent.
    */
   async function observe(config: Config, ref: TrainJobRef, jobId: string, calls: ObjectCalls, signal: AbortSignal): Promise<Observed> {
     const ofJob = await lists.find(TRAINJOBS, ref.namespace, Labels.jobId, jobId, signal).catch(unansweredAs('list'));

@@ -4,7 +4,7 @@
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { DispatchError } from '../model/errors.js';
-import type { LifecycleOperation } from '../model/lifecycle-constants.js';
+import type { Operation } from '../model/workflows.js';
 import type { TrainJobRef, TrainJobState } from '../model/lifecycle.js';
 import { stateOf } from '../core/phase.js';
 import { createKubeClients, loadKubeConfig } from '../kube/clients.js';
@@ -16,7 +16,7 @@ import { answerOf, format, withClient, type Output } from './remote-commands.js'
 /** Open, Hold, Release, Stop or Watch of the ref: the workflow's ids, or with `wait` its result. */
 export async function operationCommand(
   config: Config,
-  operation: LifecycleOperation,
+  operation: Operation,
   ref: TrainJobRef,
   opts: { wait: boolean; output: Output },
 ): Promise<string> {

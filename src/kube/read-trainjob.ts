@@ -1,6 +1,6 @@
 // The read every decision after Start begins with (docs/contract.md §9): the TrainJob of a ref's
 // name and, in Kueue mode, its Workload, both trimmed (observed-trim.ts). The operations' activity
-// (lifecycle-activities.ts) and the CLI's `status` read through this one function, so a state the
+// (operation-activities.ts) and the CLI's `status` read through this one function, so a state the
 // CLI prints is decided from exactly what an operation would have read.
 import { Labels } from '../model/constants.js';
 import { DispatchError } from '../model/errors.js';

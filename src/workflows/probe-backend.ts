@@ -56,7 +56,7 @@ async function stopWhatMayExist(acts: StartActivities, input: { namespace: strin
   const token = attemptToken(namespace, name, Probe.attempt);
   let reasons: string[] = [];
   try {
-    await CancellationScope.nonCancellable(() => acts.stopTrainJob({ namespace, name, token, ownerSet: false, step }));
+    await CancellationScope.nonCancellable(() => acts.undoStart({ namespace, name, token, ownerSet: false, step }));
   } catch (error) {
     reasons = classify(error, step, 'ErrOutcomeUnknown', `stopping TrainJob ${namespace}/${name}`).reasons.map((r) => `start: the stop failed too: ${r}`);
   }
@@ -99,7 +99,7 @@ export async function ProbeBackend(): Promise<BackendGates> {
     try {
       const started = await runStart(probe, config, progress, { probe: true });
       const token = attemptToken(namespace, started.name, Probe.attempt);
-      await acts.stopTrainJob({ namespace, name: started.name, token, trainJobUid: started.uid, ownerSet: true, step: 0 });
+      await acts.undoStart({ namespace, name: started.name, token, trainJobUid: started.uid, ownerSet: true, step: 0 });
       start = true;
     } catch (error) {
       reasons.push(...reasonsOf('start', error, 0));

@@ -8,10 +8,10 @@
 // whose histories replay them, keep the plans from before (src/core/lifecycle-plans-prepatch.ts).
 import { patched } from '@temporalio/workflow';
 import type { Config } from '../model/config.js';
-import type { LifecycleOperation } from '../model/lifecycle-constants.js';
+import type { Operation } from '../model/workflows.js';
 import type { TrainJobRef } from '../model/lifecycle.js';
 import { asWorkflowFailure } from './failures.js';
-import { operationActivitiesFor, prepareOperation } from './lifecycle-proxies.js';
+import { operationActivitiesFor, prepareOperation } from './operation-proxies.js';
 import { classifyOperationCall } from './operation-failures.js';
 import { endedBy, OperationReporter } from './operation-progress.js';
 
@@ -28,7 +28,7 @@ export interface OperationContext {
 const OPERATIONS_DECLARATIVE = 'operations-declarative';
 
 export async function runOperation<T>(
-  operation: LifecycleOperation,
+  operation: Operation,
   input: unknown,
   body: (ctx: OperationContext) => Promise<T>,
 ): Promise<T> {

@@ -9,7 +9,7 @@ import { Annotations } from '../model/constants.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { TrainJob } from '../model/kube.js';
 import type { StartResult } from '../model/results.js';
-import type { LeftObject } from '../activities/trainjob-activities.js';
+import type { LeftObject } from '../activities/undo-start-activities.js';
 import { compareReadBack } from '../core/readback.js';
 import { planStart } from '../core/plan.js';
 import { allowListRefusal } from '../core/refusals.js';
@@ -138,7 +138,7 @@ async function compensate(
   const { ownerSet, copyUid, ref, adoptedEarlier } = created;
   try {
     const stopped = await CancellationScope.nonCancellable(() =>
-      acts.stopTrainJob({
+      acts.undoStart({
         namespace,
         name,
         token,

@@ -8,7 +8,7 @@
 import { continueAsNew, workflowInfo } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
 import type { Outcome, Phase } from '../model/lifecycle.js';
-import { WATCH_SLICE_MS } from './lifecycle-proxies.js';
+import { WATCH_SLICE_MS } from './operation-proxies.js';
 import { classifyOperationCall } from './operation-failures.js';
 import { runOperation } from './run-operation.js';
 

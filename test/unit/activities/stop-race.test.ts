@@ -7,7 +7,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
 import type { KubeClients } from '../../../src/kube/clients.js';
-import type { StopInput } from '../../../src/activities/trainjob-activities.js';
+import type { UndoStartInput } from '../../../src/activities/undo-start-activities.js';
 import { renderStart } from '../../../src/core/render.js';
 import type { KubeObject, TrainJob } from '../../../src/model/kube.js';
 import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../../src/model/lifecycle-constants.js';
@@ -50,7 +50,7 @@ const onServer = (resourceVersion: string, opened: boolean): TrainJob => {
 };
 
 /** The stop of a failure at step 8: the TrainJob's UID known, the copy owned (step 7 succeeded). */
-const STOP: StopInput = {
+const STOP: UndoStartInput = {
   namespace: NAMESPACE,
   name: NAME,
   token: 'token',

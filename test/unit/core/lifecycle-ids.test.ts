@@ -13,7 +13,7 @@ import {
   stopWorkflowId,
   watchWorkflowId,
 } from '../../../src/core/lifecycle-ids.js';
-import { LIFECYCLE_OPERATIONS } from '../../../src/model/lifecycle-constants.js';
+import { OPERATIONS } from '../../../src/model/workflows.js';
 import { OutcomeSchema, TrainJobRefSchema, TrainJobStateSchema } from '../../../src/model/lifecycle.js';
 
 const REF = {
@@ -24,7 +24,7 @@ const REF = {
 
 const segment = fc.stringMatching(/^[a-z0-9]([-a-z0-9.]{0,20}[a-z0-9])?$/);
 const ref = fc.record({ namespace: segment, name: segment, uid: fc.uuid() });
-const op = fc.constantFrom(...LIFECYCLE_OPERATIONS);
+const op = fc.constantFrom(...OPERATIONS);
 
 describe('lifecycle workflow ids', () => {
   it('are <op>/<namespace>/<name>/<uid>, one per operation', () => {
@@ -37,7 +37,7 @@ describe('lifecycle workflow ids', () => {
   });
 
   it('name the workflow types of docs/contract.md §9', () => {
-    expect(LIFECYCLE_OPERATIONS.map(lifecycleWorkflowType)).toEqual([
+    expect(OPERATIONS.map(lifecycleWorkflowType)).toEqual([
       'OpenTrainJob',
       'HoldTrainJob',
       'ReleaseTrainJob',

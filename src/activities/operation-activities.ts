@@ -17,14 +17,11 @@ export type WriteAnswer =
 
 /**
  * How long a write that found its object changed waits before it answers, so that the workflow's
- * next read comes after the burst of changes that made it stale. Right after a Hold, Kueue's
- * TrainJob controller retries its own update of the Workload (admission-gated-by) on conflicts,
- * and the Workload changes every few tens of milliseconds meanwhile; ten reads and writes back to
- * back (change-trainjob.ts's MAX_STALE_WRITES) all lost that race and the Release was refused
- * (found by the chaos run, test/chaos). A flat 500 ms (ten pauses, 5 s) still lost it once in a
- * fresh-clone CI run, so the pause doubles with each stale write in a row, as client-go's
- * RetryOnConflict backs off: 0.5, 1, 2, then 4 s, about 31 s over ten writes, and never more than
- * half the activity's start-to-close bound.
+ * next read comes after the burst of changes that made it stale (after a Hold, Kueue's own
+ * controller keeps updating the Workload for a while: docs/reliability.md). The pause doubles with
+ * each stale write in a row, as client-go's RetryOnConflict backs off: 0.5, 1, 2, then 4 s, about
+ * 31 s over ten writes (change-trainjob.ts's MAX_STALE_WRITES), and never more than half the
+ * activity's start-to-close bound.
  */
 export const STALE_WRITE_PAUSE_MS = 500;
 export const STALE_WRITE_MAX_PAUSE_MS = 4_000;
@@ -33,7 +30,7 @@ export const STALE_WRITE_MAX_PAUSE_MS = 4_000;
 export const staleWritePauseMs = (staleInARow: number, activityMs: number) =>
   Math.min(STALE_WRITE_PAUSE_MS * 2 ** staleInARow, STALE_WRITE_MAX_PAUSE_MS, Math.floor(activityMs / 2));
 
-export function lifecycleActivities(env: ActivityEnv) {
+export function operationActivities(env: ActivityEnv) {
   return {
     /** Reads the TrainJob of the ref's name and, in Kueue mode, its Workload (src/kube/read-trainjob.ts). */
     async observeTrainJob(input: { config: ObserveConfig; ref: TrainJobRef }): Promise<ObservedObjects> {
