@@ -17,7 +17,7 @@ import { settingsActivities, type SettingsView } from './settings-activities.js'
 import { trainJobActivities } from './trainjob-activities.js';
 import { undoStartActivities } from './undo-start-activities.js';
 import { watchActivities, type CountUnanswered } from './watch-activities.js';
-import type { SharedLists } from '../kube/watched-lists.js';
+import type { SharedLists } from '../kube/shared-lists.js';
 import { workloadActivities } from './workload-activities.js';
 import { WorkloadChecks } from '../kube/workload-checks.js';
 

@@ -20,7 +20,7 @@ import { watchOutcome } from '../core/admission.js';
 import { identityRefusals } from '../core/lifecycle-plans.js';
 import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
 import { stateOf, workloadOfTrainJob, type Observed } from '../core/phase.js';
-import { untilChanged, type SharedLists } from '../kube/watched-lists.js';
+import { untilChanged, type SharedLists } from '../kube/shared-lists.js';
 import { callsFor, sleepOrWake, type ActivityEnv } from './context.js';
 import type { WATCH_CALLS } from '../observability/metrics.js';
 import { type KubeAnswer } from '../kube/call.js';

@@ -14,24 +14,8 @@ import type { KubeObject } from '../model/kube.js';
 import type { KubeAnswer } from './call.js';
 import type { KubeClients } from './clients.js';
 import { ObjectCalls, type NamespacedKind } from './objects.js';
-
-/** The lists the checks read: the batched lists, or a WatchedLists in front of them. */
-export interface SharedLists {
-  find(kind: NamespacedKind, namespace: string, label: string, value: string, signal?: AbortSignal): Promise<KubeAnswer<KubeObject[]>>;
-  /**
-   * Resolves when the watch sees a change of an object labelled `label=value`, or after `ms`,
-   * whichever is first: a check waits on it instead of its whole interval. Absent, it waits `ms`.
-   */
-  changed?(kind: NamespacedKind, namespace: string, label: string, value: string | undefined, ms: number): Promise<void>;
-}
-
-/** The `value` of changed() that any object of the feed matches. Label values cannot hold it. */
-const ANY = '*';
-
-/** Waits `ms`, or less when `lists` can tell that the object changed first. */
-export function untilChanged(lists: SharedLists, kind: NamespacedKind, namespace: string, label: string, value: string, ms: number): Promise<void> {
-  return lists.changed ? lists.changed(kind, namespace, label, value, ms) : new Promise((resolve) => setTimeout(resolve, ms));
-}
+import { feedKey, itemsOf, put, remove, waiterKey, type Feed } from './feed.js';
+import { ANY, type SharedLists } from './shared-lists.js';
 
 /** A feed that heard nothing (no change, no bookmark, no reconnection) this long is not trusted. */
 export const FRESH_MS = 90_000;
@@ -45,23 +29,6 @@ export const RETRY_MS = 5_000;
  * connection went silent is found out within FRESH_MS.
  */
 export const WATCH_TIMEOUT_SECONDS = 60;
-
-interface Feed {
-  kind: NamespacedKind;
-  namespace: string;
-  label: string;
-  state: 'starting' | 'watching' | 'down';
-  /** The labelled objects by UID, and their UIDs by label value. */
-  objects: Map<string, KubeObject>;
-  byValue: Map<string, Set<string>>;
-  resourceVersion: string;
-  lastHeard: number;
-  lastAsked: number;
-  retryAt: number;
-  stop?: AbortController;
-  /** Bumped on every (re)start, so the callbacks of a watch that was replaced change nothing. */
-  generation: number;
-}
 
 type Clock = () => number;
 
@@ -256,45 +223,4 @@ export class WatchedLists implements SharedLists {
     const now = this.now();
     for (const [key, feed] of this.feeds) if (now - feed.lastAsked >= IDLE_MS) this.stop(key, feed);
   }
-}
-
-const feedKey = (kind: NamespacedKind, namespace: string, label: string) =>
-  [kind.group, kind.version, kind.plural, namespace, label].join('\0');
-
-/** Who waits for a change of the feed's objects with this label value (or ANY). */
-const waiterKey = (feed: string, value: string) => `${feed}\0${value}`;
-
-/** What a list of `label=value` would answer: the objects in name order. */
-function itemsOf(feed: Feed, value: string): KubeObject[] {
-  const uids = feed.byValue.get(value);
-  if (!uids) return [];
-  return [...uids]
-    .map((uid) => feed.objects.get(uid)!)
-    .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
-}
-
-function put(feed: Feed, object: KubeObject): void {
-  const uid = object.metadata?.uid;
-  if (!uid) return;
-  remove(feed, object);
-  // managedFields are half an object's size, and no check reads them.
-  const { managedFields: _dropped, ...metadata } = object.metadata as NonNullable<KubeObject['metadata']> & { managedFields?: unknown };
-  feed.objects.set(uid, { ...object, metadata });
-  const value = object.metadata?.labels?.[feed.label];
-  if (value === undefined) return;
-  const uids = feed.byValue.get(value) ?? new Set<string>();
-  uids.add(uid);
-  feed.byValue.set(value, uids);
-}
-
-function remove(feed: Feed, object: KubeObject): void {
-  const uid = object.metadata?.uid;
-  if (!uid) return;
-  const old = feed.objects.get(uid);
-  if (!old) return;
-  feed.objects.delete(uid);
-  const value = old.metadata?.labels?.[feed.label];
-  const uids = value === undefined ? undefined : feed.byValue.get(value);
-  uids?.delete(uid);
-  if (value !== undefined && uids?.size === 0) feed.byValue.delete(value);
 }

@@ -7,7 +7,7 @@ import { ownWorkload } from '../core/phase.js';
 import { labelInSelector, MAX_VALUES } from './batched-lists.js';
 import type { KubeAnswer } from './call.js';
 import { workloads } from './objects.js';
-import { untilChanged, type SharedLists } from './watched-lists.js';
+import { untilChanged, type SharedLists } from './shared-lists.js';
 
 /** UIDs in one list's selector. */
 export const MAX_UIDS = MAX_VALUES;

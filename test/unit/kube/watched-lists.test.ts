@@ -11,8 +11,8 @@ import {
   RETRY_MS,
   WatchedLists,
   WATCH_TIMEOUT_SECONDS,
-  type SharedLists,
 } from '../../../src/kube/watched-lists.js';
+import type { SharedLists } from '../../../src/kube/shared-lists.js';
 import { Labels } from '../../../src/model/constants.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 
