@@ -6,9 +6,9 @@ import { Labels } from '../model/constants.js';
 import { DispatchError } from '../model/errors.js';
 import type { TrainJob, Workload } from '../model/kube.js';
 import type { TrainJobRef } from '../model/lifecycle.js';
-import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
-import { workloadOfTrainJob, type LifecycleConfig } from '../core/phase.js';
-import { classifyRefusal } from '../core/refusal-type.js';
+import { trimTrainJob, trimWorkload } from '../core/objects/observed-trim.js';
+import { workloadOfTrainJob, type LifecycleConfig } from '../core/operations/phase.js';
+import { classifyRefusal } from '../core/start/refusal-type.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
 
 /** A definite answer that refused a call. */

@@ -3,8 +3,8 @@ import { Trainer } from '../model/constants.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import { KueueConfigSchema, type Config, type Mode } from '../model/config.js';
 import type { KubeObject, TrainJob } from '../model/kube.js';
-import { attemptTokenOf } from '../core/create-conflict.js';
-import { decideCopyStop, decideTrainJobStop, stopTargets, type StopDecision, type StopObject } from '../core/stop-plan.js';
+import { attemptTokenOf } from '../core/start/create-conflict.js';
+import { decideCopyStop, decideTrainJobStop, stopTargets, type StopDecision, type StopObject } from '../core/start/stop-plan.js';
 import { callsFor, type ActivityEnv } from './context.js';
 import { createOrAdopt } from './create-or-adopt.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
@@ -131,7 +131,7 @@ export function trainJobActivities(env: ActivityEnv) {
     },
 
     /**
-     * Compensation (docs/contract.md §7): stops what the stop plan names (src/core/stop-plan.ts):
+     * Compensation (docs/contract.md §7): stops what the stop plan names (src/core/start/stop-plan.ts):
      * this attempt's TrainJob, and the runtime copy too when its owner reference was never set. Each
      * is read, decided on (decideTrainJobStop, decideCopyStop) and deleted with Background
      * propagation and preconditions; a TrainJob the caller took over, or adopted from an earlier

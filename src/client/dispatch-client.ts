@@ -8,13 +8,13 @@ import { fromFailure, type DispatchError } from '../model/errors.js';
 import type { JobSpec, StartRequest } from '../model/request.js';
 import type { BackendGates, Capabilities, FindResult, StartResult } from '../model/results.js';
 import { DispatchJobId, DispatchTrainJob } from '../model/search-attributes.js';
-import { trainJobName } from '../core/names.js';
+import { trainJobName } from '../core/start/names.js';
 import { operationSummary, startSummary } from '../core/summary.js';
-import { lifecycleWorkflowId } from '../core/lifecycle-ids.js';
-import { validateTrainJobRef } from '../core/validate-ref.js';
+import { lifecycleWorkflowId } from '../core/operations/workflow-ids.js';
+import { validateTrainJobRef } from '../core/operations/validate-ref.js';
 import { LifecycleWorkflowTypes, type LifecycleOperation } from '../model/lifecycle-constants.js';
 import type { Outcome, TrainJobRef, TrainJobState } from '../model/lifecycle.js';
-import { validate } from '../core/validate.js';
+import { validate } from '../core/start/validate.js';
 import type { KubeClients } from '../activities/kube-clients.js';
 import { probeWorkflowId } from '../worker/preflight.js';
 

@@ -7,7 +7,7 @@ import { parseGoDuration, toMillis } from '../model/duration.js';
 import { DispatchError } from '../model/errors.js';
 import type { LifecycleOperation } from '../model/lifecycle-constants.js';
 import type { TrainJobRef, TrainJobState } from '../model/lifecycle.js';
-import { stateOf } from '../core/phase.js';
+import { stateOf } from '../core/operations/phase.js';
 import { createKubeClients, loadKubeConfig } from '../activities/kube-clients.js';
 import { UNANSWERED } from '../activities/kube-call.js';
 import { ObjectCalls } from '../activities/objects.js';

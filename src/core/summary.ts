@@ -4,7 +4,7 @@
 import type { LifecycleOperation } from '../model/lifecycle-constants.js';
 import type { TrainJobRef } from '../model/lifecycle.js';
 import type { StartRequest } from '../model/request.js';
-import { OP_NAMES } from './lifecycle-plans.js';
+import { OP_NAMES } from './operations/plans.js';
 
 /** "Start job <JobID> g=<G> s=<N> a=<attempt> as TrainJob <namespace>/<name>". */
 export function startSummary(request: Pick<StartRequest, 'job' | 'generation' | 'submission' | 'attempt'>, namespace: string, name: string): string {

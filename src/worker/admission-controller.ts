@@ -1,5 +1,5 @@
 // dispatch's admission check controller (Kueue mode, docs/contract.md §9; docs/lifecycle.md): the
-// imperative shell around src/core/admission.ts. Every pass reads dispatch's AdmissionCheck, the
+// imperative shell around src/core/admission/admission.ts. Every pass reads dispatch's AdmissionCheck, the
 // namespace's Workloads and dispatch's TrainJobs, asks the pure core what to write, and writes it
 // with the core's JSON-patch tests (UID, resourceVersion, the entry it changes). It keeps no memory
 // between passes beyond counters and which problem it last logged, so two workers running it at
@@ -10,9 +10,9 @@ import { describeRefusal, type KubeAnswer } from '../activities/kube-call.js';
 import { isStaleWrite, sendPlannedWrite } from '../activities/lifecycle-activities.js';
 import { admissionChecks, ObjectCalls, TRAINJOBS, workloads, type NamespacedKind } from '../activities/objects.js';
 import type { WatchedLists } from '../activities/watched-lists.js';
-import { admissionCheckActivePatch, trainJobsByUid, workloadsToMarkReady } from '../core/admission.js';
-import type { PlannedWrite } from '../core/lifecycle-plans.js';
-import type { LifecycleConfig } from '../core/phase.js';
+import { admissionCheckActivePatch, trainJobsByUid, workloadsToMarkReady } from '../core/admission/admission.js';
+import type { PlannedWrite } from '../core/operations/plans.js';
+import type { LifecycleConfig } from '../core/operations/phase.js';
 import { LabelValues, Labels } from '../model/constants.js';
 import type { KubeObject, TrainJob, Workload } from '../model/kube.js';
 import type { AdmissionCheck } from '../model/lifecycle.js';

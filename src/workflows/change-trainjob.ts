@@ -1,5 +1,5 @@
 // Open, Hold and Release (docs/contract.md §9): read the TrainJob (and its Workload), plan from what
-// was read (src/core/lifecycle-plans.ts), make the planned writes, read again, until the plan says
+// was read (src/core/operations/plans.ts), make the planned writes, read again, until the plan says
 // done, absent or refuse. Every write tests the object's UID and resourceVersion, so a write on
 // something that changed since it was read does nothing, and is planned again from a new read.
 // Runs begun before the patch in run-operation.ts plan with the pre-patch plans, and give up on
@@ -9,8 +9,8 @@ import { sleep } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
 import type { TrainJobState } from '../model/lifecycle.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
-import { OP_NAMES, planOperation, type LifecycleOp, type LifecyclePlan } from '../core/lifecycle-plans.js';
-import { planOperationPrePatch } from '../core/lifecycle-plans-prepatch.js';
+import { OP_NAMES, planOperation, type LifecycleOp, type LifecyclePlan } from '../core/operations/plans.js';
+import { planOperationPrePatch } from '../core/operations/plans-prepatch.js';
 import { classifyOperationCall } from './operation-failures.js';
 import type { OperationReporter } from './operation-progress.js';
 import { runOperation } from './run-operation.js';

@@ -6,7 +6,7 @@ import { DispatchError } from '../model/errors.js';
 import type { LifecycleOperation } from '../model/lifecycle-constants.js';
 import type { Phase, TrainJobRef } from '../model/lifecycle.js';
 import { DispatchPhase, DispatchTrainJob } from '../model/search-attributes.js';
-import { OP_NAMES } from '../core/lifecycle-plans.js';
+import { OP_NAMES } from '../core/operations/plans.js';
 import { operationSummary } from '../core/summary.js';
 
 export interface OperationProgress {

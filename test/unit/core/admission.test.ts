@@ -1,4 +1,4 @@
-// The admission check controller's decisions and Watch's outcome (src/core/admission.ts,
+// The admission check controller's decisions and Watch's outcome (src/core/admission/admission.ts,
 // docs/contract.md §9): examples of each rule, and properties over the Workloads and TrainJobs a
 // pass may read, with the patches applied as the API server would (applyJsonPatch).
 import fc from 'fast-check';
@@ -10,9 +10,9 @@ import {
   trainJobsByUid,
   watchOutcome,
   workloadsToMarkReady,
-} from '../../../src/core/admission.js';
-import { applyJsonPatch, JsonPatchError, type PlannedWrite } from '../../../src/core/lifecycle-plans.js';
-import { stateOf } from '../../../src/core/phase.js';
+} from '../../../src/core/admission/admission.js';
+import { applyJsonPatch, JsonPatchError, type PlannedWrite } from '../../../src/core/operations/plans.js';
+import { stateOf } from '../../../src/core/operations/phase.js';
 import { Labels } from '../../../src/model/constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
 import { OutcomeSchema, type AdmissionCheck } from '../../../src/model/lifecycle.js';

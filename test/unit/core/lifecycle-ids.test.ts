@@ -12,7 +12,7 @@ import {
   releaseWorkflowId,
   stopWorkflowId,
   watchWorkflowId,
-} from '../../../src/core/lifecycle-ids.js';
+} from '../../../src/core/operations/workflow-ids.js';
 import { LIFECYCLE_OPERATIONS } from '../../../src/model/lifecycle-constants.js';
 import { OutcomeSchema, TrainJobRefSchema, TrainJobStateSchema } from '../../../src/model/lifecycle.js';
 

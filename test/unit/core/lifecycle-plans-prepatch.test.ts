@@ -1,5 +1,5 @@
 // The plans of Open, Hold and Release from before the patch `operations-declarative`
-// (src/core/lifecycle-plans-prepatch.ts), which the runs begun before it replay: unchanged. The writes a
+// (src/core/operations/plans-prepatch.ts), which the runs begun before it replay: unchanged. The writes a
 // plan makes are applied as the API server would (applyJsonPatch, resourceVersion bumped per
 // write), and the result planned again: examples of the exact patches, then properties over
 // every combination of what may be read.
@@ -12,16 +12,16 @@ import {
   type LifecycleOp,
   type LifecyclePlan,
   type PlannedWrite,
-} from '../../../src/core/planned-writes.js';
+} from '../../../src/core/operations/planned-writes.js';
 import {
   identityRefusalsPrePatch as identityRefusals,
   planHoldPrePatch as planHold,
   planOpenPrePatch as planOpen,
   planOperationPrePatch as planOperation,
   planReleasePrePatch as planRelease,
-} from '../../../src/core/lifecycle-plans-prepatch.js';
-import { kueueDeactivation, phaseOf, type Observed } from '../../../src/core/phase.js';
-import { gatesOf } from '../../../src/core/workload.js';
+} from '../../../src/core/operations/plans-prepatch.js';
+import { kueueDeactivation, phaseOf, type Observed } from '../../../src/core/operations/phase.js';
+import { gatesOf } from '../../../src/core/start/workload.js';
 import { Annotations, Labels } from '../../../src/model/constants.js';
 import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';

@@ -1,4 +1,4 @@
-// Open, Hold and Release as declarative plans (src/core/lifecycle-plans.ts, docs/contract.md §9a).
+// Open, Hold and Release as declarative plans (src/core/operations/plans.ts, docs/contract.md §9a).
 // The writes a plan makes are applied as the API server would (applyJsonPatch, resourceVersion
 // bumped per write) and the result planned again, as the workflow does. Replanned without
 // `resumed`, as after a write that landed but whose answer was lost: the re-read finds the fact
@@ -16,8 +16,8 @@ import {
   type LifecycleOp,
   type LifecyclePlan,
   type PlannedWrite,
-} from '../../../src/core/lifecycle-plans.js';
-import { isHeldMarked, isOpened, isSuspended, isWorkloadInactive, kueueDeactivation, phaseOf, type Observed } from '../../../src/core/phase.js';
+} from '../../../src/core/operations/plans.js';
+import { isHeldMarked, isOpened, isSuspended, isWorkloadInactive, kueueDeactivation, phaseOf, type Observed } from '../../../src/core/operations/phase.js';
 import { Annotations, Labels } from '../../../src/model/constants.js';
 import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';

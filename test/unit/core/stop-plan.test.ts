@@ -1,14 +1,14 @@
-// What the compensation deletes (src/core/stop-plan.ts), over generated states and clusters: the
+// What the compensation deletes (src/core/start/stop-plan.ts), over generated states and clusters: the
 // whole stop is replayed as the activity runs it (targets, then a read and a decision for each),
 // and what it would delete is checked against what it may (docs/contract.md §7).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { takenOverBy } from '../../../src/core/phase.js';
+import { takenOverBy } from '../../../src/core/operations/phase.js';
 
 /** The caller opened or held it (§7). */
 const isTakenOver = (...args: Parameters<typeof takenOverBy>) => takenOverBy(...args) !== undefined;
-import { compareReadBack } from '../../../src/core/readback.js';
-import { renderStart } from '../../../src/core/render.js';
+import { compareReadBack } from '../../../src/core/start/readback.js';
+import { renderStart } from '../../../src/core/start/render.js';
 import {
   decideCopyStop,
   decideTrainJobStop,
@@ -17,7 +17,7 @@ import {
   type StopFacts,
   type StopObject,
   type StopState,
-} from '../../../src/core/stop-plan.js';
+} from '../../../src/core/start/stop-plan.js';
 import type { Config, Mode } from '../../../src/model/config.js';
 import { Annotations, Trainer } from '../../../src/model/constants.js';
 import type { KubeObject, TrainJob } from '../../../src/model/kube.js';

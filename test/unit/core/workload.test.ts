@@ -1,7 +1,7 @@
 // Seed 000, step 9: in Kueue mode the TrainJob's Workload must exist, carry dispatch's gate and
 // list kueue.admissionCheck. The Workloads here are shaped as Kueue v0.19.2 writes them.
 import { describe, expect, it } from 'vitest';
-import { checkWorkload, gatesOf, workloadLabelSelector } from '../../../src/core/workload.js';
+import { checkWorkload, gatesOf, workloadLabelSelector } from '../../../src/core/start/workload.js';
 import { Annotations, Dispatch, Labels } from '../../../src/model/constants.js';
 import type { Workload } from '../../../src/model/kube.js';
 import { config, KUEUE } from '../../golden/cases.js';

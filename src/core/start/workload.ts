@@ -1,9 +1,9 @@
 // Step 9 of Start, in Kueue mode: whether the TrainJob's Workload exists, carries dispatch's gate
 // and lists the configured admission check. Each reason names what is not yet right; the
 // activity keeps checking every second until none is left or timeouts.workload has passed.
-import type { Config } from '../model/config.js';
-import { Annotations, Labels } from '../model/constants.js';
-import type { Workload } from '../model/kube.js';
+import type { Config } from '../../model/config.js';
+import { Annotations, Labels } from '../../model/constants.js';
+import type { Workload } from '../../model/kube.js';
 
 /** The label selector that finds the Workload Kueue made for a TrainJob. */
 export function workloadLabelSelector(trainJobUid: string): string {

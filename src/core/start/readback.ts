@@ -1,9 +1,9 @@
 // Step 8 of Start: read-back compares what Start wrote with what the API server holds
 // (docs/contract.md §4a). Admission webhooks legitimately add to a TrainJob, so it checks what
 // dispatch wrote, not byte equality, and names every field that differs.
-import type { Mode } from '../model/config.js';
-import { Dispatch, Trainer } from '../model/constants.js';
-import type { RuntimePatch, TrainJob } from '../model/kube.js';
+import type { Mode } from '../../model/config.js';
+import { Dispatch, Trainer } from '../../model/constants.js';
+import type { RuntimePatch, TrainJob } from '../../model/kube.js';
 
 const MAX_SHOWN = 80;
 

@@ -1,6 +1,6 @@
 // Navigating a Trainer runtime's spec: the few paths both the rules and the renderer read.
-import { LabelValues, Labels } from '../model/constants.js';
-import type { TrainerRuntime } from '../model/kube.js';
+import { LabelValues, Labels } from '../../model/constants.js';
+import type { TrainerRuntime } from '../../model/kube.js';
 
 type Obj = Record<string, unknown>;
 

@@ -2,9 +2,9 @@
 // source runtime and the configuration alone (docs/contract.md §3, §4; docs/start.md, "The
 // TrainJob" and "The runtime copy"). Deterministic and free of I/O: the workflow renders,
 // activities only send.
-import type { Config } from '../model/config.js';
-import { Annotations, EnvVars, Labels, LabelValues, Trainer } from '../model/constants.js';
-import { ceilSeconds, parseGoDuration } from '../model/duration.js';
+import type { Config } from '../../model/config.js';
+import { Annotations, EnvVars, Labels, LabelValues, Trainer } from '../../model/constants.js';
+import { ceilSeconds, parseGoDuration } from '../../model/duration.js';
 import type {
   EnvVar,
   ObjectMeta,
@@ -12,7 +12,7 @@ import type {
   TrainerSpec,
   TrainJob,
   TrainJobSpec,
-} from '../model/kube.js';
+} from '../../model/kube.js';
 import { attemptToken, comment, epochPrefix, trainJobName } from './names.js';
 import { trainerCommand } from './prologue.js';
 import { runtimePatch } from './runtime-patch.js';

@@ -1,6 +1,6 @@
 // What validation hands to the later steps: the parsed request with its two required extensions
 // already extracted, so that no later step re-reads the extension map.
-import type { RuntimeKind, StartRequest } from '../model/request.js';
+import type { RuntimeKind, StartRequest } from '../../model/request.js';
 
 export interface RuntimeName {
   kind: RuntimeKind;

@@ -1,9 +1,9 @@
 // Steps 3 and 4 of Start as one pure function: check the runtime against the rules, check what the
 // spec asks of it, and render. Shared by the workflow and the offline `render` command, so that
 // both refuse and render alike.
-import type { Config } from '../model/config.js';
-import { DispatchError } from '../model/errors.js';
-import type { TrainerRuntime } from '../model/kube.js';
+import type { Config } from '../../model/config.js';
+import { DispatchError } from '../../model/errors.js';
+import type { TrainerRuntime } from '../../model/kube.js';
 import { renderStart, type RenderedStart, type RenderOptions } from './render.js';
 import { checkProcsPerNode, checkRuntime } from './runtime-rules.js';
 import type { ValidRequest } from './validated.js';

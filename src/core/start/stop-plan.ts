@@ -11,10 +11,10 @@
 // carries this attempt's token and is still as Start wrote it (the read-back of step 8); a copy,
 // only when it carries the token and has no owner. An object of the same name that this attempt
 // did not create is never touched.
-import type { KubeObject, TrainJob } from '../model/kube.js';
+import type { KubeObject, TrainJob } from '../../model/kube.js';
 import { attemptTokenOf } from './create-conflict.js';
 import type { StartGateConfig } from './earlier-start.js';
-import { takenOverBy } from './phase.js';
+import { takenOverBy } from '../operations/phase.js';
 import { compareReadBack } from './readback.js';
 
 export type StopObject = 'trainJob' | 'copy';

@@ -4,8 +4,8 @@
 // fieldRef's apiVersion), so the server stores the entry as written. Trainer v2.3.0's TrainJob
 // webhook refuses env on containers node, dataset-initializer and model-initializer, so container
 // node gets the pod's identity as files of a downward-API volume; init containers may have env.
-import type { Config } from '../model/config.js';
-import { Dispatch, EnvVars, FieldPaths, Labels, LabelValues, PodInfo, Trainer } from '../model/constants.js';
+import type { Config } from '../../model/config.js';
+import { Dispatch, EnvVars, FieldPaths, Labels, LabelValues, PodInfo, Trainer } from '../../model/constants.js';
 import type {
   ContainerPatch,
   EnvVar,
@@ -14,7 +14,7 @@ import type {
   TrainerRuntime,
   Volume,
   VolumeMount,
-} from '../model/kube.js';
+} from '../../model/kube.js';
 import { trainerJob } from './runtime-shape.js';
 
 export interface RuntimePatchInput {

@@ -1,7 +1,7 @@
 // Refusals Start and Capabilities share, decided from data alone.
-import type { Config } from '../model/config.js';
-import { DispatchError } from '../model/errors.js';
-import type { BackendGates } from '../model/results.js';
+import type { Config } from '../../model/config.js';
+import { DispatchError } from '../../model/errors.js';
+import type { BackendGates } from '../../model/results.js';
 import { isRuntimeAllowed } from './runtime-rules.js';
 import { runtimeKey, type RuntimeName } from './validated.js';
 

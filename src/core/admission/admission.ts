@@ -8,8 +8,8 @@
 // the Workload at once and hold quota for a job that must not run. A held TrainJob's Workload is
 // inactive and reserves no quota; should one be seen reserved anyway (between Hold's two writes),
 // the held annotation keeps it Pending.
-import type { TrainJob, Workload } from '../model/kube.js';
-import { Labels, Trainer } from '../model/constants.js';
+import type { TrainJob, Workload } from '../../model/kube.js';
+import { Labels, Trainer } from '../../model/constants.js';
 import {
   CheckStates,
   ConditionStatus,
@@ -17,7 +17,7 @@ import {
   OutcomeReasons,
   TrainJobConditions,
   WorkloadConditions,
-} from '../model/lifecycle-constants.js';
+} from '../../model/lifecycle-constants.js';
 import type {
   AdmissionCheck,
   Condition,
@@ -26,9 +26,9 @@ import type {
   Outcome,
   Pod,
   TrainJobRef,
-} from '../model/lifecycle.js';
-import { isBeingDeleted } from './copy-reuse.js';
-import { pointer, preconditions, type PlannedWrite } from './lifecycle-plans.js';
+} from '../../model/lifecycle.js';
+import { isBeingDeleted } from '../start/copy-reuse.js';
+import { pointer, preconditions, type PlannedWrite } from '../operations/plans.js';
 import {
   byteOrder,
   conditionsOf,
@@ -41,7 +41,7 @@ import {
   terminalOf,
   type LifecycleConfig,
   type Observed,
-} from './phase.js';
+} from '../operations/phase.js';
 
 /** A decision of the controller: a write to make, or why there is none. */
 export type ControllerDecision =

@@ -1,8 +1,8 @@
 // The preflight probe (docs/start.md, "The preflight probe"): a Start like any other, with a spec of
 // its own, rendered with { probe: true } so its runtime patch pins it to a node no node matches.
-import type { Config } from '../model/config.js';
-import { Extensions, Probe } from '../model/constants.js';
-import type { TrainerRuntime } from '../model/kube.js';
+import type { Config } from '../../model/config.js';
+import { Extensions, Probe } from '../../model/constants.js';
+import type { TrainerRuntime } from '../../model/kube.js';
 import { renderStart, type RenderedStart } from './render.js';
 import { parseRuntimeKey, type ValidRequest } from './validated.js';
 

@@ -5,8 +5,8 @@
 // Step 5 reuses a runtime copy with no owner and the source runtime's spec (seed 000,
 // copyReuseReasons); step 6 adopts a TrainJob carrying this attempt's token, the earlier unanswered
 // create of this attempt (docs/contract.md §7).
-import { Annotations, Trainer } from '../model/constants.js';
-import type { KubeObject, TrainerRuntime, TrainJob } from '../model/kube.js';
+import { Annotations, Trainer } from '../../model/constants.js';
+import type { KubeObject, TrainerRuntime, TrainJob } from '../../model/kube.js';
 import { copyReuseReasons, isBeingDeleted } from './copy-reuse.js';
 import type { RefusalType } from './refusal-type.js';
 

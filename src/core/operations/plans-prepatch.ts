@@ -33,10 +33,10 @@
 // - Release of a Kueue Workload made inactive by someone else (`kueuectl stop workload`) reactivates
 //   it; one Kueue deactivated itself (held meanwhile) is left inactive, and the TrainJob then reads Failed.
 // - A ref of another namespace than the configured one is refused: dispatch works in that one only.
-import type { TrainJob } from '../model/kube.js';
-import { Annotations } from '../model/constants.js';
-import { LifecycleAnnotations, LifecycleAnnotationValues, type LifecycleOperation } from '../model/lifecycle-constants.js';
-import type { TrainJobRef, TrainJobState } from '../model/lifecycle.js';
+import type { TrainJob } from '../../model/kube.js';
+import { Annotations } from '../../model/constants.js';
+import { LifecycleAnnotations, LifecycleAnnotationValues, type LifecycleOperation } from '../../model/lifecycle-constants.js';
+import type { TrainJobRef, TrainJobState } from '../../model/lifecycle.js';
 import {
   describeObject,
   dispatchLabelProblems,

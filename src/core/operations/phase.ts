@@ -18,9 +18,9 @@
 //   so; an Open or a Release writes spec.suspend false again (lifecycle-plans.ts).
 // - Running: spec.suspend false; in Kueue mode also a Workload whose `Admitted` is True.
 // - Queued (Kueue mode only): opened, and neither admitted nor unsuspended.
-import type { Config } from '../model/config.js';
-import { Annotations, Labels, LabelValues } from '../model/constants.js';
-import type { AdmissionCheckState, KubeObject, TrainJob, Workload } from '../model/kube.js';
+import type { Config } from '../../model/config.js';
+import { Annotations, Labels, LabelValues } from '../../model/constants.js';
+import type { AdmissionCheckState, KubeObject, TrainJob, Workload } from '../../model/kube.js';
 import {
   CheckStates,
   ConditionStatus,
@@ -30,10 +30,10 @@ import {
   OutcomeReasons,
   TrainJobConditions,
   WorkloadConditions,
-} from '../model/lifecycle-constants.js';
-import type { Condition, Phase, TrainJobRef, TrainJobState } from '../model/lifecycle.js';
-import { isBeingDeleted } from './copy-reuse.js';
-import { gatesOf } from './workload.js';
+} from '../../model/lifecycle-constants.js';
+import type { Condition, Phase, TrainJobRef, TrainJobState } from '../../model/lifecycle.js';
+import { isBeingDeleted } from '../start/copy-reuse.js';
+import { gatesOf } from '../start/workload.js';
 
 /** What the decisions after Start read of the configuration. */
 export type LifecycleConfig = Pick<Config, 'namespace' | 'mode' | 'kueue'>;

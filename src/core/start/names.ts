@@ -3,7 +3,7 @@
 // node:crypto is not available.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { Dispatch } from '../model/constants.js';
+import { Dispatch } from '../../model/constants.js';
 
 const TOKEN_HEX_DIGITS = 12;
 

@@ -3,9 +3,9 @@
 // reads the extension table is here, and is checked on the raw input even when the parse failed
 // elsewhere.
 import type { z } from 'zod';
-import { Extensions, Limits } from '../model/constants.js';
-import { DispatchError } from '../model/errors.js';
-import { formatPath, issuesToReasons, typeOfJson } from '../model/issues.js';
+import { Extensions, Limits } from '../../model/constants.js';
+import { DispatchError } from '../../model/errors.js';
+import { formatPath, issuesToReasons, typeOfJson } from '../../model/issues.js';
 import {
   CapabilitiesRequestSchema,
   ImageExtensionSchema,
@@ -13,7 +13,7 @@ import {
   SharedCheckpointExtensionSchema,
   StartRequestSchema,
   hasWorkDir,
-} from '../model/request.js';
+} from '../../model/request.js';
 import { asObject } from './runtime-shape.js';
 import type { RuntimeName, ValidRequest } from './validated.js';
 

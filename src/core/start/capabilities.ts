@@ -1,9 +1,9 @@
 // TrainJobCapabilities' answer (docs/runtime-rules.md: capabilities apply the same rules): the
 // runtime rules refuse, and ProcsPerNode is answered, never refused.
-import type { Config } from '../model/config.js';
-import { DispatchError } from '../model/errors.js';
-import type { TrainerRuntime } from '../model/kube.js';
-import type { Capabilities } from '../model/results.js';
+import type { Config } from '../../model/config.js';
+import { DispatchError } from '../../model/errors.js';
+import type { TrainerRuntime } from '../../model/kube.js';
+import type { Capabilities } from '../../model/results.js';
 import { RULES_STEP, checkRuntime } from './runtime-rules.js';
 import { type RuntimeName, runtimeKey } from './validated.js';
 

@@ -2,7 +2,7 @@
 // lifecycle-plans.ts, admission.ts), and nothing else. Activities return objects trimmed so, as
 // workflow histories record every activity result: a TrainJob as read carries its whole spec
 // (several KB), its trimmed form a few hundred bytes, and the plans decide the same from either.
-import type { ObjectMeta, TrainJob, Workload } from '../model/kube.js';
+import type { ObjectMeta, TrainJob, Workload } from '../../model/kube.js';
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

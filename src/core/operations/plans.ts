@@ -22,10 +22,10 @@
 //   except when it is already held or this run has written (the answer of a Hold that landed).
 // - The ref's UID decides: no TrainJob of that UID (404, or the name is another UID's) is Absent;
 //   one of that UID without dispatch's labels, or a ref outside the configured namespace, is refused.
-import { Annotations } from '../model/constants.js';
-import type { TrainJob } from '../model/kube.js';
-import { LifecycleAnnotations, LifecycleAnnotationValues, type LifecycleOperation } from '../model/lifecycle-constants.js';
-import type { TrainJobRef, TrainJobState } from '../model/lifecycle.js';
+import { Annotations } from '../../model/constants.js';
+import type { TrainJob } from '../../model/kube.js';
+import { LifecycleAnnotations, LifecycleAnnotationValues, type LifecycleOperation } from '../../model/lifecycle-constants.js';
+import type { TrainJobRef, TrainJobState } from '../../model/lifecycle.js';
 import {
   describeObject,
   dispatchLabelProblems,

@@ -10,13 +10,13 @@
 // that landed. A TrainJob the caller took over (a held one still reads back as Start wrote it: the
 // held annotation is one Start never wrote), or changed, is not adopted: step 5 is refused and
 // nothing is touched. An adopted TrainJob is never deleted by the compensation (stop-plan.ts).
-import type { Config } from '../model/config.js';
-import { Trainer } from '../model/constants.js';
-import type { KubeObject, TrainerRuntime, TrainJob } from '../model/kube.js';
+import type { Config } from '../../model/config.js';
+import { Trainer } from '../../model/constants.js';
+import type { KubeObject, TrainerRuntime, TrainJob } from '../../model/kube.js';
 import { attemptTokenOf } from './create-conflict.js';
-import { deepEqual } from './deep-equal.js';
+import { deepEqual } from '../objects/deep-equal.js';
 import { isBeingDeleted } from './copy-reuse.js';
-import { takenOverBy } from './phase.js';
+import { takenOverBy } from '../operations/phase.js';
 import { compareReadBack } from './readback.js';
 
 /** The owner an existing copy names when it is a candidate: this attempt's copy, owned by its TrainJob. */

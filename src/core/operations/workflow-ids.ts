@@ -6,8 +6,8 @@ import {
   LIFECYCLE_OPERATIONS,
   LifecycleWorkflowTypes,
   type LifecycleOperation,
-} from '../model/lifecycle-constants.js';
-import type { TrainJobRef } from '../model/lifecycle.js';
+} from '../../model/lifecycle-constants.js';
+import type { TrainJobRef } from '../../model/lifecycle.js';
 
 /** `<op>/<namespace>/<name>/<uid>`. */
 export function lifecycleWorkflowId(op: LifecycleOperation, ref: TrainJobRef): string {

@@ -2,13 +2,13 @@
 // operations became declarative, lifecycle-plans-prepatch.ts): what a plan is, a planned write (a
 // JSON patch whose first operations test the object's UID and resourceVersion), the patch builders,
 // and applyJsonPatch, which applies a patch as the API server does, for tests and fakes.
-import type { KubeObject } from '../model/kube.js';
-import { Annotations } from '../model/constants.js';
-import type { LifecycleOperation } from '../model/lifecycle-constants.js';
-import type { JsonPatchOp, TrainJobState } from '../model/lifecycle.js';
-import { deepEqual } from './deep-equal.js';
+import type { KubeObject } from '../../model/kube.js';
+import { Annotations } from '../../model/constants.js';
+import type { LifecycleOperation } from '../../model/lifecycle-constants.js';
+import type { JsonPatchOp, TrainJobState } from '../../model/lifecycle.js';
+import { deepEqual } from '../objects/deep-equal.js';
 import { describeObject } from './phase.js';
-import { gatesOf } from './workload.js';
+import { gatesOf } from '../start/workload.js';
 
 export type LifecycleOp = 'open' | 'hold' | 'release';
 

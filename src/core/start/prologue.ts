@@ -1,7 +1,7 @@
 // The fixed POSIX sh prologue every TrainJob's command starts with (docs/contract.md §3). The job's
 // command and arguments arrive as the script's positional parameters and are run with
 // `exec "$@"`, so they reach the process byte for byte and are never re-parsed by a shell.
-import { Dispatch, EnvVars } from '../model/constants.js';
+import { Dispatch, EnvVars } from '../../model/constants.js';
 
 const WORKDIR = EnvVars.workDir;
 

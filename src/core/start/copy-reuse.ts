@@ -1,7 +1,7 @@
 // Step 5 (docs/start.md): a retried Start that finds a runtime copy of its name reuses it only if the copy
 // has no owner and its spec equals the source runtime's; otherwise Start refuses with ErrRejected.
-import type { KubeObject, TrainerRuntime } from '../model/kube.js';
-import { deepEqual } from './deep-equal.js';
+import type { KubeObject, TrainerRuntime } from '../../model/kube.js';
+import { deepEqual } from '../objects/deep-equal.js';
 
 /** Why an existing runtime copy may not be reused; empty when it may. */
 export function copyReuseReasons(existing: TrainerRuntime, wanted: TrainerRuntime): string[] {

@@ -1,9 +1,9 @@
 // The runtime rules (docs/runtime-rules.md, "The rules"): what a Trainer runtime must state so
 // that nothing restarts a rank invisibly. Every broken rule is a reason, all at once; Start
 // refuses at step 3 and Capabilities applies the same rules.
-import type { Config } from '../model/config.js';
-import type { TrainerRuntime } from '../model/kube.js';
-import { LabelValues, Labels, Trainer } from '../model/constants.js';
+import type { Config } from '../../model/config.js';
+import type { TrainerRuntime } from '../../model/kube.js';
+import { LabelValues, Labels, Trainer } from '../../model/constants.js';
 import { asArray, asObject, containerNames, hasTorchPolicy, isTrainerJob, jobSetSpec, jobSpec, mlPolicy, podSpec, replicatedJobs } from './runtime-shape.js';
 import { type RuntimeName, runtimeKey } from './validated.js';
 
