@@ -3,7 +3,7 @@
 // from what was read (src/core/operations/plans.ts); these only carry it out and say what answered.
 import { Context } from '@temporalio/activity';
 import type { TrainJobRef } from '../model/lifecycle.js';
-import type { PlannedWrite } from '../core/operations/plans.js';
+import type { PlannedWrite } from '../core/objects/planned-write.js';
 import { callsFor, sleep, type ActivityEnv } from './context.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
 import { admissionChecks, TRAINJOBS, workloads, type ObjectCalls } from './objects.js';

@@ -7,7 +7,8 @@ import { DispatchError } from '../model/errors.js';
 import type { TrainJob, Workload } from '../model/kube.js';
 import type { TrainJobRef } from '../model/lifecycle.js';
 import { trimTrainJob, trimWorkload } from '../core/objects/observed-trim.js';
-import { workloadOfTrainJob, type LifecycleConfig } from '../core/operations/phase.js';
+import { workloadOfTrainJob } from '../core/objects/workloads.js';
+import type { LifecycleConfig } from '../core/operations/observed.js';
 import { classifyRefusal } from '../core/start/refusal-type.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
 

@@ -1,11 +1,9 @@
-// The parts of a TrainJob and a Workload that the decisions after Start read (phase.ts,
-// lifecycle-plans.ts, admission.ts), and nothing else. Activities return objects trimmed so, as
+// The parts of a TrainJob and a Workload that the decisions after Start read (operations/,
+// admission/), and nothing else. Activities return objects trimmed so, as
 // workflow histories record every activity result: a TrainJob as read carries its whole spec
 // (several KB), its trimmed form a few hundred bytes, and the plans decide the same from either.
 import type { ObjectMeta, TrainJob, Workload } from '../../model/kube.js';
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isRecord } from './fields.js';
 
 /** The fields of `from` named in `keys` that are present. */
 function pick(from: unknown, keys: readonly string[]): Record<string, unknown> {

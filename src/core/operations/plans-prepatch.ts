@@ -1,7 +1,7 @@
 // The plans of Open, Hold and Release as they were before the operations became declarative
 // (docs/contract.md §9a; the workflow's patch `operations-declarative`). Kept unchanged for the runs
 // that began before that patch, whose histories replay them (test/histories/02-operations): do not
-// change what they decide. New runs use lifecycle-plans.ts.
+// change what they decide. New runs use plans.ts.
 //
 // Open, Hold and Release (docs/contract.md §9) as decisions: from the objects as read, either a
 // refusal (ErrRejected), Absent, nothing to do (already as wanted), a wait, or the exact writes to
@@ -37,31 +37,17 @@ import type { TrainJob } from '../../model/kube.js';
 import { Annotations } from '../../model/constants.js';
 import { LifecycleAnnotations, LifecycleAnnotationValues, type LifecycleOperation } from '../../model/lifecycle-constants.js';
 import type { TrainJobRef, TrainJobState } from '../../model/lifecycle.js';
-import {
-  describeObject,
-  dispatchLabelProblems,
-  hasGate,
-  isHeldMarked,
-  isSuspended,
-  isWorkloadInactive,
-  observedWorkload,
-  kueueDeactivation,
-  stateOf,
-  type Observed,
-} from './phase.js';
-import {
-  OP_NAMES,
-  removeAnnotation,
-  removeGateOp,
-  setAnnotation,
-  setSpec,
-  writeOf,
-  writesOrDone,
-  type Change,
-  type LifecycleOp,
-  type LifecyclePlan,
-  type PlanOptions,
-} from './planned-writes.js';
+import { describeObject } from '../objects/describe.js';
+import { hasGate, removeGateOp } from '../objects/gates.js';
+import { removeAnnotation, setAnnotation, setSpec } from '../objects/json-patch.js';
+import { writeOf, type Change } from '../objects/planned-write.js';
+import { isWorkloadInactive, kueueDeactivation } from '../objects/workloads.js';
+import { isHeldMarked, isSuspended } from './facts.js';
+import { dispatchLabelProblems } from './identity.js';
+import { observedWorkload, type Observed } from './observed.js';
+import { stateOf } from './phase.js';
+import { OP_NAMES, writesOrDone, type LifecycleOp, type LifecyclePlan, type PlanOptions } from './plan.js';
+
 // ---- The plans
 
 /**

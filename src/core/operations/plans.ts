@@ -6,7 +6,7 @@
 // no longer `write` or `wait`. The plans remember nothing: a repeated operation, in a new run or
 // after a write that landed but whose answer was lost, reads the fact true and answers the same.
 //
-// The two facts (phase.ts): opened (plain, the `opened` annotation, or unsuspended; Kueue, dispatch's
+// The two facts (facts.ts): opened (plain, the `opened` annotation, or unsuspended; Kueue, dispatch's
 // gate gone from admission-gated-by) and held (the `held` annotation is "true").
 // - Open makes opened true. Plain: the `opened` annotation, and spec.suspend !(opened && !held) in
 //   the same patch, so a held TrainJob stays suspended and answers Held. Kueue: the gate removed (the
@@ -24,69 +24,18 @@
 //   one of that UID without dispatch's labels, or a ref outside the configured namespace, is refused.
 import { Annotations } from '../../model/constants.js';
 import type { TrainJob } from '../../model/kube.js';
-import { LifecycleAnnotations, LifecycleAnnotationValues, type LifecycleOperation } from '../../model/lifecycle-constants.js';
+import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../model/lifecycle-constants.js';
 import type { TrainJobRef, TrainJobState } from '../../model/lifecycle.js';
-import {
-  describeObject,
-  dispatchLabelProblems,
-  hasGate,
-  isHeldMarked,
-  isOpened,
-  isOpenedMarked,
-  isSuspended,
-  isWorkloadInactive,
-  kueueDeactivation,
-  observedWorkload,
-  stateOf,
-  type Observed,
-} from './phase.js';
-import {
-  OP_NAMES,
-  pointer,
-  removeAnnotation,
-  removeGateOp,
-  setAnnotation,
-  setSpec,
-  writeOf,
-  writesOrDone,
-  type Change,
-  type LifecycleOp,
-  type LifecyclePlan,
-  type PlanOptions,
-} from './planned-writes.js';
-
-export {
-  applyJsonPatch,
-  JsonPatchError,
-  OP_NAMES,
-  pointer,
-  preconditions,
-  removeGateOp,
-  type LifecycleOp,
-  type LifecyclePlan,
-  type PlannedWrite,
-  type PlanOptions,
-} from './planned-writes.js';
-
-/**
- * Why the operation may not touch the TrainJob of the ref (ErrRejected): a ref of another
- * namespace, or a TrainJob of the ref's UID that is not dispatch's. Empty when it may, and when no
- * TrainJob of that UID was read: that is Absent, not a refusal.
- */
-export function identityRefusals(op: LifecycleOperation, ref: TrainJobRef, observed: Observed): string[] {
-  const head = `${OP_NAMES[op]} of TrainJob ${ref.namespace}/${ref.name}`;
-  if (ref.namespace !== observed.config.namespace) {
-    return [`${head}: dispatch works in namespace ${observed.config.namespace} only`];
-  }
-  const trainJob = observed.trainJob;
-  if (trainJob === undefined || trainJob.metadata?.uid !== ref.uid) return [];
-  const meta = trainJob.metadata;
-  const misplaced =
-    meta.namespace !== ref.namespace || meta.name !== ref.name
-      ? [`${head}: the TrainJob read is ${describeObject('TrainJob', trainJob)}`]
-      : [];
-  return [...misplaced, ...dispatchLabelProblems(trainJob).map((p) => `${head}: ${p}`)];
-}
+import { describeObject } from '../objects/describe.js';
+import { hasGate, removeGateOp } from '../objects/gates.js';
+import { pointer, removeAnnotation, setAnnotation, setSpec } from '../objects/json-patch.js';
+import { writeOf, type Change } from '../objects/planned-write.js';
+import { isWorkloadInactive, kueueDeactivation } from '../objects/workloads.js';
+import { isHeldMarked, isOpened, isOpenedMarked, isSuspended } from './facts.js';
+import { identityRefusals } from './identity.js';
+import { observedWorkload, type Observed } from './observed.js';
+import { stateOf } from './phase.js';
+import { writesOrDone, type LifecycleOp, type LifecyclePlan, type PlanOptions } from './plan.js';
 
 /** Whether the TrainJob has ended: Open and Release answer its state, Hold refuses. */
 const hasEnded = (state: TrainJobState) => state.phase === 'Succeeded' || state.phase === 'Failed';

@@ -1,6 +1,6 @@
 // Step 5 (docs/start.md): a retried Start that finds a runtime copy of its name reuses it only if the copy
 // has no owner and its spec equals the source runtime's; otherwise Start refuses with ErrRejected.
-import type { KubeObject, TrainerRuntime } from '../../model/kube.js';
+import type { TrainerRuntime } from '../../model/kube.js';
 import { deepEqual } from '../objects/deep-equal.js';
 
 /** Why an existing runtime copy may not be reused; empty when it may. */
@@ -15,9 +15,4 @@ export function copyReuseReasons(existing: TrainerRuntime, wanted: TrainerRuntim
     reasons.push(`${where} already exists and its spec differs from the source runtime's`);
   }
   return reasons;
-}
-
-/** Whether an object is being deleted (left by an earlier compensation): wait for it, then create afresh. */
-export function isBeingDeleted(object: KubeObject): boolean {
-  return typeof object.metadata?.deletionTimestamp === 'string';
 }

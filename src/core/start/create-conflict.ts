@@ -7,7 +7,8 @@
 // create of this attempt (docs/contract.md §7).
 import { Annotations, Trainer } from '../../model/constants.js';
 import type { KubeObject, TrainerRuntime, TrainJob } from '../../model/kube.js';
-import { copyReuseReasons, isBeingDeleted } from './copy-reuse.js';
+import { isBeingDeleted } from '../objects/deletion.js';
+import { copyReuseReasons } from './copy-reuse.js';
 import type { RefusalType } from './refusal-type.js';
 
 /** The attempt token an object carries, if any. */

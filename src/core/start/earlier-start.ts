@@ -15,8 +15,8 @@ import { Trainer } from '../../model/constants.js';
 import type { KubeObject, TrainerRuntime, TrainJob } from '../../model/kube.js';
 import { attemptTokenOf } from './create-conflict.js';
 import { deepEqual } from '../objects/deep-equal.js';
-import { isBeingDeleted } from './copy-reuse.js';
-import { takenOverBy } from '../operations/phase.js';
+import { isBeingDeleted } from '../objects/deletion.js';
+import { takenOverBy } from '../operations/facts.js';
 import { compareReadBack } from './readback.js';
 
 /** The owner an existing copy names when it is a candidate: this attempt's copy, owned by its TrainJob. */

@@ -14,7 +14,7 @@
 import type { KubeObject, TrainJob } from '../../model/kube.js';
 import { attemptTokenOf } from './create-conflict.js';
 import type { StartGateConfig } from './earlier-start.js';
-import { takenOverBy } from '../operations/phase.js';
+import { takenOverBy } from '../operations/facts.js';
 import { compareReadBack } from './readback.js';
 
 export type StopObject = 'trainJob' | 'copy';

@@ -13,7 +13,7 @@ import type { V1ClusterRole, V1PolicyRule, V1Role } from '@kubernetes/client-nod
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lifecycleWorkflowId } from '../../../src/core/operations/workflow-ids.js';
 import { startWorkflowId } from '../../../src/client/dispatch-client.js';
-import type { PlannedWrite } from '../../../src/core/operations/plans.js';
+import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
 import { trainJobName } from '../../../src/core/start/names.js';
 import { PROBE_JOB_PREFIX } from '../../../src/core/start/probe.js';
 import type { ConfigInput } from '../../../src/model/config.js';

@@ -8,7 +8,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
 import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import type { PlannedWrite } from '../../../src/core/operations/plans.js';
+import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
 import { fromFailure } from '../../../src/model/errors.js';
 import { config } from '../../golden/cases.js';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
 import type { KubeClients } from '../../../src/activities/kube-clients.js';
 import { isStaleWrite, STALE_WRITE_PAUSE_MS, staleWritePauseMs } from '../../../src/activities/lifecycle-activities.js';
-import type { PlannedWrite } from '../../../src/core/operations/plans.js';
+import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
 import { config } from '../../golden/cases.js';
 
 const PATCH_NOT_APPLIED = 'the server rejected our request due to an error in our request';

@@ -7,7 +7,7 @@ import { earlierOwnerOf, earlierStartReasons } from '../../../src/core/start/ear
 import { renderStart } from '../../../src/core/start/render.js';
 import type { Mode } from '../../../src/model/config.js';
 import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../../src/model/lifecycle-constants.js';
-import { takenOverBy } from '../../../src/core/operations/phase.js';
+import { takenOverBy } from '../../../src/core/operations/facts.js';
 
 /** The caller opened or held it (§7). */
 const isTakenOver = (...args: Parameters<typeof takenOverBy>) => takenOverBy(...args) !== undefined;

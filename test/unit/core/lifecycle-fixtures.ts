@@ -7,7 +7,7 @@ import { Annotations, Dispatch, LabelValues, Labels } from '../../../src/model/c
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
 import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
 import type { Condition, Pod, TrainJobRef } from '../../../src/model/lifecycle.js';
-import type { LifecycleConfig, Observed } from '../../../src/core/operations/phase.js';
+import type { LifecycleConfig, Observed } from '../../../src/core/operations/observed.js';
 import { config, KUEUE } from '../../golden/cases.js';
 
 export const NS = 'ml-jobs';

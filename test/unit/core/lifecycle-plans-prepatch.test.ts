@@ -5,14 +5,10 @@
 // every combination of what may be read.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  applyJsonPatch,
-  JsonPatchError,
-  pointer,
-  type LifecycleOp,
-  type LifecyclePlan,
-  type PlannedWrite,
-} from '../../../src/core/operations/planned-writes.js';
+import { pointer } from '../../../src/core/objects/json-patch.js';
+import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
+import type { LifecycleOp, LifecyclePlan } from '../../../src/core/operations/plan.js';
+import { applyJsonPatch, JsonPatchError } from '../../support/json-patch.js';
 import {
   identityRefusalsPrePatch as identityRefusals,
   planHoldPrePatch as planHold,
@@ -20,8 +16,10 @@ import {
   planOperationPrePatch as planOperation,
   planReleasePrePatch as planRelease,
 } from '../../../src/core/operations/plans-prepatch.js';
-import { kueueDeactivation, phaseOf, type Observed } from '../../../src/core/operations/phase.js';
-import { gatesOf } from '../../../src/core/start/workload.js';
+import { kueueDeactivation } from '../../../src/core/objects/workloads.js';
+import type { Observed } from '../../../src/core/operations/observed.js';
+import { phaseOf } from '../../../src/core/operations/phase.js';
+import { gatesOf } from '../../../src/core/objects/gates.js';
 import { Annotations, Labels } from '../../../src/model/constants.js';
 import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';

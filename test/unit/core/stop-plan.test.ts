@@ -3,7 +3,7 @@
 // and what it would delete is checked against what it may (docs/contract.md §7).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { takenOverBy } from '../../../src/core/operations/phase.js';
+import { takenOverBy } from '../../../src/core/operations/facts.js';
 
 /** The caller opened or held it (§7). */
 const isTakenOver = (...args: Parameters<typeof takenOverBy>) => takenOverBy(...args) !== undefined;

@@ -5,7 +5,7 @@
 // make another writer change the object first.
 import type { Activities } from '../../../../src/activities/index.js';
 import type { WatchAnswer } from '../../../../src/activities/watch-activities.js';
-import { applyJsonPatch, JsonPatchError } from '../../../../src/core/operations/plans.js';
+import { applyJsonPatch, JsonPatchError } from '../../../support/json-patch.js';
 import { validateTrainJobRef } from '../../../../src/core/operations/validate-ref.js';
 import type { Config } from '../../../../src/model/config.js';
 import { DispatchError, toApplicationFailure } from '../../../../src/model/errors.js';

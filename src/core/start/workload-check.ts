@@ -4,19 +4,8 @@
 import type { Config } from '../../model/config.js';
 import { Annotations, Labels } from '../../model/constants.js';
 import type { Workload } from '../../model/kube.js';
-
-/** The label selector that finds the Workload Kueue made for a TrainJob. */
-export function workloadLabelSelector(trainJobUid: string): string {
-  return `${Labels.kueueJobUid}=${trainJobUid}`;
-}
-
-/** Kueue keeps admission-gated-by as a comma-separated list of gates. */
-export function gatesOf(annotation: string | undefined): string[] {
-  return (annotation ?? '')
-    .split(',')
-    .map((gate) => gate.trim())
-    .filter((gate) => gate !== '');
-}
+import { gatesOf } from '../objects/gates.js';
+import { workloadLabelSelector } from '../objects/workloads.js';
 
 /** Why the Workload is not yet as Start needs it; empty when it is. */
 export function checkWorkload(workload: Workload | undefined, trainJobUid: string, config: Config): string[] {
