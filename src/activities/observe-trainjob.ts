@@ -8,7 +8,7 @@ import type { TrainJob, Workload } from '../model/kube.js';
 import type { TrainJobRef } from '../model/lifecycle.js';
 import { trimTrainJob, trimWorkload } from '../core/objects/observed-trim.js';
 import { workloadOfTrainJob } from '../core/objects/workloads.js';
-import type { LifecycleConfig } from '../core/operations/observed.js';
+import type { OperationConfig } from '../core/operations/observed.js';
 import { classifyRefusal } from '../core/start/refusal-type.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
 
@@ -17,7 +17,7 @@ export type KubeRefusal = Extract<KubeAnswer<unknown>, { answered: 'definite' }>
 import { TRAINJOBS, workloads, type ObjectCalls } from './objects.js';
 
 /** The configuration the read needs: the namespace, the mode and Kueue's names and API version. */
-export type ObserveConfig = LifecycleConfig;
+export type ObserveConfig = OperationConfig;
 
 /** The TrainJob of the ref's name and its Workload, trimmed; absent when not found. */
 export interface ObservedObjects {

@@ -4,14 +4,14 @@ import { DispatchError, type ObjectRef } from '../model/errors.js';
 import { KueueConfigSchema, type Config, type Mode } from '../model/config.js';
 import type { KubeObject, TrainJob } from '../model/kube.js';
 import { attemptTokenOf } from '../core/start/create-conflict.js';
-import { decideCopyStop, decideTrainJobStop, stopTargets, type StopDecision, type StopObject } from '../core/start/stop-plan.js';
+import { decideCopyUndo, decideTrainJobUndo, undoTargets, type UndoDecision, type UndoObject } from '../core/start/undo-plan.js';
 import { callsFor, type ActivityEnv } from './context.js';
 import { createOrAdopt } from './create-or-adopt.js';
 import { describeRefusal, type KubeAnswer } from './kube-call.js';
 import { describeObject, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind, type ObjectCalls } from './objects.js';
 import type { CreatedObject } from './runtime-activities.js';
 
-const KINDS: Record<StopObject, NamespacedKind> = { trainJob: TRAINJOBS, copy: TRAINING_RUNTIMES };
+const KINDS: Record<UndoObject, NamespacedKind> = { trainJob: TRAINJOBS, copy: TRAINING_RUNTIMES };
 
 /** Deletes by UID, treating "already gone" and "not ours any more" as done. Unanswered throws (retried). */
 async function deleteOwn(calls: ObjectCalls, kind: NamespacedKind, namespace: string, object: CreatedObject): Promise<string | undefined> {
@@ -58,14 +58,14 @@ export interface StopResult {
 /** How often the stop reads and decides again after a write raced its delete. */
 export const STOP_READS = 5;
 
-type StopOutcome = StopDecision | { do: 'problem'; reason: string };
+type StopOutcome = UndoDecision | { do: 'problem'; reason: string };
 
 /**
  * Reads the object, decides with `decide`, and deletes with the UID and resourceVersion read as
  * preconditions; a 409 (it changed meanwhile: an Open or Hold raced the delete) reads and decides
  * again. A delete answered 404 is done. Unanswered throws (the activity is retried, and re-reads).
  */
-async function stopOne(calls: ObjectCalls, kind: NamespacedKind, namespace: string, name: string, decide: (found: KubeObject | undefined) => StopDecision): Promise<StopOutcome> {
+async function stopOne(calls: ObjectCalls, kind: NamespacedKind, namespace: string, name: string, decide: (found: KubeObject | undefined) => UndoDecision): Promise<StopOutcome> {
   const where = describeObject(kind, namespace, name);
   for (let read = 0; read < STOP_READS; read += 1) {
     const found = await calls.get(kind, namespace, name);
@@ -131,9 +131,9 @@ export function trainJobActivities(env: ActivityEnv) {
     },
 
     /**
-     * Compensation (docs/contract.md §7): stops what the stop plan names (src/core/start/stop-plan.ts):
+     * Compensation (docs/contract.md §7): stops what the undo plan names (src/core/start/undo-plan.ts):
      * this attempt's TrainJob, and the runtime copy too when its owner reference was never set. Each
-     * is read, decided on (decideTrainJobStop, decideCopyStop) and deleted with Background
+     * is read, decided on (decideTrainJobUndo, decideCopyUndo) and deleted with Background
      * propagation and preconditions; a TrainJob the caller took over, or adopted from an earlier
      * run, is left and named in `left`. A definite refusal is ErrOutcomeUnknown: the TrainJob may
      * still exist.
@@ -145,12 +145,12 @@ export function trainJobActivities(env: ActivityEnv) {
       const problems: string[] = [];
       const deleted: string[] = [];
       const left: LeftObject[] = [];
-      for (const target of stopTargets(input)) {
+      for (const target of undoTargets(input)) {
         const knownUid = target.uid;
         const decide =
           target.object === 'trainJob'
             ? (found: KubeObject | undefined) =>
-                decideTrainJobStop(found, {
+                decideTrainJobUndo(found, {
                   token,
                   config,
                   adoptedEarlier: input.adoptedEarlier === true,
@@ -158,7 +158,7 @@ export function trainJobActivities(env: ActivityEnv) {
                   ...(knownUid ? { knownUid } : {}),
                   ...(input.trainJob ? { wanted: input.trainJob } : {}),
                 })
-            : (found: KubeObject | undefined) => decideCopyStop(found, { token, trainJobLeft: left.length > 0, ...(knownUid ? { knownUid } : {}) });
+            : (found: KubeObject | undefined) => decideCopyUndo(found, { token, trainJobLeft: left.length > 0, ...(knownUid ? { knownUid } : {}) });
         const outcome = await stopOne(calls, KINDS[target.object], namespace, name, decide);
         if (outcome.do === 'problem') problems.push(outcome.reason);
         else if (outcome.do === 'delete') deleted.push(describeObject(KINDS[target.object], namespace, name));

@@ -13,7 +13,7 @@ import type { WatchedLists } from '../activities/watched-lists.js';
 import { admissionCheckActivePatch } from '../core/admission/check-active.js';
 import { trainJobsByUid, workloadsToMarkReady } from '../core/admission/workload-ready.js';
 import type { PlannedWrite } from '../core/objects/planned-write.js';
-import type { LifecycleConfig } from '../core/operations/observed.js';
+import type { OperationConfig } from '../core/operations/observed.js';
 import { LabelValues, Labels } from '../model/constants.js';
 import type { KubeObject, TrainJob, Workload } from '../model/kube.js';
 import type { AdmissionCheck } from '../model/lifecycle.js';
@@ -41,7 +41,7 @@ export interface AdmissionCounters {
 
 export interface AdmissionControllerOptions {
   kube: KubeClients;
-  config: LifecycleConfig;
+  config: OperationConfig;
   /** How long one HTTP request may stay unanswered. */
   requestTimeoutMs: number;
   /**

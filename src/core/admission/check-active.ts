@@ -3,7 +3,7 @@ import { ConditionStatus, DispatchAdmissionCheck } from '../../model/lifecycle-c
 import type { AdmissionCheck, Condition, JsonPatchOp } from '../../model/lifecycle.js';
 import { conditionsOf } from '../objects/conditions.js';
 import { pointer, preconditions } from '../objects/json-patch.js';
-import type { LifecycleConfig } from '../operations/observed.js';
+import type { OperationConfig } from '../operations/observed.js';
 import type { ControllerDecision } from './decision.js';
 
 /**
@@ -14,7 +14,7 @@ import type { ControllerDecision } from './decision.js';
  */
 export function admissionCheckActivePatch(
   check: AdmissionCheck,
-  config: LifecycleConfig,
+  config: OperationConfig,
   now: string,
 ): ControllerDecision {
   const name = check.metadata?.name;

@@ -10,7 +10,7 @@ import type { PlannedWrite } from '../objects/planned-write.js';
 import { isWorkloadInactive } from '../objects/workloads.js';
 import { isHeldMarked } from '../operations/facts.js';
 import { dispatchLabelProblems } from '../operations/identity.js';
-import type { LifecycleConfig } from '../operations/observed.js';
+import type { OperationConfig } from '../operations/observed.js';
 import type { ControllerDecision } from './decision.js';
 
 /**
@@ -22,7 +22,7 @@ import type { ControllerDecision } from './decision.js';
 export function readyDecision(
   workload: Workload,
   trainJob: TrainJob | undefined,
-  config: LifecycleConfig,
+  config: OperationConfig,
   now: string,
 ): ControllerDecision {
   const what = describeObject('Workload', workload);
@@ -93,7 +93,7 @@ export function trainJobsByUid(trainJobs: readonly TrainJob[]): Record<string, T
 export function workloadsToMarkReady(
   workloads: readonly Workload[],
   trainJobs: Readonly<Record<string, TrainJob>>,
-  config: LifecycleConfig,
+  config: OperationConfig,
   now: string,
 ): PlannedWrite[] {
   return workloads.flatMap((workload) => {

@@ -6,7 +6,7 @@ import { isBeingDeleted } from '../objects/deletion.js';
 import { describeObject, show } from '../objects/describe.js';
 
 /** What the decisions after Start read of the configuration. */
-export type LifecycleConfig = Pick<Config, 'namespace' | 'mode' | 'kueue'>;
+export type OperationConfig = Pick<Config, 'namespace' | 'mode' | 'kueue'>;
 
 /** The objects as read. The mode is the configuration's, so the two can never disagree. */
 export interface Observed {
@@ -14,7 +14,7 @@ export interface Observed {
   trainJob?: TrainJob;
   /** Kueue mode: the Workload labelled `kueue.x-k8s.io/job-uid=<uid>` (workloadOfTrainJob); ignored in plain mode. */
   workload?: Workload;
-  config: LifecycleConfig;
+  config: OperationConfig;
 }
 
 /**

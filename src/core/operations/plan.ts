@@ -4,8 +4,8 @@ import type { LifecycleOperation } from '../../model/lifecycle-constants.js';
 import type { TrainJobState } from '../../model/lifecycle.js';
 import type { PlannedWrite } from '../objects/planned-write.js';
 
-/** The operations that run by a plan: read, plan, write, read and plan again. */
-export type LifecycleOp = 'open' | 'hold' | 'release';
+/** The operations that change the start gate's facts by a plan: read, plan, write, read and plan again. */
+export type GateOperation = 'open' | 'hold' | 'release';
 
 /** Each operation as its reasons name it. */
 export const OP_NAMES: Record<LifecycleOperation, string> = {
@@ -16,7 +16,7 @@ export const OP_NAMES: Record<LifecycleOperation, string> = {
   watch: 'Watch',
 };
 
-export type LifecyclePlan =
+export type OperationPlan =
   /** ErrRejected: the operation cannot apply to what was read. Nothing is written. `state`: the phase read, when a TrainJob was. */
   | { kind: 'refuse'; reasons: string[]; state?: TrainJobState }
   /** The TrainJob is gone (or being deleted): answer Absent, not an error. */
@@ -33,5 +33,5 @@ export interface PlanOptions {
   resumed?: boolean;
 }
 
-export const writesOrDone = (writes: PlannedWrite[], state: TrainJobState): LifecyclePlan =>
+export const writesOrDone = (writes: PlannedWrite[], state: TrainJobState): OperationPlan =>
   writes.length === 0 ? { kind: 'done', state } : { kind: 'write', writes, state };

@@ -46,7 +46,7 @@ import { isHeldMarked, isSuspended } from './facts.js';
 import { dispatchLabelProblems } from './identity.js';
 import { observedWorkload, type Observed } from './observed.js';
 import { stateOf } from './phase.js';
-import { OP_NAMES, writesOrDone, type LifecycleOp, type LifecyclePlan, type PlanOptions } from './plan.js';
+import { OP_NAMES, writesOrDone, type GateOperation, type OperationPlan, type PlanOptions } from './plan.js';
 
 // ---- The plans
 
@@ -72,16 +72,16 @@ export function identityRefusalsPrePatch(op: LifecycleOperation, ref: TrainJobRe
   return [...reasons, ...dispatchLabelProblems(trainJob).map((p) => `${head}: ${p}`)];
 }
 
-type Decide = (trainJob: TrainJob, observed: Observed, state: TrainJobState) => LifecyclePlan;
+type Decide = (trainJob: TrainJob, observed: Observed, state: TrainJobState) => OperationPlan;
 
 /** The part every operation shares: identity, Absent, and no change to a TrainJob that has ended. */
 function plan(
-  op: LifecycleOp,
+  op: GateOperation,
   ref: TrainJobRef,
   observed: Observed,
   options: PlanOptions,
   decide: Decide,
-): LifecyclePlan {
+): OperationPlan {
   const refusals = identityRefusalsPrePatch(op, ref, observed);
   if (refusals.length > 0) return { kind: 'refuse', reasons: refusals };
   const state = stateOf(ref, observed);
@@ -101,7 +101,7 @@ function plan(
 }
 
 /** Open: plain, spec.suspend false; Kueue, dispatch's gate out of admission-gated-by. */
-export function planOpenPrePatch(ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): LifecyclePlan {
+export function planOpenPrePatch(ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): OperationPlan {
   return plan('open', ref, observed, options, (trainJob, { config }, state) => {
     const gate = config.kueue.gate;
     if (config.mode === 'kueue') {
@@ -125,7 +125,7 @@ export function planOpenPrePatch(ref: TrainJobRef, observed: Observed, options: 
 }
 
 /** Hold: plain, spec.suspend true and held "true" in one patch; Kueue, held "true", then the Workload inactive. */
-export function planHoldPrePatch(ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): LifecyclePlan {
+export function planHoldPrePatch(ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): OperationPlan {
   return plan('hold', ref, observed, options, (trainJob, obs, state) => {
     const mark: Change[] = isHeldMarked(trainJob)
       ? []
@@ -164,7 +164,7 @@ export function planHoldPrePatch(ref: TrainJobRef, observed: Observed, options: 
 }
 
 /** Release: plain, spec.suspend false and held removed in one patch; Kueue, held removed, then the Workload active. */
-export function planReleasePrePatch(ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): LifecyclePlan {
+export function planReleasePrePatch(ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): OperationPlan {
   return plan('release', ref, observed, options, (trainJob, obs, state) => {
     if (state.phase !== 'Held') {
       if (options.resumed === true) return { kind: 'done', state };
@@ -206,10 +206,10 @@ export function planReleasePrePatch(ref: TrainJobRef, observed: Observed, option
 
 /** The plan of an operation by its name. */
 export function planOperationPrePatch(
-  op: LifecycleOp,
+  op: GateOperation,
   ref: TrainJobRef,
   observed: Observed,
   options: PlanOptions = {},
-): LifecyclePlan {
+): OperationPlan {
   return { open: planOpenPrePatch, hold: planHoldPrePatch, release: planReleasePrePatch }[op](ref, observed, options);
 }

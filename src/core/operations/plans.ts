@@ -35,15 +35,15 @@ import { isHeldMarked, isOpened, isOpenedMarked, isSuspended } from './facts.js'
 import { identityRefusals } from './identity.js';
 import { observedWorkload, type Observed } from './observed.js';
 import { stateOf } from './phase.js';
-import { writesOrDone, type LifecycleOp, type LifecyclePlan, type PlanOptions } from './plan.js';
+import { writesOrDone, type GateOperation, type OperationPlan, type PlanOptions } from './plan.js';
 
 /** Whether the TrainJob has ended: Open and Release answer its state, Hold refuses. */
 const hasEnded = (state: TrainJobState) => state.phase === 'Succeeded' || state.phase === 'Failed';
 
-type Decide = (trainJob: TrainJob, observed: Observed, state: TrainJobState) => LifecyclePlan;
+type Decide = (trainJob: TrainJob, observed: Observed, state: TrainJobState) => OperationPlan;
 
 /** The part every operation shares: refusals (with the phase read, if any), and Absent. */
-function plan(op: LifecycleOp, ref: TrainJobRef, observed: Observed, decide: Decide): LifecyclePlan {
+function plan(op: GateOperation, ref: TrainJobRef, observed: Observed, decide: Decide): OperationPlan {
   const refusals = identityRefusals(op, ref, observed);
   const state = stateOf(ref, observed);
   if (refusals.length > 0) {
@@ -92,7 +92,7 @@ function plainChanges(trainJob: TrainJob, facts: PlainFacts): Change[] {
 }
 
 /** Open: makes opened true; a held TrainJob stays held (plain: suspended; Kueue: its Workload inactive). */
-export function planOpen(ref: TrainJobRef, observed: Observed): LifecyclePlan {
+export function planOpen(ref: TrainJobRef, observed: Observed): OperationPlan {
   return plan('open', ref, observed, (trainJob, { config }, state) => {
     if (hasEnded(state)) return { kind: 'done', state };
     if (config.mode === 'plain') {
@@ -107,7 +107,7 @@ export function planOpen(ref: TrainJobRef, observed: Observed): LifecyclePlan {
 }
 
 /** Hold: makes held true. Plain: one patch; Kueue: the held annotation, then the Workload inactive. */
-export function planHold(ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): LifecyclePlan {
+export function planHold(ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): OperationPlan {
   return plan('hold', ref, observed, (trainJob, obs, state) => {
     if (hasEnded(state)) {
       if (options.resumed === true || isHeldMarked(trainJob)) return { kind: 'done', state };
@@ -143,7 +143,7 @@ export function planHold(ref: TrainJobRef, observed: Observed, options: PlanOpti
 }
 
 /** Release: makes held false; a TrainJob never opened returns to Gated. */
-export function planRelease(ref: TrainJobRef, observed: Observed): LifecyclePlan {
+export function planRelease(ref: TrainJobRef, observed: Observed): OperationPlan {
   return plan('release', ref, observed, (trainJob, obs, state) => {
     if (hasEnded(state)) return { kind: 'done', state };
     if (obs.config.mode === 'plain') {
@@ -163,7 +163,7 @@ export function planRelease(ref: TrainJobRef, observed: Observed): LifecyclePlan
 }
 
 /** The plan of an operation by its name. */
-export function planOperation(op: LifecycleOp, ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): LifecyclePlan {
+export function planOperation(op: GateOperation, ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): OperationPlan {
   if (op === 'open') return planOpen(ref, observed);
   if (op === 'hold') return planHold(ref, observed, options);
   return planRelease(ref, observed);

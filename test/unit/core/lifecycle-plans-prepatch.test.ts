@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pointer } from '../../../src/core/objects/json-patch.js';
 import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
-import type { LifecycleOp, LifecyclePlan } from '../../../src/core/operations/plan.js';
+import type { GateOperation, OperationPlan } from '../../../src/core/operations/plan.js';
 import { applyJsonPatch, JsonPatchError } from '../../support/json-patch.js';
 import {
   identityRefusalsPrePatch as identityRefusals,
@@ -49,7 +49,7 @@ const WL_PRE = [
   { op: 'test', path: '/metadata/uid', value: 'wl-uid-1' },
   { op: 'test', path: '/metadata/resourceVersion', value: '200' },
 ];
-const OPS: LifecycleOp[] = ['open', 'hold', 'release'];
+const OPS: GateOperation[] = ['open', 'hold', 'release'];
 
 const bump = <T extends TrainJob | Workload>(object: T): T => ({
   ...object,
@@ -73,9 +73,9 @@ const applyAll = (observed: Observed, writes: PlannedWrite[]) => writes.reduce(a
 
 /** The workflow's loop: plan, write, plan again (resumed), until the plan is not `write`. */
 function run(
-  op: LifecycleOp,
+  op: GateOperation,
   observed: Observed,
-): { first: LifecyclePlan; last: LifecyclePlan; world: Observed; rounds: number } {
+): { first: OperationPlan; last: OperationPlan; world: Observed; rounds: number } {
   const first = planOperation(op, REF, observed);
   let plan = first;
   let world = observed;
@@ -102,7 +102,7 @@ const kueueJob = (
   config: KUEUE_CONFIG,
 });
 
-const writesOf = (plan: LifecyclePlan) => (plan.kind === 'write' ? plan.writes : []);
+const writesOf = (plan: OperationPlan) => (plan.kind === 'write' ? plan.writes : []);
 
 describe('planOpen', () => {
   it('plain: spec.suspend false on a Gated TrainJob', () => {

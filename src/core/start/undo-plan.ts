@@ -1,8 +1,8 @@
 // What the compensation of a Start deletes (docs/contract.md §7): the TrainJob, and the runtime copy
 // too when step 7 never made the TrainJob its owner (else the garbage collector deletes it). The
-// stop reads each object and decides here what to do with what it read; it then deletes with the
+// undo reads each object and decides here what to do with what it read; it then deletes with the
 // UID and resourceVersion it read as preconditions, so that an Open or Hold racing the delete makes
-// the delete fail, and the stop reads and decides again.
+// the delete fail, and the undo reads and decides again.
 //
 // It never deletes what the caller took over: a TrainJob opened or held, or one a retried Start
 // adopted from an earlier run of its attempt, is left as it is, and so is its copy (the TrainJob
@@ -17,15 +17,15 @@ import type { StartGateConfig } from './earlier-start.js';
 import { takenOverBy } from '../operations/facts.js';
 import { compareReadBack } from './readback.js';
 
-export type StopObject = 'trainJob' | 'copy';
+export type UndoObject = 'trainJob' | 'copy';
 
-/** One object the stop deletes: by its known UID, or, without one, looked up by name. */
-export interface StopTarget {
-  object: StopObject;
+/** One object the undo deletes: by its known UID, or, without one, looked up by name. */
+export interface UndoTarget {
+  object: UndoObject;
   uid?: string;
 }
 
-export interface StopState {
+export interface UndoState {
   /** UIDs the workflow learnt from steps 5 and 6. */
   trainJobUid?: string;
   copyUid?: string;
@@ -34,30 +34,30 @@ export interface StopState {
 }
 
 /** The objects to delete, the TrainJob first. */
-export function stopTargets(state: StopState): StopTarget[] {
-  const trainJob: StopTarget = { object: 'trainJob', ...(state.trainJobUid ? { uid: state.trainJobUid } : {}) };
+export function undoTargets(state: UndoState): UndoTarget[] {
+  const trainJob: UndoTarget = { object: 'trainJob', ...(state.trainJobUid ? { uid: state.trainJobUid } : {}) };
   if (state.ownerSet) return [trainJob];
   return [trainJob, { object: 'copy', ...(state.copyUid ? { uid: state.copyUid } : {}) }];
 }
 
 /**
- * What the stop does with one object it read: delete it (with these preconditions), nothing (gone,
+ * What the undo does with one object it read: delete it (with these preconditions), nothing (gone,
  * or not this attempt's), or leave it, this attempt's, for the reason given (the failure says it).
  */
-export type StopDecision =
+export type UndoDecision =
   | { do: 'delete'; uid: string; resourceVersion?: string }
   | { do: 'nothing' }
   | { do: 'leave'; uid: string; reason: string };
 
-/** What the stop knows of this Start when it decides. */
-export interface StopFacts {
+/** What the undo knows of this Start when it decides. */
+export interface UndoFacts {
   /** This attempt's token: an object looked up by name is this attempt's only if it carries it. */
   token: string;
   /** The UID the run learnt for this object, if any. */
   knownUid?: string;
   /**
    * The TrainJob as Start wrote it, which a TrainJob looked up by name must still read back as.
-   * The preflight probe's stop has none: its TrainJob, under a name of its own, only needs the token.
+   * The preflight probe's undo has none: its TrainJob, under a name of its own, only needs the token.
    */
   wanted?: TrainJob;
   config: StartGateConfig;
@@ -67,15 +67,15 @@ export interface StopFacts {
   createBegun: boolean;
 }
 
-const NOTHING: StopDecision = { do: 'nothing' };
+const NOTHING: UndoDecision = { do: 'nothing' };
 
 /** Whether `found` is this attempt's object: the UID the run learnt, or, without one, the token. */
-function isOurs(found: KubeObject, facts: Pick<StopFacts, 'knownUid' | 'token'>): boolean {
+function isOurs(found: KubeObject, facts: Pick<UndoFacts, 'knownUid' | 'token'>): boolean {
   return facts.knownUid ? found.metadata?.uid === facts.knownUid : attemptTokenOf(found) === facts.token;
 }
 
 /** The TrainJob's fate, given what a read by its name found (undefined: 404). */
-export function decideTrainJobStop(found: KubeObject | undefined, facts: StopFacts): StopDecision {
+export function decideTrainJobUndo(found: KubeObject | undefined, facts: UndoFacts): UndoDecision {
   if (found === undefined || !isOurs(found, facts)) return NOTHING;
   const uid = found.metadata?.uid ?? '';
   const where = `TrainJob ${found.metadata?.namespace ?? '?'}/${found.metadata?.name ?? '?'}`;
@@ -94,13 +94,13 @@ export function decideTrainJobStop(found: KubeObject | undefined, facts: StopFac
  * The copy's fate. It goes only when the TrainJob was not left (a TrainJob left runs on it) and it
  * has no owner (an owned copy is the garbage collector's); by lookup, only with this attempt's token.
  */
-export function decideCopyStop(found: KubeObject | undefined, facts: Pick<StopFacts, 'token' | 'knownUid'> & { trainJobLeft: boolean }): StopDecision {
+export function decideCopyUndo(found: KubeObject | undefined, facts: Pick<UndoFacts, 'token' | 'knownUid'> & { trainJobLeft: boolean }): UndoDecision {
   if (found === undefined || !isOurs(found, facts)) return NOTHING;
   if (facts.trainJobLeft || (found.metadata?.ownerReferences ?? []).length > 0) return NOTHING;
   return withPreconditions(found);
 }
 
-function withPreconditions(found: KubeObject): StopDecision {
+function withPreconditions(found: KubeObject): UndoDecision {
   const { uid = '', resourceVersion } = found.metadata ?? {};
   return { do: 'delete', uid, ...(resourceVersion ? { resourceVersion } : {}) };
 }

@@ -1,4 +1,4 @@
-// What the compensation deletes (src/core/start/stop-plan.ts), over generated states and clusters: the
+// What the compensation deletes (src/core/start/undo-plan.ts), over generated states and clusters: the
 // whole stop is replayed as the activity runs it (targets, then a read and a decision for each),
 // and what it would delete is checked against what it may (docs/contract.md §7).
 import fc from 'fast-check';
@@ -10,14 +10,14 @@ const isTakenOver = (...args: Parameters<typeof takenOverBy>) => takenOverBy(...
 import { compareReadBack } from '../../../src/core/start/readback.js';
 import { renderStart } from '../../../src/core/start/render.js';
 import {
-  decideCopyStop,
-  decideTrainJobStop,
-  stopTargets,
-  type StopDecision,
-  type StopFacts,
-  type StopObject,
-  type StopState,
-} from '../../../src/core/start/stop-plan.js';
+  decideCopyUndo,
+  decideTrainJobUndo,
+  undoTargets,
+  type UndoDecision,
+  type UndoFacts,
+  type UndoObject,
+  type UndoState,
+} from '../../../src/core/start/undo-plan.js';
 import type { Config, Mode } from '../../../src/model/config.js';
 import { Annotations, Trainer } from '../../../src/model/constants.js';
 import type { KubeObject, TrainJob } from '../../../src/model/kube.js';
@@ -70,7 +70,7 @@ const copyFound: fc.Arbitrary<KubeObject> = fc
     },
   }));
 
-const state: fc.Arbitrary<StopState & { adoptedEarlier: boolean; step: number }> = fc.record(
+const state: fc.Arbitrary<UndoState & { adoptedEarlier: boolean; step: number }> = fc.record(
   { trainJobUid: uid, copyUid: uid, ownerSet: fc.boolean(), adoptedEarlier: fc.boolean(), step: fc.constantFrom(5, 6, 7, 8, 9) },
   { requiredKeys: ['ownerSet', 'adoptedEarlier', 'step'] },
 );
@@ -83,11 +83,11 @@ const modeAndWorld = modes.chain((mode) => world(mode).map((seen) => ({ mode, se
 const modeAndTrainJob = modes.chain((mode) => trainJobFound(mode).map((found) => ({ mode, found })));
 
 /** The decisions the stop makes, in the order stopTrainJob makes them. */
-function replay(s: StopState & { adoptedEarlier: boolean; step: number }, mode: Mode, seen: Record<StopObject, KubeObject | undefined>) {
+function replay(s: UndoState & { adoptedEarlier: boolean; step: number }, mode: Mode, seen: Record<UndoObject, KubeObject | undefined>) {
   let trainJobLeft = false;
-  return stopTargets(s).map((target) => {
+  return undoTargets(s).map((target) => {
     const knownUid = target.uid;
-    const facts: StopFacts = {
+    const facts: UndoFacts = {
       token: TOKEN,
       config: gateConfig(mode),
       adoptedEarlier: s.adoptedEarlier,
@@ -95,20 +95,20 @@ function replay(s: StopState & { adoptedEarlier: boolean; step: number }, mode: 
       wanted: WANTED[mode],
       ...(knownUid ? { knownUid } : {}),
     };
-    const decision: StopDecision =
+    const decision: UndoDecision =
       target.object === 'trainJob'
-        ? decideTrainJobStop(seen.trainJob, facts)
-        : decideCopyStop(seen.copy, { token: TOKEN, trainJobLeft, ...(knownUid ? { knownUid } : {}) });
+        ? decideTrainJobUndo(seen.trainJob, facts)
+        : decideCopyUndo(seen.copy, { token: TOKEN, trainJobLeft, ...(knownUid ? { knownUid } : {}) });
     if (target.object === 'trainJob' && decision.do === 'leave') trainJobLeft = true;
     return { object: target.object, knownUid, decision };
   });
 }
 
-describe('stopTargets', () => {
+describe('undoTargets', () => {
   it('the TrainJob always, first; the copy exactly when its owner was never set; each by its known UID', () => {
     fc.assert(
       fc.property(state, (s) => {
-        const targets = stopTargets(s);
+        const targets = undoTargets(s);
         expect(targets[0]).toEqual({ object: 'trainJob', ...(s.trainJobUid ? { uid: s.trainJobUid } : {}) });
         expect(targets.map((t) => t.object)).toEqual(s.ownerSet ? ['trainJob'] : ['trainJob', 'copy']);
       }),
@@ -116,7 +116,7 @@ describe('stopTargets', () => {
   });
 
   it('an empty UID counts as unknown (looked up), never as a UID to delete by', () => {
-    expect(stopTargets({ trainJobUid: '', copyUid: '', ownerSet: false })).toEqual([{ object: 'trainJob' }, { object: 'copy' }]);
+    expect(undoTargets({ trainJobUid: '', copyUid: '', ownerSet: false })).toEqual([{ object: 'trainJob' }, { object: 'copy' }]);
   });
 });
 
@@ -136,8 +136,8 @@ describe('the stop decision (docs/contract.md §7: never delete what the caller 
   it('a TrainJob of this attempt taken over or adopted is left with a reason naming it; one not ours is not touched', () => {
     fc.assert(
       fc.property(modeAndTrainJob, fc.boolean(), fc.option(uid, { nil: undefined }), ({ mode, found }, adoptedEarlier, knownUid) => {
-        const facts: StopFacts = { token: TOKEN, config: gateConfig(mode), adoptedEarlier, createBegun: true, wanted: WANTED[mode], ...(knownUid ? { knownUid } : {}) };
-        const decision = decideTrainJobStop(found, facts);
+        const facts: UndoFacts = { token: TOKEN, config: gateConfig(mode), adoptedEarlier, createBegun: true, wanted: WANTED[mode], ...(knownUid ? { knownUid } : {}) };
+        const decision = decideTrainJobUndo(found, facts);
         const ours = knownUid ? found.metadata.uid === knownUid : found.metadata.annotations?.[Annotations.attemptToken] === TOKEN;
         if (!ours) expect(decision).toEqual({ do: 'nothing' });
         else if (adoptedEarlier || isTakenOver(found, gateConfig(mode))) {
@@ -150,7 +150,7 @@ describe('the stop decision (docs/contract.md §7: never delete what the caller 
   it('by lookup (no UID learnt), deletes only a TrainJob of this token still as Start wrote it, and only once its create began', () => {
     fc.assert(
       fc.property(modeAndTrainJob, fc.boolean(), ({ mode, found }, createBegun) => {
-        const decision = decideTrainJobStop(found, { token: TOKEN, config: gateConfig(mode), adoptedEarlier: false, createBegun, wanted: WANTED[mode] });
+        const decision = decideTrainJobUndo(found, { token: TOKEN, config: gateConfig(mode), adoptedEarlier: false, createBegun, wanted: WANTED[mode] });
         const asWritten = compareReadBack(WANTED[mode], found, mode).length === 0 && !isTakenOver(found, gateConfig(mode));
         const deletes = found.metadata.annotations?.[Annotations.attemptToken] === TOKEN && createBegun && asWritten;
         expect(decision.do === 'delete').toBe(deletes);
@@ -163,7 +163,7 @@ describe('the stop decision (docs/contract.md §7: never delete what the caller 
     fc.assert(
       fc.property(modeAndTrainJob, fc.boolean(), ({ mode, found }, adoptedEarlier) => {
         const knownUid = found.metadata.uid!;
-        const decision = decideTrainJobStop(found, { token: TOKEN, knownUid, config: gateConfig(mode), adoptedEarlier, createBegun: true, wanted: WANTED[mode] });
+        const decision = decideTrainJobUndo(found, { token: TOKEN, knownUid, config: gateConfig(mode), adoptedEarlier, createBegun: true, wanted: WANTED[mode] });
         const deletes = !adoptedEarlier && !isTakenOver(found, gateConfig(mode));
         expect(decision).toEqual(
           deletes ? { do: 'delete', uid: knownUid, resourceVersion: found.metadata.resourceVersion } : expect.objectContaining({ do: 'leave', uid: knownUid }),
@@ -173,15 +173,15 @@ describe('the stop decision (docs/contract.md §7: never delete what the caller 
   });
 
   it('a TrainJob gone, or of another UID than the one learnt, is nothing to do', () => {
-    const facts: StopFacts = { token: TOKEN, knownUid: 'uid-a', config: gateConfig('plain'), adoptedEarlier: false, createBegun: true };
-    expect(decideTrainJobStop(undefined, facts)).toEqual({ do: 'nothing' });
-    expect(decideTrainJobStop({ metadata: { uid: 'uid-b', annotations: { [Annotations.attemptToken]: TOKEN } } }, facts)).toEqual({ do: 'nothing' });
+    const facts: UndoFacts = { token: TOKEN, knownUid: 'uid-a', config: gateConfig('plain'), adoptedEarlier: false, createBegun: true };
+    expect(decideTrainJobUndo(undefined, facts)).toEqual({ do: 'nothing' });
+    expect(decideTrainJobUndo({ metadata: { uid: 'uid-b', annotations: { [Annotations.attemptToken]: TOKEN } } }, facts)).toEqual({ do: 'nothing' });
   });
 
   it('the copy: never one with an owner, never one without this token when looked up, never while its TrainJob is left', () => {
     fc.assert(
       fc.property(copyFound, fc.option(uid, { nil: undefined }), fc.boolean(), (found, knownUid, trainJobLeft) => {
-        const decision = decideCopyStop(found, { token: TOKEN, trainJobLeft, ...(knownUid ? { knownUid } : {}) });
+        const decision = decideCopyUndo(found, { token: TOKEN, trainJobLeft, ...(knownUid ? { knownUid } : {}) });
         const ours = knownUid ? found.metadata!.uid === knownUid : found.metadata!.annotations?.[Annotations.attemptToken] === TOKEN;
         const deletes = ours && !trainJobLeft && (found.metadata!.ownerReferences ?? []).length === 0;
         expect(decision).toEqual(deletes ? { do: 'delete', uid: found.metadata!.uid, resourceVersion: '7' } : { do: 'nothing' });
