@@ -1,10 +1,30 @@
-// The AdmissionCheck reconciler's decision: dispatch's AdmissionCheck is kept `Active: True`.
+// The AdmissionCheck reconciler's decision: dispatch's AdmissionCheck is kept `Active: True`, as
+// each of Kueue's own admission check controllers keeps its checks active.
 import { ConditionStatus, DispatchAdmissionCheck } from '../../model/lifecycle-constants.js';
-import type { AdmissionCheck, Condition, JsonPatchOp } from '../../model/lifecycle.js';
-import { conditionsOf } from '../objects/conditions.js';
-import { pointer, preconditions } from '../objects/json-patch.js';
+import type { AdmissionCheck, Condition } from '../../model/lifecycle.js';
+import { conditionOf, setConditionOps } from '../objects/conditions.js';
+import { preconditions } from '../objects/json-patch.js';
 import type { OperationConfig } from '../operations/observed.js';
 import type { ControllerDecision } from './decision.js';
+
+/** Whether the AdmissionCheck is for dispatch's controller (spec.controllerName), as Kueue's controllers pick theirs. */
+export const isDispatchController = (check: AdmissionCheck): boolean =>
+  check.spec?.controllerName === DispatchAdmissionCheck.controllerName;
+
+/** The `Active` condition as dispatch sets it; its time is kept while it stays True. */
+function activeCondition(current: Condition | undefined, generation: number | undefined, now: string): Condition {
+  return {
+    type: DispatchAdmissionCheck.activeCondition,
+    status: ConditionStatus.true,
+    reason: DispatchAdmissionCheck.activeReason,
+    message: DispatchAdmissionCheck.activeMessage,
+    lastTransitionTime:
+      current?.status === ConditionStatus.true && typeof current.lastTransitionTime === 'string'
+        ? current.lastTransitionTime
+        : now,
+    ...(generation !== undefined ? { observedGeneration: generation } : {}),
+  };
+}
 
 /**
  * Keeps dispatch's AdmissionCheck `Active: True` (reason `Ready`): a patch of its status when the
@@ -22,57 +42,20 @@ export function admissionCheckActivePatch(
   if (name !== config.kueue.admissionCheck) {
     return { action: 'none', reason: `${what}: not kueue.admissionCheck (${config.kueue.admissionCheck})` };
   }
-  const controller = check.spec?.controllerName;
-  if (controller !== DispatchAdmissionCheck.controllerName) {
+  if (!isDispatchController(check)) {
     return {
       action: 'none',
-      reason: `${what}: spec.controllerName is ${JSON.stringify(controller)}, not ${DispatchAdmissionCheck.controllerName}: not dispatch's to keep active`,
+      reason: `${what}: spec.controllerName is ${JSON.stringify(check.spec?.controllerName)}, not ${DispatchAdmissionCheck.controllerName}: not dispatch's to keep active`,
     };
   }
   const generation = typeof check.metadata?.generation === 'number' ? check.metadata.generation : undefined;
-  const conditions = conditionsOf(check);
-  const index = conditions.findIndex((c) => c.type === DispatchAdmissionCheck.activeCondition);
-  const current = conditions[index];
+  const current = conditionOf(check, DispatchAdmissionCheck.activeCondition);
   if (
     current?.status === ConditionStatus.true &&
     current.reason === DispatchAdmissionCheck.activeReason &&
     (generation === undefined || current.observedGeneration === generation)
   ) {
     return { action: 'none', reason: `${what}: already ${DispatchAdmissionCheck.activeCondition}` };
-  }
-  const condition: Condition = {
-    type: DispatchAdmissionCheck.activeCondition,
-    status: ConditionStatus.true,
-    reason: DispatchAdmissionCheck.activeReason,
-    message: DispatchAdmissionCheck.activeMessage,
-    lastTransitionTime:
-      current?.status === ConditionStatus.true && typeof current.lastTransitionTime === 'string'
-        ? current.lastTransitionTime
-        : now,
-    ...(generation !== undefined ? { observedGeneration: generation } : {}),
-  };
-  // conditionsOf skips malformed entries, so its indexes are the list's only when none was skipped;
-  // otherwise the list is written whole, the well-formed conditions kept.
-  const raw = check.status?.conditions;
-  const wellFormed = Array.isArray(raw) && raw.length === conditions.length;
-  let ops: JsonPatchOp[];
-  if (typeof check.status !== 'object' || check.status === null) {
-    ops = [{ op: 'add', path: pointer('status'), value: { conditions: [condition] } }];
-  } else if (!wellFormed) {
-    ops = [
-      {
-        op: 'add',
-        path: pointer('status', 'conditions'),
-        value: [...conditions.filter((c) => c.type !== condition.type), condition],
-      },
-    ];
-  } else if (index < 0) {
-    ops = [{ op: 'add', path: pointer('status', 'conditions', '-'), value: condition }];
-  } else {
-    ops = [
-      { op: 'test', path: pointer('status', 'conditions', index, 'type'), value: condition.type },
-      { op: 'replace', path: pointer('status', 'conditions', index), value: condition },
-    ];
   }
   return {
     action: 'patch',
@@ -81,7 +64,7 @@ export function admissionCheckActivePatch(
       name,
       uid: check.metadata?.uid ?? '',
       subresource: 'status',
-      patch: [...preconditions(check), ...ops],
+      patch: [...preconditions(check), ...setConditionOps(check, activeCondition(current, generation, now))],
       summary: `${what}: condition ${DispatchAdmissionCheck.activeCondition} True (${DispatchAdmissionCheck.activeReason})`,
     },
   };
