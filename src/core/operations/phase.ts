@@ -20,6 +20,7 @@
 // - Queued (Kueue mode only): opened, and neither admitted nor unsuspended.
 import { Annotations } from '../../model/constants.js';
 import { ConditionStatus, LifecycleAnnotations, LifecycleAnnotationValues, WorkloadConditions } from '../../model/lifecycle-constants.js';
+import type { TrainJob, Workload } from '../../model/kube.js';
 import type { Phase, TrainJobRef, TrainJobState } from '../../model/lifecycle.js';
 import { conditionOf, showCondition } from '../objects/conditions.js';
 import { isBeingDeleted } from '../objects/deletion.js';
@@ -28,7 +29,7 @@ import { specOf } from '../objects/fields.js';
 import { hasGate } from '../objects/gates.js';
 import { checkStateOf, isWorkloadInactive } from '../objects/workloads.js';
 import { isHeldMarked, isOpenedMarked, isSuspended } from './facts.js';
-import { observedWorkload, type Observed } from './observed.js';
+import { observedWorkload, type Observed, type OperationConfig } from './observed.js';
 import { terminalOf } from './terminal.js';
 
 export interface PhaseView {
@@ -60,23 +61,36 @@ export function phaseOf(observed: Observed): PhaseView {
       `${what} is being deleted (deletionTimestamp ${String(trainJob.metadata.deletionTimestamp)})`,
     );
   }
-  const heldReason = `${what}: annotation ${LifecycleAnnotations.held} is "${LifecycleAnnotationValues.held}"`;
+  return observed.config.mode === 'plain'
+    ? view(...plainPhase(trainJob, held))
+    : view(...kueuePhase(trainJob, workload, held, observed.config));
+}
+
+/** A phase and its reasons. */
+type Decided = [Phase, ...string[]];
+
+const heldReason = (what: string) => `${what}: annotation ${LifecycleAnnotations.held} is "${LifecycleAnnotationValues.held}"`;
+
+/** Plain mode, a TrainJob neither ended nor being deleted: Held, Gated or Running (see the head of this file). */
+function plainPhase(trainJob: TrainJob, held: boolean): Decided {
+  const what = describeObject('TrainJob', trainJob);
   const unsuspended = !isSuspended(trainJob);
-
-  if (observed.config.mode === 'plain') {
-    if (held) {
-      return view(
-        'Held',
-        heldReason,
-        ...(unsuspended ? [`${what}: held, yet spec.suspend is not true: the Hold is not finished`] : []),
-      );
-    }
-    if (!unsuspended) {
-      return view('Gated', `${what}: spec.suspend is true and it is not held: ${isOpenedMarked(trainJob) ? `opened (annotation ${LifecycleAnnotations.opened}), yet suspended by someone else` : 'never opened'}`);
-    }
-    return view('Running', `${what}: spec.suspend is ${show(specOf(trainJob).suspend)}`);
+  if (held) {
+    return [
+      'Held',
+      heldReason(what),
+      ...(unsuspended ? [`${what}: held, yet spec.suspend is not true: the Hold is not finished`] : []),
+    ];
   }
+  if (!unsuspended) {
+    return ['Gated', `${what}: spec.suspend is true and it is not held: ${isOpenedMarked(trainJob) ? `opened (annotation ${LifecycleAnnotations.opened}), yet suspended by someone else` : 'never opened'}`];
+  }
+  return ['Running', `${what}: spec.suspend is ${show(specOf(trainJob).suspend)}`];
+}
 
+/** Kueue mode, likewise: Held, Gated, Running or Queued, from the TrainJob and its Workload (see the head of this file). */
+function kueuePhase(trainJob: TrainJob, workload: Workload | undefined, held: boolean, config: OperationConfig): Decided {
+  const what = describeObject('TrainJob', trainJob);
   const wl = describeObject('Workload', workload);
   const inactive = workload !== undefined && isWorkloadInactive(workload);
   if (held) {
@@ -86,31 +100,28 @@ export function phaseOf(observed: Observed): PhaseView {
         : inactive
           ? [`${wl}: spec.active is false`]
           : [`${wl}: spec.active is not false yet: the Hold is not finished`];
-    return view('Held', heldReason, ...pending);
+    return ['Held', heldReason(what), ...pending];
   }
   if (inactive) {
-    return view(
+    return [
       'Held',
       `${wl}: spec.active is false (not by Kueue) and the TrainJob is not marked held: a Release not finished, or stopped by hand`,
-    );
+    ];
   }
-  const gate = observed.config.kueue.gate;
+  const gate = config.kueue.gate;
   if (hasGate(trainJob, gate)) {
-    return view(
-      'Gated',
-      `${what}: annotation ${Annotations.kueueAdmissionGatedBy} holds ${gate}: never opened`,
-    );
+    return ['Gated', `${what}: annotation ${Annotations.kueueAdmissionGatedBy} holds ${gate}: never opened`];
   }
   const admitted = conditionOf(workload, WorkloadConditions.admitted);
-  if (admitted?.status === ConditionStatus.true) return view('Running', `${wl}: ${showCondition(admitted)}`);
-  if (unsuspended) return view('Running', `${what}: spec.suspend is ${show(specOf(trainJob).suspend)}`);
-  if (workload === undefined) return view('Queued', `${what}: opened; no Workload of this TrainJob yet`);
+  if (admitted?.status === ConditionStatus.true) return ['Running', `${wl}: ${showCondition(admitted)}`];
+  if (!isSuspended(trainJob)) return ['Running', `${what}: spec.suspend is ${show(specOf(trainJob).suspend)}`];
+  if (workload === undefined) return ['Queued', `${what}: opened; no Workload of this TrainJob yet`];
   const reserved = conditionOf(workload, WorkloadConditions.quotaReserved);
-  const check = checkStateOf(workload, observed.config.kueue.admissionCheck);
-  return view(
+  const check = checkStateOf(workload, config.kueue.admissionCheck);
+  return [
     'Queued',
-    `${wl}: not admitted: ${reserved === undefined ? `no condition ${WorkloadConditions.quotaReserved}` : showCondition(reserved)}; admission check ${observed.config.kueue.admissionCheck} is ${show(check?.state)}`,
-  );
+    `${wl}: not admitted: ${reserved === undefined ? `no condition ${WorkloadConditions.quotaReserved}` : showCondition(reserved)}; admission check ${config.kueue.admissionCheck} is ${show(check?.state)}`,
+  ];
 }
 
 /**
