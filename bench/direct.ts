@@ -6,9 +6,9 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../src/activities/index.js';
 import { createKubeClients, loadKubeConfig } from '../src/kube/clients.js';
 import { SettingsSource } from '../src/activities/settings-activities.js';
-import { compareReadBack } from '../src/core/readback.js';
-import { planStart } from '../src/core/plan.js';
-import { validate } from '../src/core/validate.js';
+import { compareReadBack } from '../src/core/start/readback.js';
+import { planStart } from '../src/core/start/plan.js';
+import { validate } from '../src/core/start/validate.js';
 import type { Config } from '../src/model/config.js';
 import type { StartRequest } from '../src/model/request.js';
 

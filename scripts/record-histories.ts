@@ -23,7 +23,7 @@ import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { createKubeClients, loadKubeConfig, type KubeClients } from '../src/kube/clients.js';
 import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
 import { parseConfig } from '../src/config/load-config.js';
-import { trainJobName } from '../src/core/names.js';
+import { trainJobName } from '../src/core/start/names.js';
 import { adminAccess } from '../dev/harness/cluster.js';
 import { FaultProxy, type FaultRule, type ProxiedRequest } from '../dev/harness/fault-proxy.js';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../dev/harness/kube-access.js';

@@ -1,9 +1,9 @@
 // The Kubernetes calls of Open, Hold, Release and Stop (docs/contract.md §9): read the TrainJob and
 // its Workload, make one planned write, delete by UID. What to write is decided by the workflow
-// from what was read (src/core/lifecycle-plans.ts); these only carry it out and say what answered.
+// from what was read (src/core/operations/plans.ts); these only carry it out and say what answered.
 import { Context } from '@temporalio/activity';
 import type { TrainJobRef } from '../model/lifecycle.js';
-import type { PlannedWrite } from '../core/lifecycle-plans.js';
+import type { PlannedWrite } from '../core/objects/planned-write.js';
 import { isStaleWrite, sendPlannedWrite } from '../kube/planned-write.js';
 import { callsFor, sleep, type ActivityEnv } from './context.js';
 import { describeRefusal } from '../kube/call.js';

@@ -2,8 +2,8 @@
 import { KueueConfigSchema, type Config, type Mode } from '../model/config.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { TrainerRuntime, TrainJob } from '../model/kube.js';
-import { earlierOwnerOf, earlierStartReasons, type StartGateConfig } from '../core/earlier-start.js';
-import type { RuntimeName } from '../core/validated.js';
+import { earlierOwnerOf, earlierStartReasons, type StartGateConfig } from '../core/start/earlier-start.js';
+import type { RuntimeName } from '../core/start/validated.js';
 import { callsFor, createWaits, type ActivityEnv } from './context.js';
 import { createOrAdopt } from '../kube/create-or-adopt.js';
 import { fetchRuntime } from '../kube/read-runtime.js';
@@ -19,7 +19,7 @@ export interface CreatedCopy extends CreatedObject {
   reused: boolean;
   /**
    * The UID of the TrainJob an earlier run of this attempt made and the caller has not taken over
-   * (src/core/earlier-start.ts): steps 6-9 adopt it, and the compensation never deletes it.
+   * (src/core/start/earlier-start.ts): steps 6-9 adopt it, and the compensation never deletes it.
    */
   earlierTrainJobUid?: string;
 }
@@ -34,7 +34,7 @@ export function runtimeActivities(env: ActivityEnv) {
      * Step 5. Creates the copy. A copy of the name left by an earlier call of this Start is reused
      * when it has no owner and the same spec; one being deleted is waited for, then created afresh.
      * Given the TrainJob this Start writes, a copy owned by the TrainJob an earlier, finished run of
-     * this attempt made is reused too (src/core/earlier-start.ts); steps 6-9 then adopt that TrainJob.
+     * this attempt made is reused too (src/core/start/earlier-start.ts); steps 6-9 then adopt that TrainJob.
      * `kueue` names dispatch's gate, to tell an opened TrainJob (absent from inputs recorded before
      * it: the default gate).
      */

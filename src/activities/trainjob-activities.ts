@@ -2,7 +2,7 @@
 import { Trainer } from '../model/constants.js';
 import { DispatchError } from '../model/errors.js';
 import type { TrainJob } from '../model/kube.js';
-import { attemptTokenOf } from '../core/create-conflict.js';
+import { attemptTokenOf } from '../core/start/create-conflict.js';
 import { callsFor, createWaits, type ActivityEnv } from './context.js';
 import { createOrAdopt } from '../kube/create-or-adopt.js';
 import { describeRefusal, type KubeAnswer } from '../kube/call.js';

@@ -1,17 +1,17 @@
 // Start's compensation, its undo (docs/contract.md §7): deletes what this attempt created, as the
-// stop plan names it (src/core/stop-plan.ts). Not the Stop operation (StopTrainJob, which deletes a
+// stop plan names it (src/core/start/undo-plan.ts). Not the Stop operation (StopTrainJob, which deletes a
 // started TrainJob on request: operation-activities.ts). It is registered under the activity name
 // `stopTrainJob`, which every recorded history names: that name never changes.
 import type { Config, Mode } from '../model/config.js';
 import { KueueConfigSchema } from '../model/config.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { KubeObject, TrainJob } from '../model/kube.js';
-import { decideCopyStop, decideTrainJobStop, stopTargets, type StopDecision, type StopObject } from '../core/stop-plan.js';
+import { decideCopyUndo, decideTrainJobUndo, undoTargets, type UndoDecision, type UndoObject } from '../core/start/undo-plan.js';
 import { describeObject, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind, type ObjectCalls } from '../kube/objects.js';
 import { describeRefusal } from '../kube/call.js';
 import { callsFor, type ActivityEnv } from './context.js';
 
-const KINDS: Record<StopObject, NamespacedKind> = { trainJob: TRAINJOBS, copy: TRAINING_RUNTIMES };
+const KINDS: Record<UndoObject, NamespacedKind> = { trainJob: TRAINJOBS, copy: TRAINING_RUNTIMES };
 
 export interface UndoStartInput {
   namespace: string;
@@ -51,14 +51,14 @@ export interface UndoStartResult {
 /** How often the undo reads and decides again after a write raced its delete. */
 export const STOP_READS = 5;
 
-type UndoOutcome = StopDecision | { do: 'problem'; reason: string };
+type UndoOutcome = UndoDecision | { do: 'problem'; reason: string };
 
 /**
  * Reads the object, decides with `decide`, and deletes with the UID and resourceVersion read as
  * preconditions; a 409 (it changed meanwhile: an Open or Hold raced the delete) reads and decides
  * again. A delete answered 404 is done. Unanswered throws (the activity is retried, and re-reads).
  */
-async function undoOne(calls: ObjectCalls, kind: NamespacedKind, namespace: string, name: string, decide: (found: KubeObject | undefined) => StopDecision): Promise<UndoOutcome> {
+async function undoOne(calls: ObjectCalls, kind: NamespacedKind, namespace: string, name: string, decide: (found: KubeObject | undefined) => UndoDecision): Promise<UndoOutcome> {
   const where = describeObject(kind, namespace, name);
   for (let read = 0; read < STOP_READS; read += 1) {
     const found = await calls.get(kind, namespace, name);
@@ -75,9 +75,9 @@ async function undoOne(calls: ObjectCalls, kind: NamespacedKind, namespace: stri
 
 export function undoStartActivities(env: ActivityEnv) {
     /**
-     * Compensation (docs/contract.md §7): stops what the stop plan names (src/core/stop-plan.ts):
+     * Compensation (docs/contract.md §7): stops what the stop plan names (src/core/start/undo-plan.ts):
      * this attempt's TrainJob, and the runtime copy too when its owner reference was never set. Each
-     * is read, decided on (decideTrainJobStop, decideCopyStop) and deleted with Background
+     * is read, decided on (decideTrainJobUndo, decideCopyUndo) and deleted with Background
      * propagation and preconditions; a TrainJob the caller took over, or adopted from an earlier
      * run, is left and named in `left`. A definite refusal is ErrOutcomeUnknown: the TrainJob may
      * still exist.
@@ -89,12 +89,12 @@ export function undoStartActivities(env: ActivityEnv) {
       const problems: string[] = [];
       const deleted: string[] = [];
       const left: LeftObject[] = [];
-      for (const target of stopTargets(input)) {
+      for (const target of undoTargets(input)) {
         const knownUid = target.uid;
         const decide =
           target.object === 'trainJob'
             ? (found: KubeObject | undefined) =>
-                decideTrainJobStop(found, {
+                decideTrainJobUndo(found, {
                   token,
                   config,
                   adoptedEarlier: input.adoptedEarlier === true,
@@ -102,7 +102,7 @@ export function undoStartActivities(env: ActivityEnv) {
                   ...(knownUid ? { knownUid } : {}),
                   ...(input.trainJob ? { wanted: input.trainJob } : {}),
                 })
-            : (found: KubeObject | undefined) => decideCopyStop(found, { token, trainJobLeft: left.length > 0, ...(knownUid ? { knownUid } : {}) });
+            : (found: KubeObject | undefined) => decideCopyUndo(found, { token, trainJobLeft: left.length > 0, ...(knownUid ? { knownUid } : {}) });
         const outcome = await undoOne(calls, KINDS[target.object], namespace, name, decide);
         if (outcome.do === 'problem') problems.push(outcome.reason);
         else if (outcome.do === 'delete') deleted.push(describeObject(KINDS[target.object], namespace, name));

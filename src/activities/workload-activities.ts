@@ -6,7 +6,7 @@ import type { Config } from '../model/config.js';
 import { toMillis, parseGoDuration } from '../model/duration.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { Workload } from '../model/kube.js';
-import { checkWorkload } from '../core/workload.js';
+import { checkWorkload } from '../core/start/workload-check.js';
 import { sleepOrWake } from './context.js';
 import { describeRefusal } from '../kube/call.js';
 import type { WorkloadChecks } from '../kube/workload-checks.js';

@@ -30,8 +30,8 @@ async function act(output: Output, action: () => Promise<string>): Promise<void>
 
 /** Without --runtime: step 2 against the cluster, after the allow-list, as Start does it. */
 async function runtimeFromCluster(config: Config, request: unknown) {
-  const { validate } = await import('../core/validate.js');
-  const { allowListRefusal } = await import('../core/refusals.js');
+  const { validate } = await import('../core/start/validate.js');
+  const { allowListRefusal } = await import('../core/start/refusals.js');
   const { createKubeClients, loadKubeConfig } = await import('../kube/clients.js');
   const { ObjectCalls } = await import('../kube/objects.js');
   const { fetchRuntime } = await import('../kube/read-runtime.js');

@@ -8,10 +8,10 @@ import { fromFailure, type DispatchError } from '../model/errors.js';
 import type { JobSpec, StartRequest } from '../model/request.js';
 import type { BackendGates, Capabilities, FindResult, StartResult } from '../model/results.js';
 import { startWorkflowIdPrefix, type Operation } from '../model/workflows.js';
-import { trainJobName } from '../core/names.js';
-import { validateTrainJobRef } from '../core/validate-ref.js';
+import { trainJobName } from '../core/start/names.js';
+import { validateTrainJobRef } from '../core/operations/validate-ref.js';
 import type { Outcome, TrainJobRef, TrainJobState } from '../model/lifecycle.js';
-import { validate } from '../core/validate.js';
+import { validate } from '../core/start/validate.js';
 import type { KubeClients } from '../kube/clients.js';
 import { OperationWorkflows, Workflows } from '../contract/workflows.js';
 

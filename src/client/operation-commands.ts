@@ -6,7 +6,7 @@ import { parseGoDuration, toMillis } from '../model/duration.js';
 import { DispatchError } from '../model/errors.js';
 import type { Operation } from '../model/workflows.js';
 import type { TrainJobRef, TrainJobState } from '../model/lifecycle.js';
-import { stateOf } from '../core/phase.js';
+import { stateOf } from '../core/operations/phase.js';
 import { createKubeClients, loadKubeConfig } from '../kube/clients.js';
 import { KubeUnanswered } from '../kube/call.js';
 import { ObjectCalls } from '../kube/objects.js';

@@ -6,7 +6,7 @@
 import { text } from 'node:stream/consumers';
 import { parseDocument, readDocument } from '../config/load-config.js';
 import type { TrainJobRef } from '../model/lifecycle.js';
-import { validateTrainJobRef } from '../core/validate-ref.js';
+import { validateTrainJobRef } from '../core/operations/validate-ref.js';
 
 export interface RefOptions {
   ref?: string;

@@ -19,8 +19,9 @@ import {
   type Operation,
   type WorkflowKey,
 } from '../model/workflows.js';
-import { lifecycleWorkflowId } from '../core/lifecycle-ids.js';
-import { operationSummary, startSummary } from '../core/summary.js';
+import { lifecycleWorkflowId } from '../core/operations/workflow-ids.js';
+import { operationSummary } from '../core/operations/summary.js';
+import { startSummary } from '../core/start/summary.js';
 
 /** What a Start's id, summary and search attributes are built from. */
 export interface StartSubject {

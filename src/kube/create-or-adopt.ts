@@ -1,8 +1,8 @@
 // The create of steps 5 and 6: create; on 409 read what is there and let the pure decision
-// (src/core/create-conflict.ts) say whether to create again, wait for a deletion, adopt or refuse.
-import { decideConflict, type ConflictRule, type Refuse } from '../core/create-conflict.js';
-import { classifyRefusal } from '../core/refusal-type.js';
-import { isRuntimeCacheLag, runtimeLagBudgetMs, runtimeLagPauseMs } from '../core/runtime-lag.js';
+// (src/core/start/create-conflict.ts) say whether to create again, wait for a deletion, adopt or refuse.
+import { decideConflict, type ConflictRule, type Refuse } from '../core/start/create-conflict.js';
+import { classifyRefusal } from '../core/start/refusal-type.js';
+import { isRuntimeCacheLag, runtimeLagBudgetMs, runtimeLagPauseMs } from '../core/start/runtime-lag.js';
 import type { KubeObject } from '../model/kube.js';
 import { describeRefusal } from './call.js';
 import { describeObject, type NamespacedKind, type ObjectCalls } from './objects.js';

@@ -1,7 +1,7 @@
 // The planned-write sender: one JSON patch, planned by the pure core from what was read, sent to
 // where its kind and subresource say. The operations' activity and the admission check controller
 // both write through this, and read a stale answer the same way.
-import type { PlannedWrite } from '../core/lifecycle-plans.js';
+import type { PlannedWrite } from '../core/objects/planned-write.js';
 import type { KubeObject } from '../model/kube.js';
 import type { KubeAnswer } from './call.js';
 import { admissionChecks, TRAINJOBS, workloads, type ObjectCalls } from './objects.js';

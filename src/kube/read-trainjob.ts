@@ -6,9 +6,10 @@ import { Labels } from '../model/constants.js';
 import { DispatchError } from '../model/errors.js';
 import type { TrainJob, Workload } from '../model/kube.js';
 import type { TrainJobRef } from '../model/lifecycle.js';
-import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
-import { workloadOfTrainJob, type LifecycleConfig } from '../core/phase.js';
-import { classifyRefusal } from '../core/refusal-type.js';
+import { trimTrainJob, trimWorkload } from '../core/objects/observed-trim.js';
+import { workloadOfTrainJob } from '../core/objects/workloads.js';
+import { type OperationConfig } from '../core/operations/observed.js';
+import { classifyRefusal } from '../core/start/refusal-type.js';
 import { describeRefusal, type KubeAnswer } from './call.js';
 
 /** A definite answer that refused a call. */
@@ -16,7 +17,7 @@ export type KubeRefusal = Extract<KubeAnswer<unknown>, { answered: 'definite' }>
 import { TRAINJOBS, workloads, type ObjectCalls } from './objects.js';
 
 /** The configuration the read needs: the namespace, the mode and Kueue's names and API version. */
-export type ObserveConfig = LifecycleConfig;
+export type ObserveConfig = OperationConfig;
 
 /** The TrainJob of the ref's name and its Workload, trimmed; absent when not found. */
 export interface ObservedObjects {

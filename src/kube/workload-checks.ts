@@ -3,7 +3,7 @@
 // times a second instead of 1,000.
 import { Labels } from '../model/constants.js';
 import type { Workload } from '../model/kube.js';
-import { ownWorkload } from '../core/phase.js';
+import { ownWorkload } from '../core/objects/workloads.js';
 import { labelInSelector, MAX_VALUES } from './batched-lists.js';
 import type { KubeAnswer } from './call.js';
 import { workloads } from './objects.js';

@@ -6,8 +6,8 @@ import { DispatchError } from '../model/errors.js';
 import type { Operation } from '../model/workflows.js';
 import type { Phase, TrainJobRef } from '../model/lifecycle.js';
 import { DispatchPhase, DispatchTrainJob } from '../model/search-attributes.js';
-import { OP_NAMES } from '../core/lifecycle-plans.js';
-import { operationSummary } from '../core/summary.js';
+import { OP_NAMES } from '../core/operations/plan.js';
+import { operationSummary } from '../core/operations/summary.js';
 
 export interface OperationProgress {
   operation: Operation;

@@ -6,8 +6,8 @@ import { CancellationScope, isCancellation, patched, uuid4, workflowInfo } from 
 import { Probe } from '../model/constants.js';
 import { DispatchError, type ErrorType } from '../model/errors.js';
 import type { BackendGates } from '../model/results.js';
-import { attemptToken, trainJobName } from '../core/names.js';
-import { probeJobId, probeRequest } from '../core/probe.js';
+import { attemptToken, trainJobName } from '../core/start/names.js';
+import { probeJobId, probeRequest } from '../core/start/probe.js';
 import { activitiesFor, getSettings, type StartActivities } from './activity-proxies.js';
 import { classify } from './failures.js';
 import { ProgressReporter } from './progress.js';

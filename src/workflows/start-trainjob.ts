@@ -3,9 +3,9 @@
 import { isCancellation } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
 import type { StartResult } from '../model/results.js';
-import { trainJobName } from '../core/names.js';
-import { startSummary } from '../core/summary.js';
-import { gateRefusal } from '../core/refusals.js';
+import { trainJobName } from '../core/start/names.js';
+import { startSummary } from '../core/start/summary.js';
+import { gateRefusal } from '../core/start/refusals.js';
 import { prepareStart } from './activity-proxies.js';
 import { asWorkflowFailure } from './failures.js';
 import { ProgressReporter } from './progress.js';

@@ -6,7 +6,7 @@
 // after an ok answer, the TrainJob an admin read found right then (the checker compares them).
 import type { KubeClients } from '../../src/kube/clients.js';
 import type { DispatchKubeflowClient } from '../../src/client/dispatch-client.js';
-import { trainJobName } from '../../src/core/names.js';
+import { trainJobName } from '../../src/core/start/names.js';
 import { Trainer } from '../../src/model/constants.js';
 import { DispatchError } from '../../src/model/errors.js';
 import type { Outcome, TrainJobRef, TrainJobState } from '../../src/model/lifecycle.js';

@@ -19,7 +19,7 @@ import { Kueue, Trainer } from '../../src/model/constants.js';
 import type { ErrorType } from '../../src/model/errors.js';
 import { parseGoDuration, toMillis } from '../../src/model/duration.js';
 import { createKubeClients } from '../../src/kube/clients.js';
-import { trainJobName } from '../../src/core/names.js';
+import { trainJobName } from '../../src/core/start/names.js';
 import { startRequest } from '../support/requests.js';
 import { stackInfo } from '../integration/support/context.js';
 import { FakeKueue } from '../integration/support/fake-kueue.js';

@@ -20,10 +20,10 @@ import { rule } from '../support/rule-reasons.js';
 import { keyOf, type Json } from '../support/runtimes.js';
 import { dispatchSuite } from '../support/suite.js';
 import { sampleRuntime, trainerObjects } from '../support/trainer.js';
-import { renderProbe } from '../../../src/core/probe.js';
-import { attemptToken } from '../../../src/core/names.js';
+import { renderProbe } from '../../../src/core/start/probe.js';
+import { attemptToken } from '../../../src/core/start/names.js';
 
-/** A probe's TrainJob (and copy) name: a JobID of its own run, submission 1 (src/core/probe.ts). */
+/** A probe's TrainJob (and copy) name: a JobID of its own run, submission 1 (src/core/start/probe.ts). */
 const PROBE_NAME = /^dj-0000000000dspatch[0-9a-z]{9}-s1$/;
 
 /** The name of the TrainJob the latest probe of the namespace created. */

@@ -9,7 +9,7 @@ import { createActivities } from '../../../src/activities/index.js';
 import type { KubeClients } from '../../../src/kube/clients.js';
 import { STALE_WRITE_PAUSE_MS, staleWritePauseMs } from '../../../src/activities/operation-activities.js';
 import { isStaleWrite } from '../../../src/kube/planned-write.js';
-import type { PlannedWrite } from '../../../src/core/lifecycle-plans.js';
+import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
 import { config } from '../../golden/cases.js';
 
 const PATCH_NOT_APPLIED = 'the server rejected our request due to an error in our request';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
 import type { KubeClients } from '../../../src/kube/clients.js';
 import type { UndoStartInput } from '../../../src/activities/undo-start-activities.js';
-import { renderStart } from '../../../src/core/render.js';
+import { renderStart } from '../../../src/core/start/render.js';
 import type { KubeObject, TrainJob } from '../../../src/model/kube.js';
 import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../../src/model/lifecycle-constants.js';
 import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';

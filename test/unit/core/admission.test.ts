@@ -1,18 +1,14 @@
-// The admission check controller's decisions and Watch's outcome (src/core/admission.ts,
+// The admission check controller's decisions and Watch's outcome (src/core/admission/, src/core/operations/watch-outcome.ts,
 // docs/contract.md §9): examples of each rule, and properties over the Workloads and TrainJobs a
 // pass may read, with the patches applied as the API server would (applyJsonPatch).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  admissionCheckActivePatch,
-  exitCodeOf,
-  readyDecision,
-  trainJobsByUid,
-  watchOutcome,
-  workloadsToMarkReady,
-} from '../../../src/core/admission.js';
-import { applyJsonPatch, JsonPatchError, type PlannedWrite } from '../../../src/core/lifecycle-plans.js';
-import { stateOf } from '../../../src/core/phase.js';
+import { admissionCheckActivePatch } from '../../../src/core/admission/check-active.js';
+import { readyDecision, trainJobsByUid, workloadsToMarkReady } from '../../../src/core/admission/workload-ready.js';
+import { exitCodeOf, watchOutcome } from '../../../src/core/operations/watch-outcome.js';
+import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
+import { applyJsonPatch, JsonPatchError } from '../../support/json-patch.js';
+import { stateOf } from '../../../src/core/operations/phase.js';
 import { Labels } from '../../../src/model/constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
 import { OutcomeSchema, type AdmissionCheck } from '../../../src/model/lifecycle.js';

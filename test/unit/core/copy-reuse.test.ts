@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { copyReuseReasons, isBeingDeleted } from '../../../src/core/copy-reuse.js';
-import { deepEqual } from '../../../src/core/deep-equal.js';
+import { isBeingDeleted } from '../../../src/core/objects/deletion.js';
+import { copyReuseReasons } from '../../../src/core/start/copy-reuse.js';
+import { deepEqual } from '../../../src/core/objects/deep-equal.js';
 import type { TrainerRuntime } from '../../../src/model/kube.js';
 
 const copy = (spec: Record<string, unknown>, owners: { kind: string; name: string }[] = []): TrainerRuntime => ({

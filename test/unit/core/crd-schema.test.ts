@@ -1,7 +1,7 @@
 // The CRD validator the render tests rely on: it must refuse what the API server would refuse or
 // prune, or "validates against the CRD" would prove nothing.
 import { describe, expect, it } from 'vitest';
-import { renderStart } from '../../../src/core/render.js';
+import { renderStart } from '../../../src/core/start/render.js';
 import type { TrainJob } from '../../../src/model/kube.js';
 import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
 import {

@@ -1,9 +1,9 @@
-// The create-on-409 decision of steps 5 and 6 (src/core/create-conflict.ts), over generated
+// The create-on-409 decision of steps 5 and 6 (src/core/start/create-conflict.ts), over generated
 // observations: whatever the read after the 409 saw, and whichever step's rule applies.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideConflict, refersTo, type Conflict, type ConflictRule } from '../../../src/core/create-conflict.js';
-import { deepEqual } from '../../../src/core/deep-equal.js';
+import { decideConflict, refersTo, type Conflict, type ConflictRule } from '../../../src/core/start/create-conflict.js';
+import { deepEqual } from '../../../src/core/objects/deep-equal.js';
 import { Annotations, Trainer } from '../../../src/model/constants.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 

@@ -1,13 +1,13 @@
-// Step 5 of a retried Start whose attempt already succeeded in an earlier run (src/core/earlier-start.ts):
+// Step 5 of a retried Start whose attempt already succeeded in an earlier run (src/core/start/earlier-start.ts):
 // the copy owned by the attempt's own, unopened TrainJob is this attempt's; anything else keeps the
 // seed's refusal of an owned copy.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { earlierOwnerOf, earlierStartReasons } from '../../../src/core/earlier-start.js';
-import { renderStart } from '../../../src/core/render.js';
+import { earlierOwnerOf, earlierStartReasons } from '../../../src/core/start/earlier-start.js';
+import { renderStart } from '../../../src/core/start/render.js';
 import type { Mode } from '../../../src/model/config.js';
 import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../../src/model/lifecycle-constants.js';
-import { takenOverBy } from '../../../src/core/phase.js';
+import { takenOverBy } from '../../../src/core/operations/facts.js';
 
 /** The caller opened or held it (§7). */
 const isTakenOver = (...args: Parameters<typeof takenOverBy>) => takenOverBy(...args) !== undefined;

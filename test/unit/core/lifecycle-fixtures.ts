@@ -7,7 +7,7 @@ import { Annotations, Dispatch, LabelValues, Labels } from '../../../src/model/c
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
 import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
 import type { Condition, Pod, TrainJobRef } from '../../../src/model/lifecycle.js';
-import type { LifecycleConfig, Observed } from '../../../src/core/phase.js';
+import type { OperationConfig, Observed } from '../../../src/core/operations/observed.js';
 import { config, KUEUE } from '../../golden/cases.js';
 
 export const NS = 'ml-jobs';
@@ -21,9 +21,9 @@ export const CHECK = 'dispatch';
 export const T0 = '2026-01-01T00:00:00Z';
 export const T1 = '2026-01-01T00:05:00Z';
 
-export const PLAIN: LifecycleConfig = config();
-export const KUEUE_CONFIG: LifecycleConfig = config(KUEUE);
-export const configOf = (mode: 'plain' | 'kueue'): LifecycleConfig =>
+export const PLAIN: OperationConfig = config();
+export const KUEUE_CONFIG: OperationConfig = config(KUEUE);
+export const configOf = (mode: 'plain' | 'kueue'): OperationConfig =>
   mode === 'plain' ? PLAIN : KUEUE_CONFIG;
 
 export const DISPATCH_LABELS = {

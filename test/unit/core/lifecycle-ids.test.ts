@@ -2,17 +2,7 @@
 // they take and answer (src/model/lifecycle.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  holdWorkflowId,
-  lifecycleWorkflowId,
-  lifecycleWorkflowIdPrefix,
-  lifecycleWorkflowType,
-  openWorkflowId,
-  parseLifecycleWorkflowId,
-  releaseWorkflowId,
-  stopWorkflowId,
-  watchWorkflowId,
-} from '../../../src/core/lifecycle-ids.js';
+import { holdWorkflowId, lifecycleWorkflowId, lifecycleWorkflowIdPrefix, lifecycleWorkflowType, openWorkflowId, parseLifecycleWorkflowId, releaseWorkflowId, stopWorkflowId, watchWorkflowId } from '../../../src/core/operations/workflow-ids.js';
 import { OPERATIONS } from '../../../src/model/workflows.js';
 import { OutcomeSchema, TrainJobRefSchema, TrainJobStateSchema } from '../../../src/model/lifecycle.js';
 

@@ -1,27 +1,25 @@
 // The plans of Open, Hold and Release from before the patch `operations-declarative`
-// (src/core/lifecycle-plans-prepatch.ts), which the runs begun before it replay: unchanged. The writes a
+// (src/core/operations/plans-prepatch.ts), which the runs begun before it replay: unchanged. The writes a
 // plan makes are applied as the API server would (applyJsonPatch, resourceVersion bumped per
 // write), and the result planned again: examples of the exact patches, then properties over
 // every combination of what may be read.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  applyJsonPatch,
-  JsonPatchError,
-  pointer,
-  type LifecycleOp,
-  type LifecyclePlan,
-  type PlannedWrite,
-} from '../../../src/core/planned-writes.js';
+import { pointer } from '../../../src/core/objects/json-patch.js';
+import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
+import type { GateOperation, OperationPlan } from '../../../src/core/operations/plan.js';
+import { applyJsonPatch, JsonPatchError } from '../../support/json-patch.js';
 import {
   identityRefusalsPrePatch as identityRefusals,
   planHoldPrePatch as planHold,
   planOpenPrePatch as planOpen,
   planOperationPrePatch as planOperation,
   planReleasePrePatch as planRelease,
-} from '../../../src/core/lifecycle-plans-prepatch.js';
-import { kueueDeactivation, phaseOf, type Observed } from '../../../src/core/phase.js';
-import { gatesOf } from '../../../src/core/workload.js';
+} from '../../../src/core/operations/plans-prepatch.js';
+import { kueueDeactivation } from '../../../src/core/objects/workloads.js';
+import type { Observed } from '../../../src/core/operations/observed.js';
+import { phaseOf } from '../../../src/core/operations/phase.js';
+import { gatesOf } from '../../../src/core/objects/gates.js';
 import { Annotations, Labels } from '../../../src/model/constants.js';
 import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
@@ -51,7 +49,7 @@ const WL_PRE = [
   { op: 'test', path: '/metadata/uid', value: 'wl-uid-1' },
   { op: 'test', path: '/metadata/resourceVersion', value: '200' },
 ];
-const OPS: LifecycleOp[] = ['open', 'hold', 'release'];
+const OPS: GateOperation[] = ['open', 'hold', 'release'];
 
 const bump = <T extends TrainJob | Workload>(object: T): T => ({
   ...object,
@@ -75,9 +73,9 @@ const applyAll = (observed: Observed, writes: PlannedWrite[]) => writes.reduce(a
 
 /** The workflow's loop: plan, write, plan again (resumed), until the plan is not `write`. */
 function run(
-  op: LifecycleOp,
+  op: GateOperation,
   observed: Observed,
-): { first: LifecyclePlan; last: LifecyclePlan; world: Observed; rounds: number } {
+): { first: OperationPlan; last: OperationPlan; world: Observed; rounds: number } {
   const first = planOperation(op, REF, observed);
   let plan = first;
   let world = observed;
@@ -104,7 +102,7 @@ const kueueJob = (
   config: KUEUE_CONFIG,
 });
 
-const writesOf = (plan: LifecyclePlan) => (plan.kind === 'write' ? plan.writes : []);
+const writesOf = (plan: OperationPlan) => (plan.kind === 'write' ? plan.writes : []);
 
 describe('planOpen', () => {
   it('plain: spec.suspend false on a Gated TrainJob', () => {

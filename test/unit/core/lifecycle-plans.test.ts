@@ -1,23 +1,19 @@
-// Open, Hold and Release as declarative plans (src/core/lifecycle-plans.ts, docs/contract.md §9a).
+// Open, Hold and Release as declarative plans (src/core/operations/plans.ts, docs/contract.md §9a).
 // The writes a plan makes are applied as the API server would (applyJsonPatch, resourceVersion
 // bumped per write) and the result planned again, as the workflow does. Replanned without
 // `resumed`, as after a write that landed but whose answer was lost: the re-read finds the fact
 // true. Examples of the exact patches, then properties over everything that may be read.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  applyJsonPatch,
-  identityRefusals,
-  JsonPatchError,
-  planHold,
-  planOpen,
-  planOperation,
-  planRelease,
-  type LifecycleOp,
-  type LifecyclePlan,
-  type PlannedWrite,
-} from '../../../src/core/lifecycle-plans.js';
-import { isHeldMarked, isOpened, isSuspended, isWorkloadInactive, kueueDeactivation, phaseOf, type Observed } from '../../../src/core/phase.js';
+import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
+import { identityRefusals } from '../../../src/core/operations/identity.js';
+import type { GateOperation, OperationPlan } from '../../../src/core/operations/plan.js';
+import { planHold, planOpen, planOperation, planRelease } from '../../../src/core/operations/plans.js';
+import { applyJsonPatch, JsonPatchError } from '../../support/json-patch.js';
+import { isWorkloadInactive, kueueDeactivation } from '../../../src/core/objects/workloads.js';
+import { isHeldMarked, isOpened, isSuspended } from '../../../src/core/operations/facts.js';
+import type { Observed } from '../../../src/core/operations/observed.js';
+import { phaseOf } from '../../../src/core/operations/phase.js';
 import { Annotations, Labels } from '../../../src/model/constants.js';
 import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
@@ -32,7 +28,7 @@ const TJ_PRE = [
   { op: 'test', path: '/metadata/uid', value: REF.uid },
   { op: 'test', path: '/metadata/resourceVersion', value: '100' },
 ];
-const OPS: LifecycleOp[] = ['open', 'hold', 'release'];
+const OPS: GateOperation[] = ['open', 'hold', 'release'];
 
 const bump = <T extends TrainJob | Workload>(object: T): T => ({
   ...object,
@@ -49,7 +45,7 @@ const applyAll = (observed: Observed, writes: PlannedWrite[]) => writes.reduce(a
  * The workflow's loop, each write's answer lost: plan, write, read and plan again never told it
  * has written (no `resumed`), until the plan is not `write`.
  */
-function run(op: LifecycleOp, observed: Observed): { first: LifecyclePlan; last: LifecyclePlan; world: Observed } {
+function run(op: GateOperation, observed: Observed): { first: OperationPlan; last: OperationPlan; world: Observed } {
   const first = planOperation(op, REF, observed);
   let plan = first;
   let world = observed;
@@ -67,7 +63,7 @@ const kueueJob = (shape: Parameters<typeof trainJob>[0] = {}, wl: Workload | nul
   ...(wl ? { workload: wl } : {}),
   config: KUEUE_CONFIG,
 });
-const writesOf = (plan: LifecyclePlan) => (plan.kind === 'write' ? plan.writes : []);
+const writesOf = (plan: OperationPlan) => (plan.kind === 'write' ? plan.writes : []);
 const complete = condition('Complete', 'True', 'AllJobsCompleted', '', T1);
 const failed = condition('Failed', 'True', 'FailedJobs', '', T1);
 
@@ -170,7 +166,7 @@ describe('answers instead of refusals', () => {
 
 describe('the plans over everything they may read', () => {
   const arb = fc.tuple(fc.constantFrom(...OPS), arbObserved);
-  const ended = (plan: LifecyclePlan) => plan.kind === 'done' && ['Succeeded', 'Failed'].includes(plan.state.phase);
+  const ended = (plan: OperationPlan) => plan.kind === 'done' && ['Succeeded', 'Failed'].includes(plan.state.phase);
 
   it('a plan converges without being told it wrote (answers lost), and repeating it answers the same state, writing nothing', () => {
     fc.assert(

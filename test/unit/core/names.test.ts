@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { attemptToken, comment, epochPrefix, trainJobName } from '../../../src/core/names.js';
+import { attemptToken, comment, epochPrefix, trainJobName } from '../../../src/core/start/names.js';
 import { Dispatch, Limits } from '../../../src/model/constants.js';
 import { JOB_ID_PATTERN } from '../../../src/model/request.js';
 import { jobIdArb, submissionArb } from '../../golden/requests.js';

@@ -1,13 +1,16 @@
 // Activities return the TrainJob and the Workload trimmed to what the decisions read
-// (src/core/observed-trim.ts), since workflow histories record every result. Trimming must never
+// (src/core/objects/observed-trim.ts), since workflow histories record every result. Trimming must never
 // change a decision: the phase, Watch's outcome, each plan's writes and the admission check
 // controller's writes are the same from the trimmed objects as from the whole ones.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { watchOutcome, workloadsToMarkReady } from '../../../src/core/admission.js';
-import { planOperation, type LifecycleOp } from '../../../src/core/lifecycle-plans.js';
-import { trimTrainJob, trimWorkload } from '../../../src/core/observed-trim.js';
-import { stateOf, type Observed } from '../../../src/core/phase.js';
+import { workloadsToMarkReady } from '../../../src/core/admission/workload-ready.js';
+import { watchOutcome } from '../../../src/core/operations/watch-outcome.js';
+import type { GateOperation } from '../../../src/core/operations/plan.js';
+import { planOperation } from '../../../src/core/operations/plans.js';
+import { trimTrainJob, trimWorkload } from '../../../src/core/objects/observed-trim.js';
+import type { Observed } from '../../../src/core/operations/observed.js';
+import { stateOf } from '../../../src/core/operations/phase.js';
 import { arbObserved, REF, T1, trainJob, workload } from './lifecycle-fixtures.js';
 
 const trimmed = (observed: Observed): Observed => ({
@@ -29,7 +32,7 @@ describe('trimTrainJob, trimWorkload', () => {
 
   it('change no decision: state, Watch outcome, every plan and the controller writes are the same', () => {
     fc.assert(
-      fc.property(arbObserved, fc.constantFrom<LifecycleOp>('open', 'hold', 'release'), fc.boolean(), (observed, op, resumed) => {
+      fc.property(arbObserved, fc.constantFrom<GateOperation>('open', 'hold', 'release'), fc.boolean(), (observed, op, resumed) => {
         const small = trimmed(observed);
         expect(stateOf(REF, small)).toEqual(stateOf(REF, observed));
         expect(planOperation(op, REF, small, { resumed })).toEqual(planOperation(op, REF, observed, { resumed }));

@@ -1,15 +1,12 @@
-// A TrainJob's phase after Start (src/core/phase.ts, docs/contract.md §9), from the objects as read:
+// A TrainJob's phase after Start (src/core/operations/phase.ts, docs/contract.md §9), from the objects as read:
 // examples of every phase in both modes, then properties over every combination of what is read.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  dispatchLabelProblems,
-  phaseOf,
-  stateOf,
-  terminalOf,
-  workloadOfTrainJob,
-  type Observed,
-} from '../../../src/core/phase.js';
+import { workloadOfTrainJob } from '../../../src/core/objects/workloads.js';
+import { dispatchLabelProblems } from '../../../src/core/operations/identity.js';
+import type { Observed } from '../../../src/core/operations/observed.js';
+import { phaseOf, stateOf } from '../../../src/core/operations/phase.js';
+import { terminalOf } from '../../../src/core/operations/terminal.js';
 import { Labels } from '../../../src/model/constants.js';
 import { LifecycleAnnotations, PHASES } from '../../../src/model/lifecycle-constants.js';
 import { CRDS, crdValidator, validateTrainJob } from '../../support/crd-schema.js';

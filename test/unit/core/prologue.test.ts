@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROLOGUE, trainerCommand } from '../../../src/core/prologue.js';
+import { PROLOGUE, trainerCommand } from '../../../src/core/start/prologue.js';
 import { Dispatch, EnvVars, Limits } from '../../../src/model/constants.js';
 import { noNulArb } from '../../golden/requests.js';
 

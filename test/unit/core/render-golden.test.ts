@@ -4,8 +4,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { renderProbe } from '../../../src/core/probe.js';
-import { renderStart, type RenderedStart } from '../../../src/core/render.js';
+import { renderProbe } from '../../../src/core/start/probe.js';
+import { renderStart, type RenderedStart } from '../../../src/core/start/render.js';
 import { GOLDEN_CASES, GOLDEN_DIR, loadInputRuntime, validOf, type GoldenCase } from '../../golden/cases.js';
 import { validateTrainingRuntime, validateTrainJob } from '../../support/crd-schema.js';
 

@@ -2,14 +2,14 @@
 // "The runtime copy", and docs/contract.md §3 and §4.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { attemptToken } from '../../../src/core/names.js';
-import { PROLOGUE } from '../../../src/core/prologue.js';
+import { attemptToken } from '../../../src/core/start/names.js';
+import { PROLOGUE } from '../../../src/core/start/prologue.js';
 import {
   activeDeadlineSeconds,
   compareBytes,
   decimalQuantity,
   renderStart,
-} from '../../../src/core/render.js';
+} from '../../../src/core/start/render.js';
 import {
   Annotations,
   Dispatch,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { validate, validateCapabilitiesRequest } from '../../../src/core/validate.js';
+import { validate, validateCapabilitiesRequest } from '../../../src/core/start/validate.js';
 import { DispatchError } from '../../../src/model/errors.js';
 
 type Json = Record<string, unknown>;

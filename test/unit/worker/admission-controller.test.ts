@@ -7,7 +7,7 @@ import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { KubeClients } from '../../../src/kube/clients.js';
 import { WatchedLists } from '../../../src/kube/watched-lists.js';
-import { applyJsonPatch, JsonPatchError } from '../../../src/core/lifecycle-plans.js';
+import { applyJsonPatch, JsonPatchError } from '../../support/json-patch.js';
 import { LabelValues, Labels } from '../../../src/model/constants.js';
 import type { KubeObject, Workload } from '../../../src/model/kube.js';
 import type { JsonPatchOp } from '../../../src/model/lifecycle.js';

@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SettingsSource } from '../../../src/activities/settings-activities.js';
 import { parseConfig } from '../../../src/config/load-config.js';
-import { gateRefusal } from '../../../src/core/refusals.js';
+import { gateRefusal } from '../../../src/core/start/refusals.js';
 import { nextPreflightMs, preflightLoop, probeBoundMs, sleepUnlessAborted, UNPROVEN_RETRY_MS } from '../../../src/worker/preflight.js';
 
 const HOUR = 3_600_000;

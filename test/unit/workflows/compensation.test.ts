@@ -13,7 +13,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import type { UndoStartInput } from '../../../src/activities/undo-start-activities.js';
-import { attemptToken, trainJobName } from '../../../src/core/names.js';
+import { attemptToken, trainJobName } from '../../../src/core/start/names.js';
 import type { FailureDetails, ObjectRef } from '../../../src/model/errors.js';
 import type { StartResult } from '../../../src/model/results.js';
 import {

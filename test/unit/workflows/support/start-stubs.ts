@@ -8,7 +8,7 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Activities } from '../../../../src/activities/index.js';
 import { UNANSWERED } from '../../../../src/activities/failures.js';
-import { validate } from '../../../../src/core/validate.js';
+import { validate } from '../../../../src/core/start/validate.js';
 import { ConfigSchema, type Config, type ConfigInput } from '../../../../src/model/config.js';
 import { DispatchError, toApplicationFailure, type ErrorType } from '../../../../src/model/errors.js';
 import type { TrainerRuntime, TrainJob } from '../../../../src/model/kube.js';
