@@ -8,7 +8,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { createKubeClients } from '../src/kube/clients.js';
 import type { Operation } from '../src/model/workflows.js';
-import type { Outcome, TrainJobRef, TrainJobState } from '../src/model/lifecycle.js';
+import type { Outcome, TrainJobRef, TrainJobState } from '../src/model/operations.js';
 import { kubeConfigFor } from '../dev/harness/kube-access.js';
 import { refOf, runFor } from '../test/integration/lifecycle/support.js';
 import { podsOfJob } from '../test/integration/support/lifecycle.js';

@@ -33,7 +33,7 @@ import type { ConfigInput } from '../src/model/config.js';
 import { Trainer } from '../src/model/constants.js';
 import { fromFailure } from '../src/model/errors.js';
 import type { Operation } from '../src/model/workflows.js';
-import type { TrainJobRef } from '../src/model/lifecycle.js';
+import type { TrainJobRef } from '../src/model/operations.js';
 import type { StartRequest } from '../src/model/request.js';
 import type { BackendGates } from '../src/model/results.js';
 import { createDispatchWorker } from '../src/worker/dispatch-worker.js';

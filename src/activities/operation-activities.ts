@@ -2,7 +2,7 @@
 // its Workload, make one planned write, delete by UID. What to write is decided by the workflow
 // from what was read (src/core/operations/plans.ts); these only carry it out and say what answered.
 import { Context } from '@temporalio/activity';
-import type { TrainJobRef } from '../model/lifecycle.js';
+import type { TrainJobRef } from '../model/operations.js';
 import type { PlannedWrite } from '../core/objects/planned-write.js';
 import { isStaleWrite, sendPlannedWrite } from '../kube/planned-write.js';
 import { callsFor, sleep, type ActivityEnv } from './context.js';

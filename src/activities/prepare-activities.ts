@@ -8,7 +8,7 @@ import type { CapabilitiesQuery } from '../core/start/validate.js';
 import { validate, validateCapabilitiesRequest } from '../core/start/validate.js';
 import type { ValidRequest } from '../core/start/validated.js';
 import { validateTrainJobRef } from '../core/operations/validate-ref.js';
-import type { TrainJobRef } from '../model/lifecycle.js';
+import type { TrainJobRef } from '../model/operations.js';
 import { settingsOf, type Settings, type SettingsView } from './settings-activities.js';
 
 export interface PreparedStart {

@@ -10,7 +10,7 @@ import type { BackendGates, Capabilities, FindResult, StartResult } from '../mod
 import { startWorkflowIdPrefix, type Operation } from '../model/workflows.js';
 import { trainJobName } from '../core/start/names.js';
 import { validateTrainJobRef } from '../core/operations/validate-ref.js';
-import type { Outcome, TrainJobRef, TrainJobState } from '../model/lifecycle.js';
+import type { Outcome, TrainJobRef, TrainJobState } from '../model/operations.js';
 import { validate } from '../core/start/validate.js';
 import type { KubeClients } from '../kube/clients.js';
 import { OperationWorkflows, Workflows } from '../contract/workflows.js';

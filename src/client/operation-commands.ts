@@ -5,7 +5,7 @@ import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { DispatchError } from '../model/errors.js';
 import type { Operation } from '../model/workflows.js';
-import type { TrainJobRef, TrainJobState } from '../model/lifecycle.js';
+import type { TrainJobRef, TrainJobState } from '../model/operations.js';
 import { stateOf } from '../core/operations/phase.js';
 import { createKubeClients, loadKubeConfig } from '../kube/clients.js';
 import { KubeUnanswered } from '../kube/call.js';

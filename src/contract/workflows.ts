@@ -6,7 +6,7 @@
 // free of zod (workflow code must not load it).
 import type { SearchAttributePair } from '@temporalio/common';
 import { z } from 'zod';
-import { TrainJobRefSchema, TrainJobStateSchema, OutcomeSchema, type TrainJobRef } from '../model/lifecycle.js';
+import { TrainJobRefSchema, TrainJobStateSchema, OutcomeSchema, type TrainJobRef } from '../model/operations.js';
 import { CapabilitiesRequestSchema, StartRequestSchema, type StartRequest } from '../model/request.js';
 import { BackendGatesSchema, CapabilitiesSchema, StartResultSchema } from '../model/results.js';
 import { DispatchJobId, DispatchTrainJob } from '../model/search-attributes.js';

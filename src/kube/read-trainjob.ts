@@ -5,7 +5,7 @@
 import { Labels } from '../model/constants.js';
 import { DispatchError } from '../model/errors.js';
 import type { TrainJob, Workload } from '../model/kube.js';
-import type { TrainJobRef } from '../model/lifecycle.js';
+import type { TrainJobRef } from '../model/operations.js';
 import { trimTrainJob, trimWorkload } from '../core/objects/observed-trim.js';
 import { workloadOfTrainJob } from '../core/objects/workloads.js';
 import { type OperationConfig } from '../core/operations/observed.js';

@@ -7,7 +7,7 @@
 // race is retryable, docs/contract.md §9a).
 import { sleep } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
-import type { TrainJobState } from '../model/lifecycle.js';
+import type { TrainJobState } from '../model/operations.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { OP_NAMES, type GateOperation, type OperationPlan } from '../core/operations/plan.js';
 import { planOperation } from '../core/operations/plans.js';

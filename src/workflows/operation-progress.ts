@@ -4,7 +4,7 @@
 import { defineQuery, isCancellation, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
 import type { Operation } from '../model/workflows.js';
-import type { Phase, TrainJobRef } from '../model/lifecycle.js';
+import type { Phase, TrainJobRef } from '../model/operations.js';
 import { DispatchPhase, DispatchTrainJob } from '../model/search-attributes.js';
 import { OP_NAMES } from '../core/operations/plan.js';
 import { operationSummary } from '../core/operations/summary.js';

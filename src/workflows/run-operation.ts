@@ -9,7 +9,7 @@
 import { patched } from '@temporalio/workflow';
 import type { Config } from '../model/config.js';
 import type { Operation } from '../model/workflows.js';
-import type { TrainJobRef } from '../model/lifecycle.js';
+import type { TrainJobRef } from '../model/operations.js';
 import { asWorkflowFailure } from './failures.js';
 import { operationActivitiesFor, prepareOperation } from './operation-proxies.js';
 import { classifyOperationCall } from './operation-failures.js';

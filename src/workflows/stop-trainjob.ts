@@ -4,7 +4,7 @@
 // TrainJob already gone is Absent too, not an error, and so (since the patch in run-operation.ts) is
 // a ref whose name now belongs to another UID: nothing of that UID is left to stop (§9a).
 import { DispatchError } from '../model/errors.js';
-import type { TrainJobState } from '../model/lifecycle.js';
+import type { TrainJobState } from '../model/operations.js';
 import { isBeingDeleted } from '../core/objects/deletion.js';
 import { identityRefusals } from '../core/operations/identity.js';
 import { identityRefusalsPrePatch } from '../core/operations/plans-prepatch.js';

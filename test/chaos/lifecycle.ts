@@ -9,7 +9,7 @@ import type { DispatchKubeflowClient } from '../../src/client/dispatch-client.js
 import { trainJobName } from '../../src/core/start/names.js';
 import { Trainer } from '../../src/model/constants.js';
 import { DispatchError } from '../../src/model/errors.js';
-import type { Outcome, TrainJobRef, TrainJobState } from '../../src/model/lifecycle.js';
+import type { Outcome, TrainJobRef, TrainJobState } from '../../src/model/operations.js';
 import type { StartRequest } from '../../src/model/request.js';
 import type { StartResult } from '../../src/model/results.js';
 import type { Answer, CallRecord, LifecycleRecord, Seen } from './history.js';

@@ -7,7 +7,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { Trainer } from '../../src/model/constants.js';
 import type { Operation } from '../../src/model/workflows.js';
-import type { TrainJobRef } from '../../src/model/lifecycle.js';
+import type { TrainJobRef } from '../../src/model/operations.js';
 import type { DispatchKubeflowClient } from '../../src/client/dispatch-client.js';
 import { startRequest } from '../support/requests.js';
 import type { FaultRule } from '../integration/support/fault-proxy.js';

@@ -1,7 +1,7 @@
 // RFC 6902 applied as the API server applies a JSON patch, for tests and fakes to see what a
 // planned write does to an object.
 import { deepEqual } from '../../src/core/objects/deep-equal.js';
-import type { JsonPatchOp } from '../../src/model/lifecycle.js';
+import type { JsonPatchOp } from '../../src/model/kube.js';
 
 export class JsonPatchError extends Error {}
 

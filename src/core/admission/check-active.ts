@@ -1,7 +1,7 @@
 // The AdmissionCheck reconciler's decision: dispatch's AdmissionCheck is kept `Active: True`, as
 // each of Kueue's own admission check controllers keeps its checks active.
-import { ConditionStatus, DispatchAdmissionCheck } from '../../model/lifecycle-constants.js';
-import type { AdmissionCheck, Condition } from '../../model/lifecycle.js';
+import { ConditionStatus, DispatchAdmissionCheck } from '../../model/constants.js';
+import type { AdmissionCheck, Condition } from '../../model/kube.js';
 import { conditionOf, setConditionOps } from '../objects/conditions.js';
 import { preconditions } from '../objects/json-patch.js';
 import type { OperationConfig } from '../operations/observed.js';

@@ -1,7 +1,7 @@
 // The Workload reconciler's decisions: dispatch's check `Ready` on the Workloads whose TrainJob may run.
 import type { TrainJob, Workload } from '../../model/kube.js';
 import { Labels } from '../../model/constants.js';
-import { CheckStates, TrainJobConditions, WorkloadConditions } from '../../model/lifecycle-constants.js';
+import { CheckStates, TrainJobConditions, WorkloadConditions } from '../../model/constants.js';
 import { isConditionTrue } from '../objects/conditions.js';
 import { isBeingDeleted } from '../objects/deletion.js';
 import { describeObject } from '../objects/describe.js';

@@ -1,7 +1,7 @@
 // An object's status.conditions (metav1.Condition), read without trusting their shape.
 import type { KubeObject } from '../../model/kube.js';
-import { ConditionStatus } from '../../model/lifecycle-constants.js';
-import type { Condition, JsonPatchOp } from '../../model/lifecycle.js';
+import { ConditionStatus } from '../../model/constants.js';
+import type { Condition, JsonPatchOp } from '../../model/kube.js';
 import { isRecord } from './fields.js';
 import { pointer } from './json-patch.js';
 

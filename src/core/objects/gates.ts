@@ -2,7 +2,7 @@
 // a comma-separated list of the gates that keep it from being admitted.
 import { Annotations } from '../../model/constants.js';
 import type { KubeObject } from '../../model/kube.js';
-import type { JsonPatchOp } from '../../model/lifecycle.js';
+import type { JsonPatchOp } from '../../model/kube.js';
 import { pointer, removeAnnotation } from './json-patch.js';
 
 /** Kueue keeps admission-gated-by as a comma-separated list of gates. */

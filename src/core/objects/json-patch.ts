@@ -1,6 +1,6 @@
 // Building JSON patches (RFC 6901 pointers, RFC 6902 operations) of Kubernetes objects.
 import type { KubeObject } from '../../model/kube.js';
-import type { JsonPatchOp } from '../../model/lifecycle.js';
+import type { JsonPatchOp } from '../../model/kube.js';
 
 /** A JSON pointer of the segments, each escaped (`~` as `~0`, `/` as `~1`). */
 export function pointer(...segments: (string | number)[]): string {

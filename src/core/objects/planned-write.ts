@@ -2,7 +2,7 @@
 // operations test the object's UID and resourceVersion, so it applies to what was read or not at all.
 // The operations' plans and the admission check controller decide them; the shell only sends them.
 import type { KubeObject } from '../../model/kube.js';
-import type { JsonPatchOp } from '../../model/lifecycle.js';
+import type { JsonPatchOp } from '../../model/kube.js';
 import { describeObject } from './describe.js';
 import { preconditions } from './json-patch.js';
 

@@ -2,8 +2,8 @@
 // whether Kueue deactivated it.
 import { Labels } from '../../model/constants.js';
 import type { AdmissionCheckState, Workload } from '../../model/kube.js';
-import { ConditionStatus, KueueReasons, WorkloadConditions } from '../../model/lifecycle-constants.js';
-import type { Condition } from '../../model/lifecycle.js';
+import { ConditionStatus, KueueReasons, WorkloadConditions } from '../../model/constants.js';
+import type { Condition } from '../../model/kube.js';
 import { conditionOf, isConditionTrue } from './conditions.js';
 import { isBeingDeleted } from './deletion.js';
 import { byteOrder } from './describe.js';

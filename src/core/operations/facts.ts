@@ -3,17 +3,17 @@
 // held (the `held` annotation is "true").
 import type { Config } from '../../model/config.js';
 import type { KubeObject } from '../../model/kube.js';
-import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../model/lifecycle-constants.js';
+import { OperationAnnotations, OperationAnnotationValues } from '../../model/constants.js';
 import { specOf } from '../objects/fields.js';
 import { hasGate } from '../objects/gates.js';
 
 /** Plain mode: Open has recorded the TrainJob opened (the `opened` annotation is "true"). */
 export function isOpenedMarked(trainJob: KubeObject): boolean {
-  return trainJob.metadata?.annotations?.[LifecycleAnnotations.opened] === LifecycleAnnotationValues.opened;
+  return trainJob.metadata?.annotations?.[OperationAnnotations.opened] === OperationAnnotationValues.opened;
 }
 
 export function isHeldMarked(trainJob: KubeObject): boolean {
-  return trainJob.metadata?.annotations?.[LifecycleAnnotations.held] === LifecycleAnnotationValues.held;
+  return trainJob.metadata?.annotations?.[OperationAnnotations.held] === OperationAnnotationValues.held;
 }
 
 /** spec.suspend is true. The CRD defaults it to false. */

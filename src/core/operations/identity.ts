@@ -2,8 +2,8 @@
 // it is in the configured namespace, and a TrainJob of the ref's UID carries dispatch's labels.
 import { LabelValues, Labels } from '../../model/constants.js';
 import type { KubeObject } from '../../model/kube.js';
-import type { LifecycleOperation } from '../../model/lifecycle-constants.js';
-import type { TrainJobRef } from '../../model/lifecycle.js';
+import type { Operation } from '../../model/workflows.js';
+import type { TrainJobRef } from '../../model/operations.js';
 import { describeObject, show } from '../objects/describe.js';
 import type { Observed } from './observed.js';
 import { OP_NAMES } from './plan.js';
@@ -31,7 +31,7 @@ export function dispatchLabelProblems(trainJob: KubeObject): string[] {
  * namespace, or a TrainJob of the ref's UID that is not dispatch's. Empty when it may, and when no
  * TrainJob of that UID was read: that is Absent, not a refusal.
  */
-export function identityRefusals(op: LifecycleOperation, ref: TrainJobRef, observed: Observed): string[] {
+export function identityRefusals(op: Operation, ref: TrainJobRef, observed: Observed): string[] {
   const head = `${OP_NAMES[op]} of TrainJob ${ref.namespace}/${ref.name}`;
   if (ref.namespace !== observed.config.namespace) {
     return [`${head}: dispatch works in namespace ${observed.config.namespace} only`];

@@ -19,9 +19,9 @@
 // - Running: spec.suspend false; in Kueue mode also a Workload whose `Admitted` is True.
 // - Queued (Kueue mode only): opened, and neither admitted nor unsuspended.
 import { Annotations } from '../../model/constants.js';
-import { ConditionStatus, LifecycleAnnotations, LifecycleAnnotationValues, WorkloadConditions } from '../../model/lifecycle-constants.js';
+import { ConditionStatus, OperationAnnotations, OperationAnnotationValues, WorkloadConditions } from '../../model/constants.js';
 import type { TrainJob, Workload } from '../../model/kube.js';
-import type { Phase, TrainJobRef, TrainJobState } from '../../model/lifecycle.js';
+import type { Phase, TrainJobRef, TrainJobState } from '../../model/operations.js';
 import { conditionOf, showCondition } from '../objects/conditions.js';
 import { isBeingDeleted } from '../objects/deletion.js';
 import { describeObject, show } from '../objects/describe.js';
@@ -69,7 +69,7 @@ export function phaseOf(observed: Observed): PhaseView {
 /** A phase and its reasons. */
 type Decided = [Phase, ...string[]];
 
-const heldReason = (what: string) => `${what}: annotation ${LifecycleAnnotations.held} is "${LifecycleAnnotationValues.held}"`;
+const heldReason = (what: string) => `${what}: annotation ${OperationAnnotations.held} is "${OperationAnnotationValues.held}"`;
 
 /** Plain mode, a TrainJob neither ended nor being deleted: Held, Gated or Running (see the head of this file). */
 function plainPhase(trainJob: TrainJob, held: boolean): Decided {
@@ -83,7 +83,7 @@ function plainPhase(trainJob: TrainJob, held: boolean): Decided {
     ];
   }
   if (!unsuspended) {
-    return ['Gated', `${what}: spec.suspend is true and it is not held: ${isOpenedMarked(trainJob) ? `opened (annotation ${LifecycleAnnotations.opened}), yet suspended by someone else` : 'never opened'}`];
+    return ['Gated', `${what}: spec.suspend is true and it is not held: ${isOpenedMarked(trainJob) ? `opened (annotation ${OperationAnnotations.opened}), yet suspended by someone else` : 'never opened'}`];
   }
   return ['Running', `${what}: spec.suspend is ${show(specOf(trainJob).suspend)}`];
 }

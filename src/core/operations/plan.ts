@@ -1,14 +1,14 @@
 // What a plan of Open, Hold or Release is (plans.ts, and the plans from before the operations
 // became declarative, plans-prepatch.ts), and each operation as its reasons name it.
-import type { LifecycleOperation } from '../../model/lifecycle-constants.js';
-import type { TrainJobState } from '../../model/lifecycle.js';
+import type { Operation } from '../../model/workflows.js';
+import type { TrainJobState } from '../../model/operations.js';
 import type { PlannedWrite } from '../objects/planned-write.js';
 
 /** The operations that change the start gate's facts by a plan: read, plan, write, read and plan again. */
 export type GateOperation = 'open' | 'hold' | 'release';
 
 /** Each operation as its reasons name it. */
-export const OP_NAMES: Record<LifecycleOperation, string> = {
+export const OP_NAMES: Record<Operation, string> = {
   open: 'Open',
   hold: 'Hold',
   release: 'Release',

@@ -35,8 +35,9 @@
 // - A ref of another namespace than the configured one is refused: dispatch works in that one only.
 import type { TrainJob } from '../../model/kube.js';
 import { Annotations } from '../../model/constants.js';
-import { LifecycleAnnotations, LifecycleAnnotationValues, type LifecycleOperation } from '../../model/lifecycle-constants.js';
-import type { TrainJobRef, TrainJobState } from '../../model/lifecycle.js';
+import { OperationAnnotations, OperationAnnotationValues } from '../../model/constants.js';
+import { type Operation } from '../../model/workflows.js';
+import type { TrainJobRef, TrainJobState } from '../../model/operations.js';
 import { describeObject } from '../objects/describe.js';
 import { hasGate, removeGateOp } from '../objects/gates.js';
 import { removeAnnotation, setAnnotation, setSpec } from '../objects/json-patch.js';
@@ -54,7 +55,7 @@ import { OP_NAMES, writesOrDone, type GateOperation, type OperationPlan, type Pl
  * Why the operation may not touch what was read (ErrRejected): a ref of another namespace, a
  * TrainJob of another UID, name or namespace, or without dispatch's labels. Empty when it may.
  */
-export function identityRefusalsPrePatch(op: LifecycleOperation, ref: TrainJobRef, observed: Observed): string[] {
+export function identityRefusalsPrePatch(op: Operation, ref: TrainJobRef, observed: Observed): string[] {
   const head = `${OP_NAMES[op]} of TrainJob ${ref.namespace}/${ref.name}`;
   const reasons: string[] = [];
   if (ref.namespace !== observed.config.namespace) {
@@ -131,8 +132,8 @@ export function planHoldPrePatch(ref: TrainJobRef, observed: Observed, options: 
       ? []
       : [
           {
-            op: setAnnotation(trainJob, LifecycleAnnotations.held, LifecycleAnnotationValues.held),
-            summary: `annotation ${LifecycleAnnotations.held}: "${LifecycleAnnotationValues.held}"`,
+            op: setAnnotation(trainJob, OperationAnnotations.held, OperationAnnotationValues.held),
+            summary: `annotation ${OperationAnnotations.held}: "${OperationAnnotationValues.held}"`,
           },
         ];
     if (obs.config.mode === 'plain') {
@@ -176,11 +177,11 @@ export function planReleasePrePatch(ref: TrainJobRef, observed: Observed, option
         ],
       };
     }
-    const unmark: Change[] = Object.hasOwn(trainJob.metadata.annotations ?? {}, LifecycleAnnotations.held)
+    const unmark: Change[] = Object.hasOwn(trainJob.metadata.annotations ?? {}, OperationAnnotations.held)
       ? [
           {
-            op: removeAnnotation(LifecycleAnnotations.held),
-            summary: `remove annotation ${LifecycleAnnotations.held}`,
+            op: removeAnnotation(OperationAnnotations.held),
+            summary: `remove annotation ${OperationAnnotations.held}`,
           },
         ]
       : [];

@@ -24,8 +24,8 @@
 //   one of that UID without dispatch's labels, or a ref outside the configured namespace, is refused.
 import { Annotations } from '../../model/constants.js';
 import type { TrainJob } from '../../model/kube.js';
-import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../model/lifecycle-constants.js';
-import type { TrainJobRef, TrainJobState } from '../../model/lifecycle.js';
+import { OperationAnnotations, OperationAnnotationValues } from '../../model/constants.js';
+import type { TrainJobRef, TrainJobState } from '../../model/operations.js';
 import { describeObject } from '../objects/describe.js';
 import { hasGate, removeGateOp } from '../objects/gates.js';
 import { pointer, removeAnnotation, setAnnotation, setSpec } from '../objects/json-patch.js';
@@ -74,9 +74,9 @@ function plainChanges(trainJob: TrainJob, facts: PlainFacts): Change[] {
     isSuspended(trainJob) === suspend ? [] : [{ op: setSpec(trainJob, 'suspend', suspend), summary: `spec.suspend ${suspend}` }];
   const toSet: [string, string][] = [];
   if (facts.opened && !isOpenedMarked(trainJob)) {
-    toSet.push([LifecycleAnnotations.opened, LifecycleAnnotationValues.opened]);
+    toSet.push([OperationAnnotations.opened, OperationAnnotationValues.opened]);
   }
-  if (facts.held && !isHeldMarked(trainJob)) toSet.push([LifecycleAnnotations.held, LifecycleAnnotationValues.held]);
+  if (facts.held && !isHeldMarked(trainJob)) toSet.push([OperationAnnotations.held, OperationAnnotationValues.held]);
   if (toSet.length > 0 && trainJob.metadata.annotations === undefined) {
     changes.push({
       op: { op: 'add', path: pointer('metadata', 'annotations'), value: Object.fromEntries(toSet) },
@@ -85,8 +85,8 @@ function plainChanges(trainJob: TrainJob, facts: PlainFacts): Change[] {
   } else {
     for (const [key, value] of toSet) changes.push({ op: setAnnotation(trainJob, key, value), summary: annotationSummary(key, value) });
   }
-  if (!facts.held && Object.hasOwn(annotations, LifecycleAnnotations.held)) {
-    changes.push({ op: removeAnnotation(LifecycleAnnotations.held), summary: `remove annotation ${LifecycleAnnotations.held}` });
+  if (!facts.held && Object.hasOwn(annotations, OperationAnnotations.held)) {
+    changes.push({ op: removeAnnotation(OperationAnnotations.held), summary: `remove annotation ${OperationAnnotations.held}` });
   }
   return changes;
 }
@@ -124,8 +124,8 @@ export function planHold(ref: TrainJobRef, observed: Observed, options: PlanOpti
       ? []
       : [
           {
-            op: setAnnotation(trainJob, LifecycleAnnotations.held, LifecycleAnnotationValues.held),
-            summary: annotationSummary(LifecycleAnnotations.held, LifecycleAnnotationValues.held),
+            op: setAnnotation(trainJob, OperationAnnotations.held, OperationAnnotationValues.held),
+            summary: annotationSummary(OperationAnnotations.held, OperationAnnotationValues.held),
           },
         ];
     const writes = writeOf('TrainJob', trainJob, mark);
@@ -149,8 +149,8 @@ export function planRelease(ref: TrainJobRef, observed: Observed): OperationPlan
     if (obs.config.mode === 'plain') {
       return writesOrDone(writeOf('TrainJob', trainJob, plainChanges(trainJob, { opened: isOpened(trainJob, obs.config), held: false })), state);
     }
-    const unmark: Change[] = Object.hasOwn(trainJob.metadata.annotations ?? {}, LifecycleAnnotations.held)
-      ? [{ op: removeAnnotation(LifecycleAnnotations.held), summary: `remove annotation ${LifecycleAnnotations.held}` }]
+    const unmark: Change[] = Object.hasOwn(trainJob.metadata.annotations ?? {}, OperationAnnotations.held)
+      ? [{ op: removeAnnotation(OperationAnnotations.held), summary: `remove annotation ${OperationAnnotations.held}` }]
       : [];
     const writes = writeOf('TrainJob', trainJob, unmark);
     const { workload } = observedWorkload(obs);

@@ -1,8 +1,8 @@
 // Whether and how a TrainJob has ended (docs/contract.md §9): its `Failed` or `Complete` condition,
 // or in Kueue mode dispatch's check `Rejected` on its Workload, or Kueue deactivating the Workload
 // of a TrainJob that is not held. phaseOf and Watch's outcome both read it.
-import { CheckStates, ConditionStatus, OutcomeReasons, TrainJobConditions } from '../../model/lifecycle-constants.js';
-import type { Condition } from '../../model/lifecycle.js';
+import { CheckStates, ConditionStatus, OutcomeReasons, TrainJobConditions } from '../../model/constants.js';
+import type { Condition } from '../../model/kube.js';
 import { conditionOf, showCondition } from '../objects/conditions.js';
 import { describeObject } from '../objects/describe.js';
 import { checkStateOf, kueueDeactivation } from '../objects/workloads.js';

@@ -3,7 +3,7 @@
 // the workflow sandbox.
 import { DispatchError } from '../../model/errors.js';
 import { issuesToReasons } from '../../model/issues.js';
-import { TrainJobRefSchema, type TrainJobRef } from '../../model/lifecycle.js';
+import { TrainJobRefSchema, type TrainJobRef } from '../../model/operations.js';
 
 /** The ref, or ErrInvalid naming every problem ("uid: must not be empty", "color: unknown field"). */
 export function validateTrainJobRef(input: unknown): TrainJobRef {

@@ -2,8 +2,9 @@
 // condition's reason, message and time, and for a failure the exit code of its first failed node.
 import { Labels, Trainer } from '../../model/constants.js';
 import type { TrainJob } from '../../model/kube.js';
-import { OutcomeReasons } from '../../model/lifecycle-constants.js';
-import type { ContainerTerminated, Outcome, Pod, TrainJobRef } from '../../model/lifecycle.js';
+import { OutcomeReasons } from '../../model/constants.js';
+import type { Outcome, TrainJobRef } from '../../model/operations.js';
+import type { ContainerTerminated, Pod } from '../../model/kube.js';
 import { byteOrder } from '../objects/describe.js';
 import type { Observed } from './observed.js';
 import { stateOf } from './phase.js';

@@ -2,15 +2,11 @@
 // One id per operation and TrainJob, so a second call while one runs attaches to it
 // (USE_EXISTING), and an operation on a recreated TrainJob of the same name (another UID) is
 // another workflow.
-import {
-  LIFECYCLE_OPERATIONS,
-  LifecycleWorkflowTypes,
-  type LifecycleOperation,
-} from '../../model/lifecycle-constants.js';
-import type { TrainJobRef } from '../../model/lifecycle.js';
+import { OPERATIONS, WorkflowTypes, type Operation } from '../../model/workflows.js';
+import type { TrainJobRef } from '../../model/operations.js';
 
 /** `<op>/<namespace>/<name>/<uid>`. */
-export function lifecycleWorkflowId(op: LifecycleOperation, ref: TrainJobRef): string {
+export function lifecycleWorkflowId(op: Operation, ref: TrainJobRef): string {
   return `${op}/${ref.namespace}/${ref.name}/${ref.uid}`;
 }
 
@@ -21,12 +17,12 @@ export const stopWorkflowId = (ref: TrainJobRef): string => lifecycleWorkflowId(
 export const watchWorkflowId = (ref: TrainJobRef): string => lifecycleWorkflowId('watch', ref);
 
 /** The prefix of every operation's id on one TrainJob name, whatever its UID (for visibility queries). */
-export function lifecycleWorkflowIdPrefix(op: LifecycleOperation, namespace: string, name: string): string {
+export function lifecycleWorkflowIdPrefix(op: Operation, namespace: string, name: string): string {
   return `${op}/${namespace}/${name}/`;
 }
 
-const isOperation = (value: string): value is LifecycleOperation =>
-  (LIFECYCLE_OPERATIONS as readonly string[]).includes(value);
+const isOperation = (value: string): value is Operation =>
+  (OPERATIONS as readonly string[]).includes(value);
 
 /**
  * The operation and TrainJob an id names, or undefined when it is not such an id (a Start's id,
@@ -34,7 +30,7 @@ const isOperation = (value: string): value is LifecycleOperation =>
  */
 export function parseLifecycleWorkflowId(
   id: string,
-): { op: LifecycleOperation; ref: TrainJobRef } | undefined {
+): { op: Operation; ref: TrainJobRef } | undefined {
   const parts = id.split('/');
   if (parts.length !== 4) return undefined;
   const [op, namespace, name, uid] = parts as [string, string, string, string];
@@ -43,6 +39,6 @@ export function parseLifecycleWorkflowId(
 }
 
 /** The workflow type a caller starts for an operation (`OpenTrainJob`, ...). */
-export function lifecycleWorkflowType(op: LifecycleOperation): string {
-  return LifecycleWorkflowTypes[op];
+export function lifecycleWorkflowType(op: Operation): string {
+  return WorkflowTypes[op];
 }

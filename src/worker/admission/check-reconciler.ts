@@ -3,8 +3,8 @@
 import { admissionChecks } from '../../kube/objects.js';
 import { admissionCheckActivePatch } from '../../core/admission/check-active.js';
 import type { OperationConfig } from '../../core/operations/observed.js';
-import type { AdmissionCheck } from '../../model/lifecycle.js';
-import { DispatchAdmissionCheck } from '../../model/lifecycle-constants.js';
+import type { AdmissionCheck } from '../../model/kube.js';
+import { DispatchAdmissionCheck } from '../../model/constants.js';
 import type { AdmissionPass } from './pass.js';
 
 /** Reconciles the AdmissionCheck; answers it as read, or undefined when the read was refused. */

@@ -9,8 +9,8 @@ import { trainJobsByUid, workloadsToMarkReady } from '../../core/admission/workl
 import type { OperationConfig } from '../../core/operations/observed.js';
 import { LabelValues, Labels } from '../../model/constants.js';
 import type { KubeObject, TrainJob, Workload } from '../../model/kube.js';
-import type { AdmissionCheck } from '../../model/lifecycle.js';
-import { DispatchAdmissionCheck } from '../../model/lifecycle-constants.js';
+import type { AdmissionCheck } from '../../model/kube.js';
+import { DispatchAdmissionCheck } from '../../model/constants.js';
 import type { AdmissionPass } from './pass.js';
 
 export interface WorkloadReconcilerDeps {

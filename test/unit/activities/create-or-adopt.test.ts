@@ -4,7 +4,7 @@
 import { ApiException } from '@kubernetes/client-node';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
+import { OperationAnnotations } from '../../../src/model/constants.js';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
 import { UNANSWERED } from '../../../src/activities/failures.js';
@@ -174,7 +174,7 @@ describe("step 5 of a retried Start whose attempt's earlier run succeeded", () =
   it('refuses when that TrainJob was opened or held since, with the seed reason, why it was not adopted, and its ref', async () => {
     const { runtimeCopy, trainJob, copy, job } = earlierRun();
     const opened = { ...job, spec: { ...job.spec, suspend: false } };
-    const held = { ...job, metadata: { ...job.metadata, annotations: { ...job.metadata.annotations, [LifecycleAnnotations.held]: 'true' } } };
+    const held = { ...job, metadata: { ...job.metadata, annotations: { ...job.metadata.annotations, [OperationAnnotations.held]: 'true' } } };
     for (const [found, what] of [[opened, 'opened'], [held, 'held']] as const) {
       const api = scripted([CONFLICT], [copy, found]);
       const error = await rejection(run(api.activities.createRuntimeCopy, { copy: runtimeCopy, trainJob, mode: 'plain' }));

@@ -10,7 +10,7 @@ import type { KubeClients } from '../../../src/kube/clients.js';
 import type { UndoStartInput } from '../../../src/activities/undo-start-activities.js';
 import { renderStart } from '../../../src/core/start/render.js';
 import type { KubeObject, TrainJob } from '../../../src/model/kube.js';
-import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../../src/model/lifecycle-constants.js';
+import { OperationAnnotations, OperationAnnotationValues } from '../../../src/model/constants.js';
 import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
 
 const CONFLICT = new ApiException(409, 'Conflict', { reason: 'Conflict', message: 'Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: 2' }, {});
@@ -43,7 +43,7 @@ const onServer = (resourceVersion: string, opened: boolean): TrainJob => {
   const read = structuredClone(trainJob);
   read.metadata = { ...read.metadata, uid: 'job-uid', resourceVersion };
   if (opened) {
-    read.metadata.annotations = { ...read.metadata.annotations, [LifecycleAnnotations.opened]: LifecycleAnnotationValues.opened };
+    read.metadata.annotations = { ...read.metadata.annotations, [OperationAnnotations.opened]: OperationAnnotationValues.opened };
     read.spec.suspend = false;
   }
   return read;

@@ -11,7 +11,8 @@ import { applyJsonPatch, JsonPatchError } from '../../support/json-patch.js';
 import { stateOf } from '../../../src/core/operations/phase.js';
 import { Labels } from '../../../src/model/constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
-import { OutcomeSchema, type AdmissionCheck } from '../../../src/model/lifecycle.js';
+import { OutcomeSchema } from '../../../src/model/operations.js';
+import { type AdmissionCheck } from '../../../src/model/kube.js';
 import {
   arbObserved,
   CHECK,

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { earlierOwnerOf, earlierStartReasons } from '../../../src/core/start/earlier-start.js';
 import { renderStart } from '../../../src/core/start/render.js';
 import type { Mode } from '../../../src/model/config.js';
-import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../../src/model/lifecycle-constants.js';
+import { OperationAnnotations, OperationAnnotationValues } from '../../../src/model/constants.js';
 import { takenOverBy } from '../../../src/core/operations/facts.js';
 
 /** The caller opened or held it (§7). */
@@ -119,13 +119,13 @@ describe('earlierStartReasons: never adopts a TrainJob the caller took over (doc
   const owner = (trainJob: TrainJob) => ({ name: trainJob.metadata.name!, uid: UID });
   /** What the caller may have done to the earlier run's TrainJob since: Open and Hold, in any order, or other edits. */
   const EDITS: Record<string, (t: TrainJob, mode: Mode) => void> = {
-    held: (t) => (t.metadata.annotations = { ...t.metadata.annotations, [LifecycleAnnotations.held]: LifecycleAnnotationValues.held }),
-    'opened (annotation)': (t) => (t.metadata.annotations = { ...t.metadata.annotations, [LifecycleAnnotations.opened]: LifecycleAnnotationValues.opened }),
+    held: (t) => (t.metadata.annotations = { ...t.metadata.annotations, [OperationAnnotations.held]: OperationAnnotationValues.held }),
+    'opened (annotation)': (t) => (t.metadata.annotations = { ...t.metadata.annotations, [OperationAnnotations.opened]: OperationAnnotationValues.opened }),
     'opened (plain: unsuspended; Kueue: gate gone)': (t, mode) => {
       if (mode === 'plain') t.spec.suspend = false;
       else delete t.metadata.annotations![Annotations.kueueAdmissionGatedBy];
     },
-    'held value other than "true"': (t) => (t.metadata.annotations = { ...t.metadata.annotations, [LifecycleAnnotations.held]: 'no' }),
+    'held value other than "true"': (t) => (t.metadata.annotations = { ...t.metadata.annotations, [OperationAnnotations.held]: 'no' }),
     'a label added by someone': (t) => (t.metadata.labels = { ...t.metadata.labels, team: 'a' }),
   };
 

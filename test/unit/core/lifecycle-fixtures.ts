@@ -5,8 +5,9 @@
 import fc from 'fast-check';
 import { Annotations, Dispatch, LabelValues, Labels } from '../../../src/model/constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
-import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
-import type { Condition, Pod, TrainJobRef } from '../../../src/model/lifecycle.js';
+import { OperationAnnotations } from '../../../src/model/constants.js';
+import type { TrainJobRef } from '../../../src/model/operations.js';
+import type { Condition, Pod } from '../../../src/model/kube.js';
 import type { OperationConfig, Observed } from '../../../src/core/operations/observed.js';
 import { config, KUEUE } from '../../golden/cases.js';
 
@@ -60,8 +61,8 @@ export interface TrainJobShape {
 export function trainJob(shape: TrainJobShape = {}): TrainJob {
   const annotations: Record<string, string> = {
     [Annotations.attemptToken]: '1-0123456789ab',
-    ...(shape.held !== undefined ? { [LifecycleAnnotations.held]: shape.held } : {}),
-    ...(shape.opened !== undefined ? { [LifecycleAnnotations.opened]: shape.opened } : {}),
+    ...(shape.held !== undefined ? { [OperationAnnotations.held]: shape.held } : {}),
+    ...(shape.opened !== undefined ? { [OperationAnnotations.opened]: shape.opened } : {}),
     ...(shape.gatedBy !== undefined ? { [Annotations.kueueAdmissionGatedBy]: shape.gatedBy } : {}),
   };
   return {

@@ -21,7 +21,7 @@ import type { Observed } from '../../../src/core/operations/observed.js';
 import { phaseOf } from '../../../src/core/operations/phase.js';
 import { gatesOf } from '../../../src/core/objects/gates.js';
 import { Annotations, Labels } from '../../../src/model/constants.js';
-import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
+import { OperationAnnotations } from '../../../src/model/constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
 import {
   arbObserved,
@@ -176,7 +176,7 @@ describe('planHold', () => {
     delete bare.metadata.annotations;
     expect(writesOf(planHold(REF, { trainJob: bare, config: PLAIN }))[0]?.patch).toEqual([
       ...TJ_PRE,
-      { op: 'add', path: '/metadata/annotations', value: { [LifecycleAnnotations.held]: 'true' } },
+      { op: 'add', path: '/metadata/annotations', value: { [OperationAnnotations.held]: 'true' } },
     ]);
   });
 
@@ -373,7 +373,7 @@ describe('the plans over everything they may read', () => {
           if (!kueue) expect(tj.spec.suspend).toBe(true);
           if (kueue) expect(world.workload?.spec?.active).toBe(false);
         } else {
-          expect(Object.hasOwn(annotations, LifecycleAnnotations.held)).toBe(false);
+          expect(Object.hasOwn(annotations, OperationAnnotations.held)).toBe(false);
           expect(last.state.phase).not.toBe('Held');
           if (!kueue) expect(tj.spec.suspend).not.toBe(true);
         }

@@ -15,7 +15,7 @@ import { isHeldMarked, isOpened, isSuspended } from '../../../src/core/operation
 import type { Observed } from '../../../src/core/operations/observed.js';
 import { phaseOf } from '../../../src/core/operations/phase.js';
 import { Annotations, Labels } from '../../../src/model/constants.js';
-import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
+import { OperationAnnotations } from '../../../src/model/constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
 import { arbObserved, condition, GATE, KUEUE_CONFIG, OTHER_UID, PLAIN, REF, T1, trainJob, workload } from './lifecycle-fixtures.js';
 
@@ -116,7 +116,7 @@ describe('plain mode: the opened and held facts, spec.suspend = !(opened && !hel
     expect(writesOf(planHold(REF, { trainJob: bare, config: PLAIN }))[0]?.patch).toEqual([
       ...TJ_PRE,
       { op: 'replace', path: '/spec/suspend', value: true },
-      { op: 'add', path: '/metadata/annotations', value: { [LifecycleAnnotations.opened]: 'true', [LifecycleAnnotations.held]: 'true' } },
+      { op: 'add', path: '/metadata/annotations', value: { [OperationAnnotations.opened]: 'true', [OperationAnnotations.held]: 'true' } },
     ]);
   });
 });
@@ -203,7 +203,7 @@ describe('the plans over everything they may read', () => {
         const { first, last, world } = run(op, observed);
         if (first.kind === 'refuse' || last.kind === 'absent' || ended(first)) return;
         const tj = world.trainJob!;
-        const opened = tj.metadata.annotations?.[LifecycleAnnotations.opened] === 'true';
+        const opened = tj.metadata.annotations?.[OperationAnnotations.opened] === 'true';
         expect(isSuspended(tj)).toBe(!(opened && !isHeldMarked(tj)));
         if (isOpened(observed.trainJob!, PLAIN)) expect(opened).toBe(true);
         if (!isOpened(observed.trainJob!, PLAIN) && op !== 'open') expect(isSuspended(tj)).toBe(true);

@@ -8,7 +8,7 @@ import type { Observed } from '../../../src/core/operations/observed.js';
 import { phaseOf, stateOf } from '../../../src/core/operations/phase.js';
 import { terminalOf } from '../../../src/core/operations/terminal.js';
 import { Labels } from '../../../src/model/constants.js';
-import { LifecycleAnnotations, PHASES } from '../../../src/model/lifecycle-constants.js';
+import { OperationAnnotations, PHASES } from '../../../src/model/constants.js';
 import { CRDS, crdValidator, validateTrainJob } from '../../support/crd-schema.js';
 import {
   arbObserved,
@@ -111,7 +111,7 @@ describe('phaseOf, plain mode', () => {
     expect(held).toEqual({
       phase: 'Held',
       held: true,
-      reasons: [`TrainJob ml-jobs/${REF.name}: annotation ${LifecycleAnnotations.held} is "true"`],
+      reasons: [`TrainJob ml-jobs/${REF.name}: annotation ${OperationAnnotations.held} is "true"`],
     });
     const unfinished = phaseOf(plain(trainJob({ suspend: false, held: 'true' })));
     expect(unfinished.phase).toBe('Held');
@@ -247,7 +247,7 @@ describe('phaseOf, over everything it may read', () => {
         const view = phaseOf(observed);
         expect(PHASES).toContain(view.phase);
         expect(view.held).toBe(
-          observed.trainJob?.metadata.annotations?.[LifecycleAnnotations.held] === 'true',
+          observed.trainJob?.metadata.annotations?.[OperationAnnotations.held] === 'true',
         );
         expect(view.reasons.length).toBeGreaterThan(0);
       }),

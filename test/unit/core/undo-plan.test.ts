@@ -21,7 +21,7 @@ import {
 import type { Config, Mode } from '../../../src/model/config.js';
 import { Annotations, Trainer } from '../../../src/model/constants.js';
 import type { KubeObject, TrainJob } from '../../../src/model/kube.js';
-import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../../src/model/lifecycle-constants.js';
+import { OperationAnnotations, OperationAnnotationValues } from '../../../src/model/constants.js';
 import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../golden/cases.js';
 
 const uid = fc.constantFrom('uid-a', 'uid-b', 'uid-c');
@@ -36,9 +36,9 @@ const token = fc.constantFrom(TOKEN, 'ml/dj-x-s1/2', '');
 
 /** What the caller or anyone may have done to a TrainJob since Start wrote it. */
 const EDITS: Record<string, (t: TrainJob, mode: Mode) => void> = {
-  held: (t) => (t.metadata.annotations = { ...t.metadata.annotations, [LifecycleAnnotations.held]: LifecycleAnnotationValues.held }),
+  held: (t) => (t.metadata.annotations = { ...t.metadata.annotations, [OperationAnnotations.held]: OperationAnnotationValues.held }),
   opened: (t, mode) => {
-    t.metadata.annotations = { ...t.metadata.annotations, [LifecycleAnnotations.opened]: LifecycleAnnotationValues.opened };
+    t.metadata.annotations = { ...t.metadata.annotations, [OperationAnnotations.opened]: OperationAnnotationValues.opened };
     if (mode === 'plain') t.spec.suspend = false;
     else delete t.metadata.annotations[Annotations.kueueAdmissionGatedBy];
   },

@@ -10,7 +10,7 @@ import { WatchedLists } from '../../../src/kube/watched-lists.js';
 import { applyJsonPatch, JsonPatchError } from '../../support/json-patch.js';
 import { LabelValues, Labels } from '../../../src/model/constants.js';
 import type { KubeObject, Workload } from '../../../src/model/kube.js';
-import type { JsonPatchOp } from '../../../src/model/lifecycle.js';
+import type { JsonPatchOp } from '../../../src/model/kube.js';
 import { createAdmissionController, MIN_GAP_MS, type AdmissionControllerOptions } from '../../../src/worker/admission-controller.js';
 import { CHECK, condition, KUEUE_CONFIG, NS, trainJob, workload } from '../core/lifecycle-fixtures.js';
 

@@ -1,11 +1,9 @@
 // What the operations after Start take and answer (docs/contract.md §9): TrainJobRef in,
-// TrainJobState or Outcome out, as plain JSON; and the parts of the Kubernetes objects they read
-// that kube.ts does not type (conditions, pods, the AdmissionCheck). The pure core imports only the
-// types of this module (they vanish at compile time), so workflow code never loads zod for them.
+// TrainJobState or Outcome out, as plain JSON. The pure core imports only the types of this module
+// (they vanish at compile time), so workflow code never loads zod for them.
 import { z } from 'zod';
 import type { ObjectRef } from './errors.js';
-import { OUTCOME_PHASES, PHASES } from './lifecycle-constants.js';
-import type { KubeObject } from './kube.js';
+import { OUTCOME_PHASES, PHASES } from './constants.js';
 import { DNS1123_SUBDOMAIN } from './request.js';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -59,54 +57,3 @@ export type Outcome = z.infer<typeof OutcomeSchema>;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
 const refIsObjectRef: Same<TrainJobRef, ObjectRef> = true;
 void refIsObjectRef;
-
-// ---- The Kubernetes shapes read after Start (only what dispatch reads; the rest passes through).
-
-/** metav1.Condition. */
-export interface Condition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-  observedGeneration?: number;
-  [key: string]: unknown;
-}
-
-/** A container's terminated state (corev1.ContainerStateTerminated). */
-export interface ContainerTerminated {
-  exitCode: number;
-  reason?: string;
-  message?: string;
-  finishedAt?: string;
-  [key: string]: unknown;
-}
-
-export interface ContainerStatus {
-  name: string;
-  state?: { terminated?: ContainerTerminated; [key: string]: unknown };
-  lastState?: { terminated?: ContainerTerminated; [key: string]: unknown };
-  [key: string]: unknown;
-}
-
-/** A pod of a TrainJob, as Watch reads it for the exit code. */
-export interface Pod extends KubeObject {
-  status?: {
-    containerStatuses?: ContainerStatus[];
-    initContainerStatuses?: ContainerStatus[];
-    [key: string]: unknown;
-  };
-}
-
-/** Kueue's AdmissionCheck (cluster-scoped). */
-export interface AdmissionCheck extends KubeObject {
-  spec?: { controllerName?: string; [key: string]: unknown };
-  status?: { conditions?: Condition[]; [key: string]: unknown };
-}
-
-/** One operation of a JSON patch (RFC 6902), as dispatch writes them. */
-export type JsonPatchOp =
-  | { op: 'test'; path: string; value: unknown }
-  | { op: 'add'; path: string; value: unknown }
-  | { op: 'replace'; path: string; value: unknown }
-  | { op: 'remove'; path: string };
