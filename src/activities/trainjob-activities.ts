@@ -6,14 +6,14 @@ import { attemptTokenOf } from '../core/start/create-conflict.js';
 import { callsFor, createWaits, type ActivityEnv } from './context.js';
 import { createOrAdopt } from '../kube/create-or-adopt.js';
 import { describeRefusal, type KubeAnswer } from '../kube/call.js';
-import { describeObject, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind, type ObjectCalls } from '../kube/objects.js';
+import { objectAddress, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind, type ObjectCalls } from '../kube/objects.js';
 import type { CreatedObject } from './runtime-activities.js';
 
 /** Deletes by UID, treating "already gone" and "not ours any more" as done. Unanswered throws (retried). */
 async function deleteOwn(calls: ObjectCalls, kind: NamespacedKind, namespace: string, object: CreatedObject): Promise<string | undefined> {
   const answer: KubeAnswer<unknown> = await calls.deleteByUid(kind, namespace, object.name, object.uid);
   if (answer.answered === 'ok' || answer.status === 404 || answer.status === 409) return undefined;
-  return `deleting ${describeObject(kind, namespace, object.name)}: ${describeRefusal(answer)}`;
+  return `deleting ${objectAddress(kind, namespace, object.name)}: ${describeRefusal(answer)}`;
 }
 
 export function trainJobActivities(env: ActivityEnv) {
@@ -50,7 +50,7 @@ export function trainJobActivities(env: ActivityEnv) {
         { op: 'add', path: '/metadata/ownerReferences', value: [owner] },
       ]);
       if (answer.answered === 'definite') {
-        const where = describeObject(TRAINING_RUNTIMES, input.namespace, input.copy.name);
+        const where = objectAddress(TRAINING_RUNTIMES, input.namespace, input.copy.name);
         throw new DispatchError('ErrRejected', [`owner reference could not be set on ${where}: ${describeRefusal(answer)}`], 7);
       }
     },
@@ -59,7 +59,7 @@ export function trainJobActivities(env: ActivityEnv) {
     async readBack(input: { namespace: string; name: string }): Promise<TrainJob> {
       const answer = await callsFor(env).get(TRAINJOBS, input.namespace, input.name);
       if (answer.answered === 'definite') {
-        const where = describeObject(TRAINJOBS, input.namespace, input.name);
+        const where = objectAddress(TRAINJOBS, input.namespace, input.name);
         throw new DispatchError('ErrRejected', [`reading back ${where}: ${describeRefusal(answer)}`], 8);
       }
       const { metadata, spec } = answer.value as TrainJob;

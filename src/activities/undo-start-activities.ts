@@ -7,7 +7,7 @@ import { KueueConfigSchema } from '../model/config.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { KubeObject, TrainJob } from '../model/kube.js';
 import { decideCopyUndo, decideTrainJobUndo, undoTargets, type UndoDecision, type UndoObject } from '../core/start/undo-plan.js';
-import { describeObject, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind, type ObjectCalls } from '../kube/objects.js';
+import { objectAddress, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind, type ObjectCalls } from '../kube/objects.js';
 import { describeRefusal } from '../kube/call.js';
 import { callsFor, type ActivityEnv } from './context.js';
 
@@ -59,7 +59,7 @@ type UndoOutcome = UndoDecision | { do: 'problem'; reason: string };
  * again. A delete answered 404 is done. Unanswered throws (the activity is retried, and re-reads).
  */
 async function undoOne(calls: ObjectCalls, kind: NamespacedKind, namespace: string, name: string, decide: (found: KubeObject | undefined) => UndoDecision): Promise<UndoOutcome> {
-  const where = describeObject(kind, namespace, name);
+  const where = objectAddress(kind, namespace, name);
   for (let read = 0; read < STOP_READS; read += 1) {
     const found = await calls.get(kind, namespace, name);
     if (found.answered === 'definite' && found.status !== 404) return { do: 'problem', reason: `reading ${where}: ${describeRefusal(found)}` };
@@ -105,7 +105,7 @@ export function undoStartActivities(env: ActivityEnv) {
             : (found: KubeObject | undefined) => decideCopyUndo(found, { token, trainJobLeft: left.length > 0, ...(knownUid ? { knownUid } : {}) });
         const outcome = await undoOne(calls, KINDS[target.object], namespace, name, decide);
         if (outcome.do === 'problem') problems.push(outcome.reason);
-        else if (outcome.do === 'delete') deleted.push(describeObject(KINDS[target.object], namespace, name));
+        else if (outcome.do === 'delete') deleted.push(objectAddress(KINDS[target.object], namespace, name));
         else if (outcome.do === 'leave') left.push({ ref: { namespace, name, uid: outcome.uid }, reason: outcome.reason });
       }
       if (problems.length > 0) throw new DispatchError('ErrOutcomeUnknown', problems, input.step, input.ref);

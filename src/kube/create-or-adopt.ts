@@ -5,7 +5,7 @@ import { classifyRefusal } from '../core/start/refusal-type.js';
 import { isRuntimeCacheLag, runtimeLagBudgetMs, runtimeLagPauseMs } from '../core/start/runtime-lag.js';
 import type { KubeObject } from '../model/kube.js';
 import { describeRefusal } from './call.js';
-import { describeObject, type NamespacedKind, type ObjectCalls } from './objects.js';
+import { objectAddress, type NamespacedKind, type ObjectCalls } from './objects.js';
 
 /** How often a wait for an object being deleted checks again. */
 export const DELETION_POLL_MS = 500;
@@ -40,7 +40,7 @@ export async function createOrAdopt(
   requestTimeoutMs = 0,
 ): Promise<CreateOutcome> {
   const { name = '', namespace = '' } = body.metadata ?? {};
-  const where = describeObject(kind, namespace, name);
+  const where = objectAddress(kind, namespace, name);
   // Step 6's retries of a webhook's lag end within the activity's CallBound (runtime-lag.ts).
   const lagUntil = Date.now() + runtimeLagBudgetMs(waits.boundMs, requestTimeoutMs);
   let lagged = 0;

@@ -45,8 +45,8 @@ export const admissionChecks = (version: string): ClusterKind => ({
   kind: 'AdmissionCheck',
 });
 
-/** What a definite answer is about, e.g. "TrainJob ml/dj-x-s1". */
-export const describeObject = (kind: NamespacedKind, namespace: string, name: string) => `${kind.kind} ${namespace}/${name}`;
+/** What a definite answer is about, e.g. "TrainJob ml/dj-x-s1" (core/objects/describe.ts describes an object as read). */
+export const objectAddress = (kind: NamespacedKind, namespace: string, name: string) => `${kind.kind} ${namespace}/${name}`;
 
 export class ObjectCalls {
   constructor(
@@ -59,7 +59,7 @@ export class ObjectCalls {
   }
 
   get(kind: NamespacedKind, namespace: string, name: string): Promise<KubeAnswer<KubeObject>> {
-    return this.call(`get ${describeObject(kind, namespace, name)}`, (o) =>
+    return this.call(`get ${objectAddress(kind, namespace, name)}`, (o) =>
       this.kube.custom.getNamespacedCustomObject({ ...kind, namespace, name }, o),
     );
   }
@@ -75,14 +75,14 @@ export class ObjectCalls {
   }
 
   create(kind: NamespacedKind, namespace: string, body: KubeObject): Promise<KubeAnswer<KubeObject>> {
-    return this.call(`create ${describeObject(kind, namespace, body.metadata?.name ?? '')}`, (o) =>
+    return this.call(`create ${objectAddress(kind, namespace, body.metadata?.name ?? '')}`, (o) =>
       this.kube.custom.createNamespacedCustomObject({ ...kind, namespace, body, fieldManager: 'dispatch-kubeflow' }, o),
     );
   }
 
   /** A JSON patch; a `test` operation on metadata.uid makes it apply only to the object we created. */
   patch(kind: NamespacedKind, namespace: string, name: string, body: object[]): Promise<KubeAnswer<KubeObject>> {
-    return this.call(`patch ${describeObject(kind, namespace, name)}`, (o) =>
+    return this.call(`patch ${objectAddress(kind, namespace, name)}`, (o) =>
       this.kube.custom.patchNamespacedCustomObject({ ...kind, namespace, name, body, fieldManager: 'dispatch-kubeflow' }, o),
     );
   }
@@ -93,7 +93,7 @@ export class ObjectCalls {
    */
   deleteByUid(kind: NamespacedKind, namespace: string, name: string, uid: string, resourceVersion?: string): Promise<KubeAnswer<unknown>> {
     const preconditions = resourceVersion ? { uid, resourceVersion } : { uid };
-    return this.call(`delete ${describeObject(kind, namespace, name)}`, (o) =>
+    return this.call(`delete ${objectAddress(kind, namespace, name)}`, (o) =>
       this.kube.custom.deleteNamespacedCustomObject(
         { ...kind, namespace, name, propagationPolicy: 'Background', body: { preconditions } },
         o,
@@ -103,7 +103,7 @@ export class ObjectCalls {
 
   /** A JSON patch of the status subresource (the admission check controller's writes). */
   patchStatus(kind: NamespacedKind, namespace: string, name: string, body: object[]): Promise<KubeAnswer<KubeObject>> {
-    return this.call(`patch ${describeObject(kind, namespace, name)} status`, (o) =>
+    return this.call(`patch ${objectAddress(kind, namespace, name)} status`, (o) =>
       this.kube.custom.patchNamespacedCustomObjectStatus({ ...kind, namespace, name, body, fieldManager: 'dispatch-kubeflow' }, o),
     );
   }
