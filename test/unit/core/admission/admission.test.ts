@@ -3,15 +3,15 @@
 // pass may read, with the patches applied as the API server would (applyJsonPatch).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { admissionCheckActivePatch } from '../../../src/core/admission/check-active.js';
-import { readyDecision, trainJobsByUid, workloadsToMarkReady } from '../../../src/core/admission/workload-ready.js';
-import { exitCodeOf, watchOutcome } from '../../../src/core/operations/watch-outcome.js';
-import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
-import { applyJsonPatch, JsonPatchError } from '../../support/json-patch.js';
-import { stateOf } from '../../../src/core/operations/phase.js';
-import { Labels } from '../../../src/model/constants.js';
-import type { TrainJob, Workload } from '../../../src/model/kube.js';
-import { OutcomeSchema, type AdmissionCheck } from '../../../src/model/lifecycle.js';
+import { admissionCheckActivePatch } from '../../../../src/core/admission/check-active.js';
+import { readyDecision, trainJobsByUid, workloadsToMarkReady } from '../../../../src/core/admission/workload-ready.js';
+import { exitCodeOf, watchOutcome } from '../../../../src/core/operations/watch-outcome.js';
+import type { PlannedWrite } from '../../../../src/core/objects/planned-write.js';
+import { applyJsonPatch, JsonPatchError } from '../../../support/json-patch.js';
+import { stateOf } from '../../../../src/core/operations/phase.js';
+import { Labels } from '../../../../src/model/constants.js';
+import type { TrainJob, Workload } from '../../../../src/model/kube.js';
+import { OutcomeSchema, type AdmissionCheck } from '../../../../src/model/lifecycle.js';
 import {
   arbObserved,
   CHECK,
@@ -27,8 +27,8 @@ import {
   trainJob,
   UID,
   workload,
-} from './lifecycle-fixtures.js';
-import { CRDS, crdValidator } from '../../support/crd-schema.js';
+} from '../lifecycle-fixtures.js';
+import { CRDS, crdValidator } from '../../../support/crd-schema.js';
 
 const NOW = '2026-01-02T03:04:05Z';
 const CONTROLLER = 'dispatch.phpboyscout.uk/admission-check';

@@ -12,9 +12,9 @@ import {
   releaseWorkflowId,
   stopWorkflowId,
   watchWorkflowId,
-} from '../../../src/core/operations/workflow-ids.js';
-import { LIFECYCLE_OPERATIONS } from '../../../src/model/lifecycle-constants.js';
-import { OutcomeSchema, TrainJobRefSchema, TrainJobStateSchema } from '../../../src/model/lifecycle.js';
+} from '../../../../src/core/operations/workflow-ids.js';
+import { LIFECYCLE_OPERATIONS } from '../../../../src/model/lifecycle-constants.js';
+import { OutcomeSchema, TrainJobRefSchema, TrainJobStateSchema } from '../../../../src/model/lifecycle.js';
 
 const REF = {
   namespace: 'ml-jobs',
