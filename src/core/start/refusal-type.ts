@@ -41,7 +41,7 @@ export function refusalType(refusal: Refusal): RefusalType {
 /**
  * A refused call's type and the reason naming it: `<what> is forbidden (<detail>)` for a missing
  * permission, `<what>: <detail>` for the cluster refusing it. `detail` describes the answer
- * ("HTTP 403 Forbidden: ...", src/activities/kube-call.ts describeRefusal).
+ * ("HTTP 403 Forbidden: ...", src/kube/call.ts describeRefusal).
  */
 export function classifyRefusal(
   what: string,

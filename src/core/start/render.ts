@@ -115,19 +115,15 @@ function copyJson<T>(value: T): T {
   return JSON.parse(JSON.stringify(value)) as T;
 }
 
-export function renderStart(
-  valid: ValidRequest,
-  runtime: TrainerRuntime,
-  config: Config,
-  options: RenderOptions = {},
-): RenderedStart {
-  const { job, generation, submission, attempt, spec } = valid.request;
+/**
+ * The runtime copy's and the TrainJob's metadata: both carry dispatch's labels and annotations
+ * (docs/contract.md §3); the copy names its source runtime, and in Kueue mode the TrainJob names
+ * its queue and carries dispatch's gate.
+ */
+function metadataOf(valid: ValidRequest, config: Config, name: string, token: string): { copy: ObjectMeta; trainJob: ObjectMeta } {
+  const { job, generation, submission, attempt } = valid.request;
   const kueue = config.mode === 'kueue';
-  const name = trainJobName(job, submission);
   const namespace = config.namespace;
-  const token = attemptToken(namespace, name, attempt);
-  const source = runtimeKey(valid.runtime);
-
   const labels: Record<string, string> = {
     [Labels.managedBy]: LabelValues.managedBy,
     [Labels.jobId]: job.toLowerCase(),
@@ -138,22 +134,37 @@ export function renderStart(
     [Annotations.comment]: comment(job, generation, submission, attempt),
     [Annotations.attemptToken]: token,
   };
-
-  const copyMeta: ObjectMeta = {
-    name,
-    namespace,
-    labels: { ...labels },
-    annotations: { ...annotations, [Annotations.sourceRuntime]: source },
+  return {
+    copy: {
+      name,
+      namespace,
+      labels: { ...labels },
+      annotations: { ...annotations, [Annotations.sourceRuntime]: runtimeKey(valid.runtime) },
+    },
+    trainJob: {
+      name,
+      namespace,
+      labels: kueue ? { ...labels, [Labels.kueueQueueName]: config.kueue.queue } : { ...labels },
+      annotations: kueue
+        ? { ...annotations, [Annotations.kueueAdmissionGatedBy]: config.kueue.gate }
+        : { ...annotations },
+    },
   };
-  const trainJobMeta: ObjectMeta = {
-    name,
-    namespace,
-    labels: kueue ? { ...labels, [Labels.kueueQueueName]: config.kueue.queue } : { ...labels },
-    annotations: kueue
-      ? { ...annotations, [Annotations.kueueAdmissionGatedBy]: config.kueue.gate }
-      : { ...annotations },
-  };
+}
 
+/** What Start writes (docs/start.md): the runtime copy, and the TrainJob that runs on it. */
+export function renderStart(
+  valid: ValidRequest,
+  runtime: TrainerRuntime,
+  config: Config,
+  options: RenderOptions = {},
+): RenderedStart {
+  const { job, submission, attempt, spec } = valid.request;
+  const kueue = config.mode === 'kueue';
+  const name = trainJobName(job, submission);
+  const token = attemptToken(config.namespace, name, attempt);
+  const source = runtimeKey(valid.runtime);
+  const meta = metadataOf(valid, config, name, token);
   const deadline = activeDeadlineSeconds(spec.timeLimit);
   const trainJobSpec: TrainJobSpec = {
     runtimeRef: { apiGroup: Trainer.group, kind: Trainer.trainingRuntimeKind, name },
@@ -179,13 +190,13 @@ export function renderStart(
     runtimeCopy: {
       apiVersion: Trainer.apiVersion,
       kind: Trainer.trainingRuntimeKind,
-      metadata: copyMeta,
+      metadata: meta.copy,
       spec: copyJson(runtime.spec ?? {}),
     },
     trainJob: {
       apiVersion: Trainer.apiVersion,
       kind: Trainer.trainJobKind,
-      metadata: trainJobMeta,
+      metadata: meta.trainJob,
       spec: trainJobSpec,
     },
   };

@@ -1,5 +1,5 @@
 // TrainJobs, Workloads and pods as Trainer v2.3.0 and Kueue v0.19.2 write them, for the tests of
-// the decisions after Start (phase, lifecycle-plans, admission): builders for examples, and
+// the decisions after Start (operations, admission): builders for examples, and
 // fast-check arbitraries over every combination the decisions read. The examples pass the real
 // CRDs' schemas (phase.test.ts checks).
 import fc from 'fast-check';

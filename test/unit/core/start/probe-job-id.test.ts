@@ -2,10 +2,10 @@
 // probing at once, a copy the garbage collector has not yet removed, a probe whose stop failed).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isProbeJobId, PROBE_JOB_ID, PROBE_JOB_PREFIX, probeJobId, probeRequest } from '../../../src/core/start/probe.js';
-import { trainJobName } from '../../../src/core/start/names.js';
-import { StartRequestSchema } from '../../../src/model/request.js';
-import { config } from '../../golden/cases.js';
+import { isProbeJobId, PROBE_JOB_ID, PROBE_JOB_PREFIX, probeJobId, probeRequest } from '../../../../src/core/start/probe.js';
+import { trainJobName } from '../../../../src/core/start/names.js';
+import { StartRequestSchema } from '../../../../src/model/request.js';
+import { config } from '../../../golden/cases.js';
 
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 

@@ -3,17 +3,17 @@
 // seed's refusal of an owned copy.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { earlierOwnerOf, earlierStartReasons } from '../../../src/core/start/earlier-start.js';
-import { renderStart } from '../../../src/core/start/render.js';
-import type { Mode } from '../../../src/model/config.js';
-import { OperationAnnotations, OperationAnnotationValues } from '../../../src/model/constants.js';
-import { takenOverBy } from '../../../src/core/operations/facts.js';
+import { earlierOwnerOf, earlierStartReasons } from '../../../../src/core/start/earlier-start.js';
+import { renderStart } from '../../../../src/core/start/render.js';
+import type { Mode } from '../../../../src/model/config.js';
+import { OperationAnnotations, OperationAnnotationValues } from '../../../../src/model/constants.js';
+import { takenOverBy } from '../../../../src/core/operations/facts.js';
 
 /** The caller opened or held it (§7). */
 const isTakenOver = (...args: Parameters<typeof takenOverBy>) => takenOverBy(...args) !== undefined;
-import { Annotations, Trainer } from '../../../src/model/constants.js';
-import type { TrainerRuntime, TrainJob } from '../../../src/model/kube.js';
-import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../golden/cases.js';
+import { Annotations, Trainer } from '../../../../src/model/constants.js';
+import type { TrainerRuntime, TrainJob } from '../../../../src/model/kube.js';
+import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../../golden/cases.js';
 
 const UID = '7f0c3b1e-0000-4000-8000-000000000001';
 

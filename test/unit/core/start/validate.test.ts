@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { validate, validateCapabilitiesRequest } from '../../../src/core/start/validate.js';
-import { DispatchError } from '../../../src/model/errors.js';
+import { validate, validateCapabilitiesRequest } from '../../../../src/core/start/validate.js';
+import { DispatchError } from '../../../../src/model/errors.js';
 
 type Json = Record<string, unknown>;
 
 /** docs/contract.md §2's example request, a fresh copy each time. */
-const example = (): Json => JSON.parse(readFileSync(new URL('../../fixtures/requests/contract-example.json', import.meta.url), 'utf8')) as Json;
+const example = (): Json => JSON.parse(readFileSync(new URL('../../../fixtures/requests/contract-example.json', import.meta.url), 'utf8')) as Json;
 
 /** The example with `change` applied to a copy of it. */
 function withRequest(change: (request: Json, spec: Json, extensions: Json) => void): Json {

@@ -1,14 +1,14 @@
 // dispatch's runtime patch, row by row (docs/contract.md §4; docs/start.md, "The TrainJob", spec.runtimePatches).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { placementEnv, podInfoMount, podInfoVolume, runtimePatch } from '../../../src/core/start/runtime-patch.js';
-import { trainerJob } from '../../../src/core/start/runtime-shape.js';
-import type { Config } from '../../../src/model/config.js';
-import { Dispatch, EnvVars, FieldPaths, Labels, PodInfo, Trainer } from '../../../src/model/constants.js';
-import type { RuntimePatch, TrainerRuntime } from '../../../src/model/kube.js';
-import { config, loadInputRuntime } from '../../golden/cases.js';
-import { jobIdArb, submissionArb } from '../../golden/requests.js';
-import { CRDS, loadCrdSchema } from '../../support/crd-schema.js';
+import { placementEnv, podInfoMount, podInfoVolume, runtimePatch } from '../../../../src/core/start/runtime-patch.js';
+import { trainerJob } from '../../../../src/core/start/runtime-shape.js';
+import type { Config } from '../../../../src/model/config.js';
+import { Dispatch, EnvVars, FieldPaths, Labels, PodInfo, Trainer } from '../../../../src/model/constants.js';
+import type { RuntimePatch, TrainerRuntime } from '../../../../src/model/kube.js';
+import { config, loadInputRuntime } from '../../../golden/cases.js';
+import { jobIdArb, submissionArb } from '../../../golden/requests.js';
+import { CRDS, loadCrdSchema } from '../../../support/crd-schema.js';
 
 const INPUT = {
   jobId: '01JD0Q3J0Y6Q7J7Z4W2X5V8K9M',

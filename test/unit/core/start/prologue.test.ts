@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROLOGUE, trainerCommand } from '../../../src/core/start/prologue.js';
-import { Dispatch, EnvVars, Limits } from '../../../src/model/constants.js';
-import { noNulArb } from '../../golden/requests.js';
+import { PROLOGUE, trainerCommand } from '../../../../src/core/start/prologue.js';
+import { Dispatch, EnvVars, Limits } from '../../../../src/model/constants.js';
+import { noNulArb } from '../../../golden/requests.js';
 
 const PRINTF = ['/usr/bin/printf', '/bin/printf'].find(existsSync)!;
 // Every POSIX shell on this machine: dash is Debian's /bin/sh, bash --posix stands in for others.

@@ -1,16 +1,16 @@
 // The CRD validator the render tests rely on: it must refuse what the API server would refuse or
 // prune, or "validates against the CRD" would prove nothing.
 import { describe, expect, it } from 'vitest';
-import { renderStart } from '../../../src/core/start/render.js';
-import type { TrainJob } from '../../../src/model/kube.js';
-import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
+import { renderStart } from '../../../../src/core/start/render.js';
+import type { TrainJob } from '../../../../src/model/kube.js';
+import { config, exampleRequest, loadInputRuntime, validOf } from '../../../golden/cases.js';
 import {
   CRDS,
   crdValidator,
   loadCrdSchema,
   validateTrainingRuntime,
   validateTrainJob,
-} from '../../support/crd-schema.js';
+} from '../../../support/crd-schema.js';
 
 /** Any field, as a wrong client might write it. */
 const loose = (value: object) => value as Record<string, unknown>;

@@ -1,11 +1,11 @@
 // Read-back (docs/start.md, step 8; docs/contract.md §4a): what Start wrote must be what the server holds,
 // allowing what admission webhooks and CRD defaults legitimately add.
 import { describe, expect, it } from 'vitest';
-import { compareReadBack, diffJson } from '../../../src/core/start/readback.js';
-import { renderStart } from '../../../src/core/start/render.js';
-import { Annotations, Dispatch, Kueue, Labels, PodInfo, Trainer } from '../../../src/model/constants.js';
-import type { TrainJob } from '../../../src/model/kube.js';
-import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../golden/cases.js';
+import { compareReadBack, diffJson } from '../../../../src/core/start/readback.js';
+import { renderStart } from '../../../../src/core/start/render.js';
+import { Annotations, Dispatch, Kueue, Labels, PodInfo, Trainer } from '../../../../src/model/constants.js';
+import type { TrainJob } from '../../../../src/model/kube.js';
+import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../../golden/cases.js';
 
 const KIND = { kind: 'ClusterTrainingRuntime', name: 'dispatch-kind' } as const;
 const written = (mode: 'plain' | 'kueue' = 'plain'): TrainJob =>

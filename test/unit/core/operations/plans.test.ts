@@ -5,19 +5,19 @@
 // true. Examples of the exact patches, then properties over everything that may be read.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
-import { identityRefusals } from '../../../src/core/operations/identity.js';
-import type { GateOperation, OperationPlan } from '../../../src/core/operations/plan.js';
-import { planHold, planOpen, planOperation, planRelease } from '../../../src/core/operations/plans.js';
-import { applyJsonPatch, JsonPatchError } from '../../support/json-patch.js';
-import { isWorkloadInactive, kueueDeactivation } from '../../../src/core/objects/workloads.js';
-import { isHeldMarked, isOpened, isSuspended } from '../../../src/core/operations/facts.js';
-import type { Observed } from '../../../src/core/operations/observed.js';
-import { phaseOf } from '../../../src/core/operations/phase.js';
-import { Annotations, Labels } from '../../../src/model/constants.js';
-import { OperationAnnotations } from '../../../src/model/constants.js';
-import type { TrainJob, Workload } from '../../../src/model/kube.js';
-import { arbObserved, condition, GATE, KUEUE_CONFIG, OTHER_UID, PLAIN, REF, T1, trainJob, workload } from './lifecycle-fixtures.js';
+import type { PlannedWrite } from '../../../../src/core/objects/planned-write.js';
+import { identityRefusals } from '../../../../src/core/operations/identity.js';
+import type { GateOperation, OperationPlan } from '../../../../src/core/operations/plan.js';
+import { planHold, planOpen, planOperation, planRelease } from '../../../../src/core/operations/plans.js';
+import { applyJsonPatch, JsonPatchError } from '../../../support/json-patch.js';
+import { isWorkloadInactive, kueueDeactivation } from '../../../../src/core/objects/workloads.js';
+import { isHeldMarked, isOpened, isSuspended } from '../../../../src/core/operations/facts.js';
+import type { Observed } from '../../../../src/core/operations/observed.js';
+import { phaseOf } from '../../../../src/core/operations/phase.js';
+import { Annotations, Labels } from '../../../../src/model/constants.js';
+import { OperationAnnotations } from '../../../../src/model/constants.js';
+import type { TrainJob, Workload } from '../../../../src/model/kube.js';
+import { arbObserved, condition, GATE, KUEUE_CONFIG, OTHER_UID, PLAIN, REF, T1, trainJob, workload } from '../lifecycle-fixtures.js';
 
 fc.configureGlobal({ numRuns: 500 });
 

@@ -2,14 +2,14 @@
 // "The runtime copy", and docs/contract.md §3 and §4.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { attemptToken } from '../../../src/core/start/names.js';
-import { PROLOGUE } from '../../../src/core/start/prologue.js';
+import { attemptToken } from '../../../../src/core/start/names.js';
+import { PROLOGUE } from '../../../../src/core/start/prologue.js';
 import {
   activeDeadlineSeconds,
   compareBytes,
   decimalQuantity,
   renderStart,
-} from '../../../src/core/start/render.js';
+} from '../../../../src/core/start/render.js';
 import {
   Annotations,
   Dispatch,
@@ -18,13 +18,13 @@ import {
   Labels,
   Limits,
   Trainer,
-} from '../../../src/model/constants.js';
-import type { EnvVar, TrainJob } from '../../../src/model/kube.js';
-import type { StartRequest } from '../../../src/model/request.js';
-import { StartRequestSchema } from '../../../src/model/request.js';
-import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../golden/cases.js';
-import { requestArb } from '../../golden/requests.js';
-import { validateTrainingRuntime, validateTrainJob } from '../../support/crd-schema.js';
+} from '../../../../src/model/constants.js';
+import type { EnvVar, TrainJob } from '../../../../src/model/kube.js';
+import type { StartRequest } from '../../../../src/model/request.js';
+import { StartRequestSchema } from '../../../../src/model/request.js';
+import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../../golden/cases.js';
+import { requestArb } from '../../../golden/requests.js';
+import { validateTrainingRuntime, validateTrainJob } from '../../../support/crd-schema.js';
 
 const KIND = { kind: 'ClusterTrainingRuntime', name: 'dispatch-kind' } as const;
 const TORCH = { kind: 'ClusterTrainingRuntime', name: 'torch-distributed' } as const;

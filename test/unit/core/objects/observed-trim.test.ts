@@ -4,14 +4,14 @@
 // controller's writes are the same from the trimmed objects as from the whole ones.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { workloadsToMarkReady } from '../../../src/core/admission/workload-ready.js';
-import { watchOutcome } from '../../../src/core/operations/watch-outcome.js';
-import type { GateOperation } from '../../../src/core/operations/plan.js';
-import { planOperation } from '../../../src/core/operations/plans.js';
-import { trimTrainJob, trimWorkload } from '../../../src/core/objects/observed-trim.js';
-import type { Observed } from '../../../src/core/operations/observed.js';
-import { stateOf } from '../../../src/core/operations/phase.js';
-import { arbObserved, REF, T1, trainJob, workload } from './lifecycle-fixtures.js';
+import { workloadsToMarkReady } from '../../../../src/core/admission/workload-ready.js';
+import { watchOutcome } from '../../../../src/core/operations/watch-outcome.js';
+import type { GateOperation } from '../../../../src/core/operations/plan.js';
+import { planOperation } from '../../../../src/core/operations/plans.js';
+import { trimTrainJob, trimWorkload } from '../../../../src/core/objects/observed-trim.js';
+import type { Observed } from '../../../../src/core/operations/observed.js';
+import { stateOf } from '../../../../src/core/operations/phase.js';
+import { arbObserved, REF, T1, trainJob, workload } from '../lifecycle-fixtures.js';
 
 const trimmed = (observed: Observed): Observed => ({
   ...observed,

@@ -2,14 +2,14 @@
 // examples of every phase in both modes, then properties over every combination of what is read.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { workloadOfTrainJob } from '../../../src/core/objects/workloads.js';
-import { dispatchLabelProblems } from '../../../src/core/operations/identity.js';
-import type { Observed } from '../../../src/core/operations/observed.js';
-import { phaseOf, stateOf } from '../../../src/core/operations/phase.js';
-import { terminalOf } from '../../../src/core/operations/terminal.js';
-import { Labels } from '../../../src/model/constants.js';
-import { OperationAnnotations, PHASES } from '../../../src/model/constants.js';
-import { CRDS, crdValidator, validateTrainJob } from '../../support/crd-schema.js';
+import { workloadOfTrainJob } from '../../../../src/core/objects/workloads.js';
+import { dispatchLabelProblems } from '../../../../src/core/operations/identity.js';
+import type { Observed } from '../../../../src/core/operations/observed.js';
+import { phaseOf, stateOf } from '../../../../src/core/operations/phase.js';
+import { terminalOf } from '../../../../src/core/operations/terminal.js';
+import { Labels } from '../../../../src/model/constants.js';
+import { OperationAnnotations, PHASES } from '../../../../src/model/constants.js';
+import { CRDS, crdValidator, validateTrainJob } from '../../../support/crd-schema.js';
 import {
   arbObserved,
   arbTrainJob,
@@ -23,7 +23,7 @@ import {
   T1,
   trainJob,
   workload,
-} from './lifecycle-fixtures.js';
+} from '../lifecycle-fixtures.js';
 
 const plain = (tj = trainJob({ suspend: true })): Observed => ({ trainJob: tj, config: PLAIN });
 const kueue = (

@@ -2,10 +2,10 @@
 // observations: whatever the read after the 409 saw, and whichever step's rule applies.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideConflict, refersTo, type Conflict, type ConflictRule } from '../../../src/core/start/create-conflict.js';
-import { deepEqual } from '../../../src/core/objects/deep-equal.js';
-import { Annotations, Trainer } from '../../../src/model/constants.js';
-import type { KubeObject } from '../../../src/model/kube.js';
+import { decideConflict, refersTo, type Conflict, type ConflictRule } from '../../../../src/core/start/create-conflict.js';
+import { deepEqual } from '../../../../src/core/objects/deep-equal.js';
+import { Annotations, Trainer } from '../../../../src/model/constants.js';
+import type { KubeObject } from '../../../../src/model/kube.js';
 
 const WHERE = 'TrainJob ml/dj-x-s1';
 const COPY = 'dj-x-s1';

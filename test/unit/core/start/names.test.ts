@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { attemptToken, comment, epochPrefix, trainJobName } from '../../../src/core/start/names.js';
-import { Dispatch, Limits } from '../../../src/model/constants.js';
-import { JOB_ID_PATTERN } from '../../../src/model/request.js';
-import { jobIdArb, submissionArb } from '../../golden/requests.js';
+import { attemptToken, comment, epochPrefix, trainJobName } from '../../../../src/core/start/names.js';
+import { Dispatch, Limits } from '../../../../src/model/constants.js';
+import { JOB_ID_PATTERN } from '../../../../src/model/request.js';
+import { jobIdArb, submissionArb } from '../../../golden/requests.js';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 // The TrainJob CRD's own rule on metadata.name (RFC 1035: a letter first).

@@ -2,9 +2,19 @@
 // they take and answer (src/model/operations.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { holdWorkflowId, lifecycleWorkflowId, lifecycleWorkflowIdPrefix, lifecycleWorkflowType, openWorkflowId, parseLifecycleWorkflowId, releaseWorkflowId, stopWorkflowId, watchWorkflowId } from '../../../src/core/operations/workflow-ids.js';
-import { OPERATIONS } from '../../../src/model/workflows.js';
-import { OutcomeSchema, TrainJobRefSchema, TrainJobStateSchema } from '../../../src/model/operations.js';
+import {
+  holdWorkflowId,
+  lifecycleWorkflowId,
+  lifecycleWorkflowIdPrefix,
+  lifecycleWorkflowType,
+  openWorkflowId,
+  parseLifecycleWorkflowId,
+  releaseWorkflowId,
+  stopWorkflowId,
+  watchWorkflowId,
+} from '../../../../src/core/operations/workflow-ids.js';
+import { OPERATIONS } from '../../../../src/model/workflows.js';
+import { OutcomeSchema, TrainJobRefSchema, TrainJobStateSchema } from '../../../../src/model/operations.js';
 
 const REF = {
   namespace: 'ml-jobs',

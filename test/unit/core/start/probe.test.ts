@@ -1,12 +1,12 @@
 // Seed 000, "The preflight probe": a Start like any other, with a spec of its own, whose runtime
 // patch adds a node selector no node matches.
 import { describe, expect, it } from 'vitest';
-import { PROBE_JOB_ID, probeRequest, renderProbe } from '../../../src/core/start/probe.js';
-import { renderStart } from '../../../src/core/start/render.js';
-import { Labels } from '../../../src/model/constants.js';
-import { StartRequestSchema } from '../../../src/model/request.js';
-import { config, loadInputRuntime } from '../../golden/cases.js';
-import { validateTrainingRuntime, validateTrainJob } from '../../support/crd-schema.js';
+import { PROBE_JOB_ID, probeRequest, renderProbe } from '../../../../src/core/start/probe.js';
+import { renderStart } from '../../../../src/core/start/render.js';
+import { Labels } from '../../../../src/model/constants.js';
+import { StartRequestSchema } from '../../../../src/model/request.js';
+import { config, loadInputRuntime } from '../../../golden/cases.js';
+import { validateTrainingRuntime, validateTrainJob } from '../../../support/crd-schema.js';
 
 const podSpecOfPatch = (patch: unknown) =>
   (

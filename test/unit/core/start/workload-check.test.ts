@@ -1,13 +1,13 @@
 // Seed 000, step 9: in Kueue mode the TrainJob's Workload must exist, carry dispatch's gate and
 // list kueue.admissionCheck. The Workloads here are shaped as Kueue v0.19.2 writes them.
 import { describe, expect, it } from 'vitest';
-import { gatesOf } from '../../../src/core/objects/gates.js';
-import { workloadLabelSelector } from '../../../src/core/objects/workloads.js';
-import { checkWorkload } from '../../../src/core/start/workload-check.js';
-import { Annotations, Dispatch, Labels } from '../../../src/model/constants.js';
-import type { Workload } from '../../../src/model/kube.js';
-import { config, KUEUE } from '../../golden/cases.js';
-import { CRDS, crdValidator } from '../../support/crd-schema.js';
+import { gatesOf } from '../../../../src/core/objects/gates.js';
+import { workloadLabelSelector } from '../../../../src/core/objects/workloads.js';
+import { checkWorkload } from '../../../../src/core/start/workload-check.js';
+import { Annotations, Dispatch, Labels } from '../../../../src/model/constants.js';
+import type { Workload } from '../../../../src/model/kube.js';
+import { config, KUEUE } from '../../../golden/cases.js';
+import { CRDS, crdValidator } from '../../../support/crd-schema.js';
 
 const UID = '0b5b2c1e-1111-2222-3333-444455556666';
 const cfg = config(KUEUE);

@@ -5,24 +5,24 @@
 // every combination of what may be read.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pointer } from '../../../src/core/objects/json-patch.js';
-import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
-import type { GateOperation, OperationPlan } from '../../../src/core/operations/plan.js';
-import { applyJsonPatch, JsonPatchError } from '../../support/json-patch.js';
+import { pointer } from '../../../../src/core/objects/json-patch.js';
+import type { PlannedWrite } from '../../../../src/core/objects/planned-write.js';
+import type { GateOperation, OperationPlan } from '../../../../src/core/operations/plan.js';
+import { applyJsonPatch, JsonPatchError } from '../../../support/json-patch.js';
 import {
   identityRefusalsPrePatch as identityRefusals,
   planHoldPrePatch as planHold,
   planOpenPrePatch as planOpen,
   planOperationPrePatch as planOperation,
   planReleasePrePatch as planRelease,
-} from '../../../src/core/operations/plans-prepatch.js';
-import { kueueDeactivation } from '../../../src/core/objects/workloads.js';
-import type { Observed } from '../../../src/core/operations/observed.js';
-import { phaseOf } from '../../../src/core/operations/phase.js';
-import { gatesOf } from '../../../src/core/objects/gates.js';
-import { Annotations, Labels } from '../../../src/model/constants.js';
-import { OperationAnnotations } from '../../../src/model/constants.js';
-import type { TrainJob, Workload } from '../../../src/model/kube.js';
+} from '../../../../src/core/operations/plans-prepatch.js';
+import { kueueDeactivation } from '../../../../src/core/objects/workloads.js';
+import type { Observed } from '../../../../src/core/operations/observed.js';
+import { phaseOf } from '../../../../src/core/operations/phase.js';
+import { gatesOf } from '../../../../src/core/objects/gates.js';
+import { Annotations, Labels } from '../../../../src/model/constants.js';
+import { OperationAnnotations } from '../../../../src/model/constants.js';
+import type { TrainJob, Workload } from '../../../../src/model/kube.js';
 import {
   arbObserved,
   condition,
@@ -34,7 +34,7 @@ import {
   T1,
   trainJob,
   workload,
-} from './lifecycle-fixtures.js';
+} from '../lifecycle-fixtures.js';
 
 // Only a fraction of what may be read leads to writes: more runs than the default, still well under a second.
 fc.configureGlobal({ numRuns: 500 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../../src/config/load-config.js';
-import { allowListRefusal, gateRefusal } from '../../../src/core/start/refusals.js';
-import type { BackendGates } from '../../../src/model/results.js';
+import { parseConfig } from '../../../../src/config/load-config.js';
+import { allowListRefusal, gateRefusal } from '../../../../src/core/start/refusals.js';
+import type { BackendGates } from '../../../../src/model/results.js';
 
 const gates = (over: Partial<BackendGates>): BackendGates => ({
   reach: true,

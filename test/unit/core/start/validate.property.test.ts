@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { renderStart } from '../../../src/core/start/render.js';
-import { validate } from '../../../src/core/start/validate.js';
-import { DispatchError } from '../../../src/model/errors.js';
-import { config, loadInputRuntime } from '../../golden/cases.js';
+import { renderStart } from '../../../../src/core/start/render.js';
+import { validate } from '../../../../src/core/start/validate.js';
+import { DispatchError } from '../../../../src/model/errors.js';
+import { config, loadInputRuntime } from '../../../golden/cases.js';
 
 type Json = Record<string, unknown>;
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { capabilities } from '../../../src/core/start/capabilities.js';
-import type { RuntimeName } from '../../../src/core/start/validated.js';
-import { ConfigSchema, type ConfigInput } from '../../../src/model/config.js';
-import { DispatchError } from '../../../src/model/errors.js';
-import { CapabilitiesSchema } from '../../../src/model/results.js';
-import type { TrainerRuntime } from '../../../src/model/kube.js';
-import { dispatchKind, dispatchKindWith } from '../../fixtures/runtimes/load.js';
+import { capabilities } from '../../../../src/core/start/capabilities.js';
+import type { RuntimeName } from '../../../../src/core/start/validated.js';
+import { ConfigSchema, type ConfigInput } from '../../../../src/model/config.js';
+import { DispatchError } from '../../../../src/model/errors.js';
+import { CapabilitiesSchema } from '../../../../src/model/results.js';
+import type { TrainerRuntime } from '../../../../src/model/kube.js';
+import { dispatchKind, dispatchKindWith } from '../../../fixtures/runtimes/load.js';
 
 type Obj = Record<string, unknown>;
 

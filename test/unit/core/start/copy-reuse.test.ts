@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { isBeingDeleted } from '../../../src/core/objects/deletion.js';
-import { copyReuseReasons } from '../../../src/core/start/copy-reuse.js';
-import { deepEqual } from '../../../src/core/objects/deep-equal.js';
-import type { TrainerRuntime } from '../../../src/model/kube.js';
+import { isBeingDeleted } from '../../../../src/core/objects/deletion.js';
+import { copyReuseReasons } from '../../../../src/core/start/copy-reuse.js';
+import { deepEqual } from '../../../../src/core/objects/deep-equal.js';
+import type { TrainerRuntime } from '../../../../src/model/kube.js';
 
 const copy = (spec: Record<string, unknown>, owners: { kind: string; name: string }[] = []): TrainerRuntime => ({
   metadata: {

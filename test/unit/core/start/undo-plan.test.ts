@@ -3,12 +3,12 @@
 // and what it would delete is checked against what it may (docs/contract.md §7).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { takenOverBy } from '../../../src/core/operations/facts.js';
+import { takenOverBy } from '../../../../src/core/operations/facts.js';
 
 /** The caller opened or held it (§7). */
 const isTakenOver = (...args: Parameters<typeof takenOverBy>) => takenOverBy(...args) !== undefined;
-import { compareReadBack } from '../../../src/core/start/readback.js';
-import { renderStart } from '../../../src/core/start/render.js';
+import { compareReadBack } from '../../../../src/core/start/readback.js';
+import { renderStart } from '../../../../src/core/start/render.js';
 import {
   decideCopyUndo,
   decideTrainJobUndo,
@@ -17,12 +17,12 @@ import {
   type UndoFacts,
   type UndoObject,
   type UndoState,
-} from '../../../src/core/start/undo-plan.js';
-import type { Config, Mode } from '../../../src/model/config.js';
-import { Annotations, Trainer } from '../../../src/model/constants.js';
-import type { KubeObject, TrainJob } from '../../../src/model/kube.js';
-import { OperationAnnotations, OperationAnnotationValues } from '../../../src/model/constants.js';
-import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../golden/cases.js';
+} from '../../../../src/core/start/undo-plan.js';
+import type { Config, Mode } from '../../../../src/model/config.js';
+import { Annotations, Trainer } from '../../../../src/model/constants.js';
+import type { KubeObject, TrainJob } from '../../../../src/model/kube.js';
+import { OperationAnnotations, OperationAnnotationValues } from '../../../../src/model/constants.js';
+import { config, exampleRequest, KUEUE, loadInputRuntime, validOf } from '../../../golden/cases.js';
 
 const uid = fc.constantFrom('uid-a', 'uid-b', 'uid-c');
 
