@@ -1,6 +1,9 @@
 // Lint rules that keep the deterministic parts deterministic: src/model, src/core and
 // src/workflows run inside the Temporal workflow sandbox (or are imported by it), so they may not
 // touch Node built-ins, I/O, clocks or randomness. A forgotten `await` anywhere is a real bug.
+// And the layers (docs/architecture.md): src/kube, the Kubernetes client layer, knows nothing of
+// Temporal nor of who calls it; the workflows reach Kubernetes only through activities; the
+// contract table (src/contract) stays out of the workflow code, which takes names from src/model.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
@@ -50,6 +53,8 @@ export default tseslint.config(
               message: 'deterministic code may not import the imperative shell',
               allowTypeImports: true,
             },
+            { group: ['**/kube/*'], message: 'deterministic code may not import the Kubernetes client layer (src/kube): call an activity' },
+            { group: ['**/contract/*'], message: 'the contract table loads zod: workflow code takes the names from src/model/workflows.ts' },
           ],
         },
       ],
@@ -65,6 +70,48 @@ export default tseslint.config(
         { object: 'Math', property: 'random', message: 'no randomness in deterministic code' },
         { object: 'Date', property: 'now', message: 'no clocks in deterministic code' },
       ],
+    },
+  },
+  {
+    // src/kube: the Kubernetes client layer. Temporal-free (KubeUnanswered is a plain error; the
+    // activities make failures of it), and below every caller.
+    files: ['src/kube/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@temporalio/*'], message: 'src/kube knows nothing of Temporal: throw a plain error (KubeUnanswered), the activities make failures of it' },
+            {
+              group: ['**/activities/*', '**/workflows/*', '**/worker/*', '**/client/*', '**/contract/*', '**/observability/workflow/*'],
+              message: 'src/kube is below its callers: it may not import them',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The contract table: pure data and builders, used by the client and the worker.
+    files: ['src/contract/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.map((name) => ({ name, message: 'the contract table does no I/O' })),
+          patterns: [
+            { group: ['@kubernetes/*', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'the contract table does no I/O' },
+            { group: ['**/kube/*', '**/activities/*', '**/workflows/*', '**/worker/*', '**/client/*'], message: 'the contract table is below its callers' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The typed client is what a caller embeds: it may not pull in the worker.
+    files: ['src/client/dispatch-client.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['**/worker/*'], message: 'the client may not import the worker' }] }],
     },
   },
 );

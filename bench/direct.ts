@@ -4,11 +4,11 @@
 // heartbeat) it reads, so the code measured is the product's own, unchanged.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createActivities } from '../src/activities/index.js';
-import { createKubeClients, loadKubeConfig } from '../src/activities/kube-clients.js';
-import { GateStore } from '../src/activities/settings-activities.js';
-import { compareReadBack } from '../src/core/readback.js';
-import { planStart } from '../src/core/plan.js';
-import { validate } from '../src/core/validate.js';
+import { createKubeClients, loadKubeConfig } from '../src/kube/clients.js';
+import { SettingsSource } from '../src/activities/settings-activities.js';
+import { compareReadBack } from '../src/core/start/readback.js';
+import { planStart } from '../src/core/start/plan.js';
+import { validate } from '../src/core/start/validate.js';
 import type { Config } from '../src/model/config.js';
 import type { StartRequest } from '../src/model/request.js';
 
@@ -22,7 +22,7 @@ export type DirectStart = (request: StartRequest) => Promise<string>;
 export function directStarter(config: Config, kubeconfigPath: string, callTimes?: Map<string, number[]>): DirectStart {
   const acts = createActivities({
     kube: createKubeClients(loadKubeConfig(kubeconfigPath)),
-    settings: new GateStore(config),
+    settings: new SettingsSource(config),
   });
   // Each call in its own MockActivityEnvironment, timed under its activity's name.
   const run = <A extends unknown[], R>(name: string, fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => {

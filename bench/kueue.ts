@@ -8,10 +8,10 @@
 // Workloads and pods note when each change is first seen (the bench's clock, to the ms); the
 // objects' own lastTransitionTimes, written to the second, say who wrote what when.
 import { CustomObjectsApi, Watch } from '@kubernetes/client-node';
-import { createKubeClients } from '../src/activities/kube-clients.js';
+import { createKubeClients } from '../src/kube/clients.js';
 import { Annotations, Kueue, Labels, Trainer } from '../src/model/constants.js';
-import type { TrainJobRef, TrainJobState } from '../src/model/lifecycle.js';
-import { CheckStates, WorkloadConditions } from '../src/model/lifecycle-constants.js';
+import type { TrainJobRef, TrainJobState } from '../src/model/operations.js';
+import { CheckStates, WorkloadConditions } from '../src/model/constants.js';
 import { kubeConfigFor } from '../dev/harness/kube-access.js';
 import { KUEUE_SAMPLE_CHECK, kueueSamplesDir, readSamples } from '../dev/harness/samples.js';
 import { refOf, runFor } from '../test/integration/lifecycle/support.js';

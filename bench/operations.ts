@@ -6,9 +6,9 @@
 // pods KWOK keeps running for 300 s, so Hold acts on a running job; one at a time, because one
 // job's 2 x 8 GPUs fill both KWOK nodes.
 import type { WorkflowHandle } from '@temporalio/client';
-import { createKubeClients } from '../src/activities/kube-clients.js';
-import type { LifecycleOperation } from '../src/model/lifecycle-constants.js';
-import type { Outcome, TrainJobRef, TrainJobState } from '../src/model/lifecycle.js';
+import { createKubeClients } from '../src/kube/clients.js';
+import type { Operation } from '../src/model/workflows.js';
+import type { Outcome, TrainJobRef, TrainJobState } from '../src/model/operations.js';
 import { kubeConfigFor } from '../dev/harness/kube-access.js';
 import { refOf, runFor } from '../test/integration/lifecycle/support.js';
 import { podsOfJob } from '../test/integration/support/lifecycle.js';
@@ -34,7 +34,7 @@ const STEPS = [
   { label: 'Release', op: 'release', phase: 'Running' },
   { label: 'Stop', op: 'stop', phase: 'Absent' },
   { label: 'Watch a stopped job', op: 'watch', phase: 'Absent' },
-] as const satisfies readonly { label: string; op: LifecycleOperation; phase: string }[];
+] as const satisfies readonly { label: string; op: Operation; phase: string }[];
 
 type Label = 'Start' | (typeof STEPS)[number]['label'];
 

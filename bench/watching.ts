@@ -8,7 +8,7 @@
 // Watch should answer Absent within a check of its Stop (the drain).
 import { FaultProxy, type ProxiedRequest } from '../dev/harness/fault-proxy.js';
 import { Labels, SearchAttributes, Trainer } from '../src/model/constants.js';
-import type { Outcome, TrainJobRef } from '../src/model/lifecycle.js';
+import type { Outcome, TrainJobRef } from '../src/model/operations.js';
 import { refOf } from '../test/integration/lifecycle/support.js';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';

@@ -20,10 +20,10 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
-import { createKubeClients, loadKubeConfig, type KubeClients } from '../src/activities/kube-clients.js';
+import { createKubeClients, loadKubeConfig, type KubeClients } from '../src/kube/clients.js';
 import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
 import { parseConfig } from '../src/config/load-config.js';
-import { trainJobName } from '../src/core/names.js';
+import { trainJobName } from '../src/core/start/names.js';
 import { adminAccess } from '../dev/harness/cluster.js';
 import { FaultProxy, type FaultRule, type ProxiedRequest } from '../dev/harness/fault-proxy.js';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../dev/harness/kube-access.js';
@@ -32,12 +32,12 @@ import { startTestStack } from '../dev/harness/stack.js';
 import type { ConfigInput } from '../src/model/config.js';
 import { Trainer } from '../src/model/constants.js';
 import { fromFailure } from '../src/model/errors.js';
-import type { LifecycleOperation } from '../src/model/lifecycle-constants.js';
-import type { TrainJobRef } from '../src/model/lifecycle.js';
+import type { Operation } from '../src/model/workflows.js';
+import type { TrainJobRef } from '../src/model/operations.js';
 import type { StartRequest } from '../src/model/request.js';
 import type { BackendGates } from '../src/model/results.js';
 import { createDispatchWorker } from '../src/worker/dispatch-worker.js';
-import { probeWorkflowId } from '../src/worker/preflight.js';
+import { probeWorkflowId } from '../src/model/workflows.js';
 import { applyKueueSamples, KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../dev/harness/samples.js';
 import { TEMPORAL_DYNAMIC_CONFIG } from '../dev/harness/temporal.js';
 import { runFor } from '../test/integration/support/run-for.js';
@@ -184,7 +184,7 @@ async function openedRef(client: DispatchKubeflowClient, request: StartRequest):
 }
 
 /** Runs one operation after Start to its end, whatever it is. */
-async function operation(client: DispatchKubeflowClient, op: LifecycleOperation, ref: TrainJobRef): Promise<WorkflowHandle> {
+async function operation(client: DispatchKubeflowClient, op: Operation, ref: TrainJobRef): Promise<WorkflowHandle> {
   const handle = await client.submitOperation(op, ref);
   await handle.result().catch(() => undefined);
   return handle;
@@ -195,7 +195,7 @@ async function operation(client: DispatchKubeflowClient, op: LifecycleOperation,
  * `before` (each operation to its answer), then run `op` to its end.
  */
 const afterStart =
-  (op: LifecycleOperation, before: LifecycleOperation[] = [], pick: (w: Workers) => DispatchKubeflowClient = (w) => w.direct) =>
+  (op: Operation, before: Operation[] = [], pick: (w: Workers) => DispatchKubeflowClient = (w) => w.direct) =>
   async (w: Workers, request: StartRequest): Promise<WorkflowHandle> => {
     const client = pick(w);
     const ref = await startedRef(client, request);

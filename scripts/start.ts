@@ -11,7 +11,7 @@ import { Client, Connection, type WorkflowHandleWithFirstExecutionRunId } from '
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { DispatchKubeflowClient, typed } from '../src/client/dispatch-client.js';
 import { loadConfig, parseConfig, readDocument } from '../src/config/load-config.js';
-import type { Outcome, TrainJobRef, TrainJobState } from '../src/model/lifecycle.js';
+import type { Outcome, TrainJobRef, TrainJobState } from '../src/model/operations.js';
 import type { StartRequest } from '../src/model/request.js';
 import type { StartResult } from '../src/model/results.js';
 import { createDispatchWorker } from '../src/worker/dispatch-worker.js';

@@ -1,9 +1,10 @@
 // Per-activity plumbing: the calls object bound to this activity's cancellation, and pauses that
 // heartbeat, so that a long wait is visible and a cancelled Start stops waiting.
 import { Context } from '@temporalio/activity';
-import type { KubeClients } from './kube-clients.js';
-import type { CallContext } from './kube-call.js';
-import { ObjectCalls } from './objects.js';
+import type { KubeClients } from '../kube/clients.js';
+import type { CallContext } from '../kube/call.js';
+import { ObjectCalls } from '../kube/objects.js';
+import type { CreateWaits } from '../kube/create-or-adopt.js';
 
 export interface ActivityEnv {
   kube: KubeClients;
@@ -34,8 +35,7 @@ export function sleep(ms: number): Promise<void> {
  * Sleeps `ms`, or until one of `wakes` settles, whichever comes first; throws on cancellation as
  * sleep() does. The timer and the abort listener go as soon as it ends: a check loop that a burst
  * of changes wakes again and again would otherwise leave a pending sleep (and a listener on the
- * activity's signal) behind for each wake, and Node warned of 11 listeners on one signal when Kueue
- * changed a Workload 34 times in 1.6 s (the chaos run).
+ * activity's signal) behind for each wake.
  */
 export function sleepOrWake(ms: number, wakes: readonly Promise<unknown>[]): Promise<void> {
   const signal = Context.current().cancellationSignal;
@@ -60,8 +60,10 @@ export async function pause(ms: number, details?: unknown): Promise<void> {
   await sleep(ms);
 }
 
-/** How often a wait for an object being deleted checks again. */
-export const DELETION_POLL_MS = 500;
+/** The create loop's waits (src/kube/create-or-adopt.ts) in this activity: its bound, and pause(). */
+export function createWaits(): CreateWaits {
+  return { boundMs: Context.current().info.startToCloseTimeoutMs, pause };
+}
 
 /**
  * Keeps an activity heartbeating while it runs, so that a worker lost mid-call (killed, its host

@@ -3,7 +3,7 @@
 import type { V1SelfSubjectAccessReview } from '@kubernetes/client-node';
 import { Trainer } from '../model/constants.js';
 import { callContext, type ActivityEnv } from './context.js';
-import { describeRefusal, kubeCall } from './kube-call.js';
+import { describeRefusal, kubeCall } from '../kube/call.js';
 
 interface AccessCheck {
   verb: string;

@@ -2,31 +2,31 @@
 // activities-dependency-injection). Workflows take the type only.
 //
 // Errors, one convention for every activity: a definite refusal is thrown as a DispatchError
-// (type, reasons, step, ref?); a call the Kubernetes API left unanswered throws kube-call.ts's
-// retryable `KubeUnanswered` failure, which Temporal retries until CallBound; anything else is a
-// bug and is thrown as it is. A DispatchError becomes the non-retryable ApplicationFailure the
-// workflows read (type, details [{reasons, step, ref?}]) here, in `typedFailures`, and nowhere else.
-import { DispatchError, toApplicationFailure } from '../model/errors.js';
-import { BatchedLists } from './batched-lists.js';
+// (type, reasons, step, ref?); a call the Kubernetes API left unanswered throws src/kube's
+// KubeUnanswered; anything else is a bug. failures.ts turns them into Temporal's failures, here
+// (typedFailures) and nowhere else.
+import { BatchedLists } from '../kube/batched-lists.js';
 import { keepingAlive } from './context.js';
-import type { KubeClients } from './kube-clients.js';
+import { eachActivity, typedFailures } from './failures.js';
+import type { KubeClients } from '../kube/clients.js';
 import { gateActivities } from './gate-activities.js';
-import { lifecycleActivities } from './lifecycle-activities.js';
+import { operationActivities } from './operation-activities.js';
 import { prepareActivities } from './prepare-activities.js';
 import { runtimeActivities } from './runtime-activities.js';
-import { settingsActivities, type SettingsSource } from './settings-activities.js';
+import { settingsActivities, type SettingsView } from './settings-activities.js';
 import { trainJobActivities } from './trainjob-activities.js';
+import { undoStartActivities } from './undo-start-activities.js';
 import { watchActivities, type CountUnanswered } from './watch-activities.js';
-import type { SharedLists } from './watched-lists.js';
+import type { SharedLists } from '../kube/shared-lists.js';
 import { workloadActivities } from './workload-activities.js';
-import { WorkloadChecks } from './workload-checks.js';
+import { WorkloadChecks } from '../kube/workload-checks.js';
 
 /** One HTTP request's bound: short enough that several retries fit in the default CallBound of 30 s. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
 export interface ActivityDeps {
   kube: KubeClients;
-  settings: SettingsSource;
+  settings: SettingsView;
   requestTimeoutMs?: number;
   /** The lists the Workload waits and the Watches share; by default batched lists with no watch. */
   lists?: SharedLists;
@@ -36,23 +36,8 @@ export interface ActivityDeps {
 
 type ActivityFn = (...args: never[]) => Promise<unknown>;
 
-/** The same activities, each wrapped by `wrap`. */
-function eachActivity<T extends Record<string, ActivityFn>>(activities: T, wrap: (fn: ActivityFn) => ActivityFn): T {
-  return Object.fromEntries(Object.entries(activities).map(([name, fn]) => [name, wrap(fn)])) as T;
-}
-
 /** The same activities, each heartbeating while it runs (keepingAlive). */
 const keptAlive = <T extends Record<string, ActivityFn>>(activities: T): T => eachActivity(activities, keepingAlive);
-
-/** The same activities, a DispatchError they throw turned into its ApplicationFailure. */
-const typedFailures = <T extends Record<string, ActivityFn>>(activities: T): T =>
-  eachActivity(activities, (fn) => async (...args) => {
-    try {
-      return await fn(...args);
-    } catch (error) {
-      throw error instanceof DispatchError ? toApplicationFailure(error) : error;
-    }
-  });
 
 export function createActivities(deps: ActivityDeps) {
   const env = { kube: deps.kube, requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
@@ -64,9 +49,10 @@ export function createActivities(deps: ActivityDeps) {
     ...keptAlive(gateActivities(env)),
     ...keptAlive(runtimeActivities(env)),
     ...keptAlive(trainJobActivities(env)),
+    ...keptAlive(undoStartActivities(env)),
     // The Workload wait heartbeats on its own, with the deadline a retry resumes.
     ...workloadActivities(new WorkloadChecks(lists)),
-    ...keptAlive(lifecycleActivities(env)),
+    ...keptAlive(operationActivities(env)),
     // Watch heartbeats on its own, with each check.
     ...watchActivities(env, lists, deps.countWatchUnanswered),
   });

@@ -4,12 +4,12 @@
 // workflow would instantiate its own copy of the schemas (~1 MB each; docs/performance.md). The
 // result is recorded in the history, so a replay neither validates again nor reads newer settings.
 // A refused request is the DispatchError validate throws (index.ts makes it the failure).
-import type { CapabilitiesQuery } from '../core/validate.js';
-import { validate, validateCapabilitiesRequest } from '../core/validate.js';
-import type { ValidRequest } from '../core/validated.js';
-import { validateTrainJobRef } from '../core/validate-ref.js';
-import type { TrainJobRef } from '../model/lifecycle.js';
-import { settingsOf, type Settings, type SettingsSource } from './settings-activities.js';
+import type { CapabilitiesQuery } from '../core/start/validate.js';
+import { validate, validateCapabilitiesRequest } from '../core/start/validate.js';
+import type { ValidRequest } from '../core/start/validated.js';
+import { validateTrainJobRef } from '../core/operations/validate-ref.js';
+import type { TrainJobRef } from '../model/operations.js';
+import { settingsOf, type Settings, type SettingsView } from './settings-activities.js';
 
 export interface PreparedStart {
   settings: Settings;
@@ -26,7 +26,7 @@ export interface PreparedOperation {
   ref: TrainJobRef;
 }
 
-export function prepareActivities(source: SettingsSource) {
+export function prepareActivities(source: SettingsView) {
   return {
     async prepareStart(request: unknown): Promise<PreparedStart> {
       return { settings: settingsOf(source), valid: validate(request) };

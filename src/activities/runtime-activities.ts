@@ -2,11 +2,12 @@
 import { KueueConfigSchema, type Config, type Mode } from '../model/config.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { TrainerRuntime, TrainJob } from '../model/kube.js';
-import { earlierOwnerOf, earlierStartReasons, type StartGateConfig } from '../core/earlier-start.js';
-import { runtimeKey, type RuntimeName } from '../core/validated.js';
-import { callsFor, type ActivityEnv } from './context.js';
-import { createOrAdopt, refusedCall } from './create-or-adopt.js';
-import { TRAINING_RUNTIMES, TRAINJOBS, type ObjectCalls } from './objects.js';
+import { earlierOwnerOf, earlierStartReasons, type StartGateConfig } from '../core/start/earlier-start.js';
+import type { RuntimeName } from '../core/start/validated.js';
+import { callsFor, createWaits, type ActivityEnv } from './context.js';
+import { createOrAdopt } from '../kube/create-or-adopt.js';
+import { fetchRuntime } from '../kube/read-runtime.js';
+import { TRAINING_RUNTIMES, TRAINJOBS, type ObjectCalls } from '../kube/objects.js';
 
 export interface CreatedObject {
   name: string;
@@ -18,27 +19,9 @@ export interface CreatedCopy extends CreatedObject {
   reused: boolean;
   /**
    * The UID of the TrainJob an earlier run of this attempt made and the caller has not taken over
-   * (src/core/earlier-start.ts): steps 6-9 adopt it, and the compensation never deletes it.
+   * (src/core/start/earlier-start.ts): steps 6-9 adopt it, and the compensation never deletes it.
    */
   earlierTrainJobUid?: string;
-}
-
-/**
- * Step 2, shared by the activity and the offline `render`: a missing runtime is ErrUnsupported, a
- * read RBAC forbids ErrReadOnly, any other refusal ErrRejected (classifyRefusal). Unanswered throws
- * (retried by Temporal).
- */
-export async function fetchRuntime(calls: ObjectCalls, namespace: string, runtime: RuntimeName): Promise<TrainerRuntime> {
-  const key = runtimeKey(runtime);
-  const answer = await calls.getRuntime(runtime, namespace);
-  if (answer.answered === 'ok') {
-    const { apiVersion, kind, metadata, spec } = answer.value as TrainerRuntime;
-    // Only what the later steps read: keeps the workflow history small.
-    return { apiVersion, kind, metadata: { name: metadata?.name, namespace: metadata?.namespace }, spec };
-  }
-  if (answer.status === 404) throw new DispatchError('ErrUnsupported', [`runtime ${key} does not exist`], 2);
-  const { type, reasons } = refusedCall(`reading runtime ${key}`, answer);
-  throw new DispatchError(type, reasons, 2);
 }
 
 export function runtimeActivities(env: ActivityEnv) {
@@ -51,14 +34,14 @@ export function runtimeActivities(env: ActivityEnv) {
      * Step 5. Creates the copy. A copy of the name left by an earlier call of this Start is reused
      * when it has no owner and the same spec; one being deleted is waited for, then created afresh.
      * Given the TrainJob this Start writes, a copy owned by the TrainJob an earlier, finished run of
-     * this attempt made is reused too (src/core/earlier-start.ts); steps 6-9 then adopt that TrainJob.
+     * this attempt made is reused too (src/core/start/earlier-start.ts); steps 6-9 then adopt that TrainJob.
      * `kueue` names dispatch's gate, to tell an opened TrainJob (absent from inputs recorded before
      * it: the default gate).
      */
     async createRuntimeCopy(input: { copy: TrainerRuntime; trainJob?: TrainJob; mode?: Mode; kueue?: Config['kueue'] }): Promise<CreatedCopy> {
       const name = input.copy.metadata?.name ?? '';
       const calls = callsFor(env);
-      const outcome = await createOrAdopt(calls, TRAINING_RUNTIMES, input.copy, { adopt: 'unowned-same-spec', wanted: input.copy });
+      const outcome = await createOrAdopt(calls, TRAINING_RUNTIMES, input.copy, { adopt: 'unowned-same-spec', wanted: input.copy }, createWaits());
       if (outcome.do !== 'refuse') return { name, uid: outcome.uid, reused: outcome.do === 'adopt' };
       if (outcome.type === 'ErrRejected' && outcome.existing && input.trainJob && input.mode) {
         const gateConfig = { mode: input.mode, kueue: input.kueue ?? KueueConfigSchema.parse({}) };

@@ -3,23 +3,20 @@
 import type { Config } from '../model/config.js';
 import type { BackendGates } from '../model/results.js';
 
-/** The worker's view of its backend: the configuration, and the latest preflight (none before the first). */
-export interface SettingsSource {
-  config: Config;
-  latestGates(): BackendGates | undefined;
-}
+/** What the activities read of the worker's SettingsSource: a test gives them a plain object. */
+export type SettingsView = Pick<SettingsSource, 'config' | 'latestGates'>;
 
 export interface Settings {
   config: Config;
   gates?: BackendGates;
 }
 
-export function settingsOf(source: SettingsSource): Settings {
+export function settingsOf(source: SettingsView): Settings {
   const gates = source.latestGates();
   return gates ? { config: source.config, gates } : { config: source.config };
 }
 
-export function settingsActivities(source: SettingsSource) {
+export function settingsActivities(source: SettingsView) {
   return {
     async getSettings(): Promise<Settings> {
       return settingsOf(source);
@@ -27,8 +24,11 @@ export function settingsActivities(source: SettingsSource) {
   };
 }
 
-/** A SettingsSource whose gates the worker's preflight loop updates. */
-export class GateStore implements SettingsSource {
+/**
+ * The worker's view of its backend: the configuration, and the latest preflight (none before the
+ * first), which the worker's preflight loop updates.
+ */
+export class SettingsSource {
   private gates: BackendGates | undefined;
   constructor(readonly config: Config) {}
   latestGates(): BackendGates | undefined {

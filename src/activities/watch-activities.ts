@@ -15,17 +15,20 @@ import { Labels } from '../model/constants.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { DispatchError } from '../model/errors.js';
 import type { TrainJob, Workload } from '../model/kube.js';
-import type { Outcome, Phase, Pod, TrainJobRef, TrainJobState } from '../model/lifecycle.js';
-import { watchOutcome } from '../core/admission.js';
-import { identityRefusals } from '../core/lifecycle-plans.js';
-import { trimTrainJob, trimWorkload } from '../core/observed-trim.js';
-import { stateOf, workloadOfTrainJob, type Observed } from '../core/phase.js';
-import { untilChanged, type SharedLists } from './watched-lists.js';
+import type { Outcome, Phase, TrainJobRef, TrainJobState } from '../model/operations.js';
+import type { Pod } from '../model/kube.js';
+import { watchOutcome } from '../core/operations/watch-outcome.js';
+import { identityRefusals } from '../core/operations/identity.js';
+import { trimTrainJob, trimWorkload } from '../core/objects/observed-trim.js';
+import { stateOf } from '../core/operations/phase.js';
+import { workloadOfTrainJob } from '../core/objects/workloads.js';
+import { type Observed } from '../core/operations/observed.js';
+import { untilChanged, type SharedLists } from '../kube/shared-lists.js';
 import { callsFor, sleepOrWake, type ActivityEnv } from './context.js';
 import type { WATCH_CALLS } from '../observability/metrics.js';
-import { type KubeAnswer } from './kube-call.js';
-import { refused, type KubeRefusal } from './observe-trainjob.js';
-import { TRAINJOBS, workloads, type ObjectCalls } from './objects.js';
+import { type KubeAnswer } from '../kube/call.js';
+import { refused, type KubeRefusal } from '../kube/read-trainjob.js';
+import { TRAINJOBS, workloads, type ObjectCalls } from '../kube/objects.js';
 
 /** How often a Watch checks its TrainJob. */
 export const WATCH_POLL_MS = 3_000;
@@ -85,9 +88,8 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnans
   /**
    * One check: the TrainJob and its Workload from the shared lists. Throws when a list goes
    * unanswered. A TrainJob missing from them is read by name before it counts as gone: the
-   * worker's watch can be seconds behind the API server under load, and a Watch begun right after
-   * Start found the new TrainJob missing from the watch-fed copy and answered Absent (the chaos
-   * run, seed 1000); only the API server's own 404 says Absent.
+   * worker's watch can be seconds behind the API server under load, so only the API server's own
+   * 404 says Absent.
    */
   async function observe(config: Config, ref: TrainJobRef, jobId: string, calls: ObjectCalls, signal: AbortSignal): Promise<Observed> {
     const ofJob = await lists.find(TRAINJOBS, ref.namespace, Labels.jobId, jobId, signal).catch(unansweredAs('list'));

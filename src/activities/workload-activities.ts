@@ -2,17 +2,17 @@
 // timeouts.workload, for the TrainJob's Workload to exist, carry dispatch's gate and list the
 // admission check (docs/contract.md §7: one activity, so a Start's history stays small however long it waits).
 // Time the checks go unanswered does not count against timeouts.workload, up to CallBound
-// (core/workload-wait.ts).
+// (core/start/workload-wait.ts).
 import { Context } from '@temporalio/activity';
 import type { Config } from '../model/config.js';
 import { toMillis, parseGoDuration } from '../model/duration.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { Workload } from '../model/kube.js';
-import { checkWorkload } from '../core/workload.js';
-import { afterCheck, creditedSeconds, startWaitClock, waitLeft, type WaitClock } from '../core/workload-wait.js';
+import { checkWorkload } from '../core/start/workload-check.js';
+import { afterCheck, creditedSeconds, startWaitClock, waitLeft, type WaitClock } from '../core/start/workload-wait.js';
 import { sleepOrWake } from './context.js';
-import { describeRefusal } from './kube-call.js';
-import type { WorkloadChecks } from './workload-checks.js';
+import { describeRefusal } from '../kube/call.js';
+import type { WorkloadChecks } from '../kube/workload-checks.js';
 
 export const WORKLOAD_POLL_MS = 1_000;
 

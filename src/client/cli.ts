@@ -5,7 +5,7 @@ import type { Config } from '../model/config.js';
 import { DispatchError } from '../model/errors.js';
 import { loadConfig, readDocument } from '../config/load-config.js';
 import { formatRefusal, formatRendered, renderOffline, runtimeFromManifest } from './render-command.js';
-import { LIFECYCLE_OPERATIONS, type LifecycleOperation } from '../model/lifecycle-constants.js';
+import { OPERATIONS, type Operation } from '../model/workflows.js';
 import { refFromOptions, type RefOptions } from './trainjob-ref.js';
 
 type Output = 'yaml' | 'json';
@@ -30,11 +30,11 @@ async function act(output: Output, action: () => Promise<string>): Promise<void>
 
 /** Without --runtime: step 2 against the cluster, after the allow-list, as Start does it. */
 async function runtimeFromCluster(config: Config, request: unknown) {
-  const { validate } = await import('../core/validate.js');
-  const { allowListRefusal } = await import('../core/refusals.js');
-  const { createKubeClients, loadKubeConfig } = await import('../activities/kube-clients.js');
-  const { ObjectCalls } = await import('../activities/objects.js');
-  const { fetchRuntime } = await import('../activities/runtime-activities.js');
+  const { validate } = await import('../core/start/validate.js');
+  const { allowListRefusal } = await import('../core/start/refusals.js');
+  const { createKubeClients, loadKubeConfig } = await import('../kube/clients.js');
+  const { ObjectCalls } = await import('../kube/objects.js');
+  const { fetchRuntime } = await import('../kube/read-runtime.js');
   const valid = validate(request);
   const notAllowed = allowListRefusal(valid.runtime, config);
   if (notAllowed) throw notAllowed;
@@ -153,7 +153,7 @@ export function buildCli(): Command {
 }
 
 /** What each operation after Start does (docs/contract.md §9), as its --help says it. */
-const OPERATION_HELP: Record<LifecycleOperation, string> = {
+const OPERATION_HELP: Record<Operation, string> = {
   open: "open a started TrainJob so that it runs (OpenTrainJob): plain mode unsuspends it, Kueue mode takes dispatch's gate out",
   hold: 'hold a TrainJob (HoldTrainJob): suspend it and mark it held; in Kueue mode deactivate its Workload, freeing its quota',
   release: 'release a held TrainJob (ReleaseTrainJob): undo its Hold',
@@ -180,7 +180,7 @@ function withRefOptions(command: Command): Command {
 type OperationOptions = RefOptions & { config: string; wait: boolean; output: Output };
 
 function addOperationCommands(program: Command): void {
-  for (const operation of LIFECYCLE_OPERATIONS) {
+  for (const operation of OPERATIONS) {
     withRefOptions(program.command(operation).description(OPERATION_HELP[operation]))
       .option('--wait', 'wait for the result', false)
       .addOption(outputOption())

@@ -7,27 +7,19 @@ import { Annotations, Dispatch, Trainer } from '../model/constants.js';
 import { fromFailure, type DispatchError } from '../model/errors.js';
 import type { JobSpec, StartRequest } from '../model/request.js';
 import type { BackendGates, Capabilities, FindResult, StartResult } from '../model/results.js';
-import { DispatchJobId, DispatchTrainJob } from '../model/search-attributes.js';
-import { trainJobName } from '../core/names.js';
-import { operationSummary, startSummary } from '../core/summary.js';
-import { lifecycleWorkflowId } from '../core/lifecycle-ids.js';
-import { validateTrainJobRef } from '../core/validate-ref.js';
-import { LifecycleWorkflowTypes, type LifecycleOperation } from '../model/lifecycle-constants.js';
-import type { Outcome, TrainJobRef, TrainJobState } from '../model/lifecycle.js';
-import { validate } from '../core/validate.js';
-import type { KubeClients } from '../activities/kube-clients.js';
-import { probeWorkflowId } from '../worker/preflight.js';
+import { startWorkflowIdPrefix, type Operation } from '../model/workflows.js';
+import { trainJobName } from '../core/start/names.js';
+import { validateTrainJobRef } from '../core/operations/validate-ref.js';
+import type { Outcome, TrainJobRef, TrainJobState } from '../model/operations.js';
+import { validate } from '../core/start/validate.js';
+import type { KubeClients } from '../kube/clients.js';
+import { OperationWorkflows, Workflows } from '../contract/workflows.js';
 
 export interface DispatchClientOptions {
   /** The Kubernetes namespace Starts create their objects in (config.namespace). */
   namespace: string;
   taskQueue?: string;
 }
-
-/** What every Start id of one TrainJob begins with, whatever its attempt. */
-export const startWorkflowIdPrefix = (namespace: string, name: string) => `start/${namespace}/${name}/`;
-/** Workflow id of a Start: `start/<namespace>/<name>/a<attempt>` (docs/contract.md §1). */
-export const startWorkflowId = (namespace: string, name: string, attempt: number) => `${startWorkflowIdPrefix(namespace, name)}a${attempt}`;
 
 /** Rethrows a workflow failure as the typed DispatchError it carries, when it carries one. */
 export function typed(error: unknown): unknown {
@@ -47,48 +39,48 @@ export class DispatchKubeflowClient {
   /** Starts (or attaches to the running) Start of this request's attempt; validated first. */
   async submit(request: StartRequest): Promise<WorkflowHandleWithFirstExecutionRunId> {
     const valid = validate(request);
-    const { job, submission, attempt } = valid.request;
-    const name = trainJobName(job, submission);
-    return this.client.workflow.start('StartTrainJob', {
+    const subject = { namespace: this.options.namespace, name: trainJobName(valid.request.job, valid.request.submission), request: valid.request };
+    const start = Workflows.start;
+    return this.client.workflow.start(start.type, {
       taskQueue: this.taskQueue,
-      workflowId: startWorkflowId(this.options.namespace, name, attempt),
+      workflowId: start.id(subject),
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
       args: [request],
-      staticSummary: startSummary(valid.request, this.options.namespace, name),
-      typedSearchAttributes: [
-        { key: DispatchJobId, value: job },
-        { key: DispatchTrainJob, value: name },
-      ],
+      staticSummary: start.summary(subject),
+      typedSearchAttributes: start.searchAttributes(subject),
     });
   }
 
   /** Starts and waits for the result; failures are thrown as DispatchError. */
   async startTrainJob(request: StartRequest): Promise<StartResult> {
     const handle = await this.submit(request);
-    return (await handle.result().catch((e: unknown) => Promise.reject(typed(e)))) as StartResult;
+    return Workflows.start.result.parse(await handle.result().catch((e: unknown) => Promise.reject(typed(e))));
   }
 
   /**
    * Starts the operation's workflow on this TrainJob (docs/contract.md §9), or attaches to the one
    * running under its id (`<op>/<ns>/<name>/<uid>`); the ref is checked first.
    */
-  async submitOperation(operation: LifecycleOperation, ref: TrainJobRef): Promise<WorkflowHandleWithFirstExecutionRunId> {
+  async submitOperation(operation: Operation, ref: TrainJobRef): Promise<WorkflowHandleWithFirstExecutionRunId> {
     const valid = validateTrainJobRef(ref);
-    return this.client.workflow.start(LifecycleWorkflowTypes[operation], {
+    const workflow = OperationWorkflows[operation];
+    return this.client.workflow.start(workflow.type, {
       taskQueue: this.taskQueue,
-      workflowId: lifecycleWorkflowId(operation, valid),
+      workflowId: workflow.id(valid),
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
       args: [valid],
-      staticSummary: operationSummary(operation, valid),
-      typedSearchAttributes: [{ key: DispatchTrainJob, value: valid.name }],
+      staticSummary: workflow.summary(valid),
+      typedSearchAttributes: workflow.searchAttributes(valid),
     });
   }
 
-  private async operate<T>(operation: LifecycleOperation, ref: TrainJobRef): Promise<T> {
+  /** The operation's result, parsed with its schema; failures are thrown as DispatchError. */
+  private async operate<O extends Operation>(operation: O, ref: TrainJobRef): Promise<ReturnType<(typeof OperationWorkflows)[O]['result']['parse']>> {
     const handle = await this.submitOperation(operation, ref);
-    return (await handle.result().catch((e: unknown) => Promise.reject(typed(e)))) as T;
+    const result: unknown = await handle.result().catch((e: unknown) => Promise.reject(typed(e)));
+    return OperationWorkflows[operation].result.parse(result) as ReturnType<(typeof OperationWorkflows)[O]['result']['parse']>;
   }
 
   /** Lets a started TrainJob run: plain, spec.suspend false; Kueue, dispatch's gate removed. */
@@ -117,23 +109,15 @@ export class DispatchKubeflowClient {
   }
 
   async capabilities(spec: Partial<JobSpec>): Promise<Capabilities> {
-    return (await this.client.workflow
-      .execute('TrainJobCapabilities', {
-        taskQueue: this.taskQueue,
-        workflowId: `capabilities/${this.options.namespace}/${randomUUID()}`,
-        args: [{ spec }],
-      })
-      .catch((e: unknown) => Promise.reject(typed(e)))) as Capabilities;
+    const { type, id, result } = Workflows.capabilities;
+    const answer: unknown = await this.client.workflow
+      .execute(type, { taskQueue: this.taskQueue, workflowId: id({ namespace: this.options.namespace, unique: randomUUID() }), args: [{ spec }] })
+      .catch((e: unknown) => Promise.reject(typed(e)));
+    return result.parse(answer);
   }
 
   async probe(): Promise<BackendGates> {
-    return (await this.client.workflow.execute('ProbeBackend', {
-      taskQueue: this.taskQueue,
-      workflowId: probeWorkflowId(this.options.namespace),
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      args: [],
-    })) as BackendGates;
+    return startProbe(this.client, this.taskQueue, this.options.namespace);
   }
 
   /**
@@ -147,7 +131,7 @@ export class DispatchKubeflowClient {
     // begun by a caller that does not set it (dispatch's Go client) would be invisible until then.
     // The namespace is in the id: the same job and submission may be started in another namespace.
     const prefix = startWorkflowIdPrefix(this.options.namespace, name);
-    const base = `WorkflowType = 'StartTrainJob' AND WorkflowId STARTS_WITH '${prefix}'`;
+    const base = `WorkflowType = '${Workflows.start.type}' AND WorkflowId STARTS_WITH '${prefix}'`;
     for await (const execution of this.client.workflow.list({ query: `${base} AND ExecutionStatus = 'Running'` })) {
       return { state: 'InFlight', workflowId: execution.workflowId };
     }
@@ -177,4 +161,19 @@ export class DispatchKubeflowClient {
       throw error;
     }
   }
+}
+
+/** Starts (or attaches to the running) probe of the namespace and returns its parsed result. */
+export async function startProbe(client: Client, taskQueue: string, namespace: string): Promise<BackendGates> {
+  const probe = Workflows.probe;
+  const subject = { namespace };
+  const result: unknown = await client.workflow.execute(probe.type, {
+    taskQueue,
+    workflowId: probe.id(subject),
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    staticSummary: probe.summary(subject),
+    args: [],
+  });
+  return probe.result.parse(result);
 }

@@ -1,23 +1,22 @@
 // The CLI verbs after Start (docs/contract.md §9): `open`, `hold`, `release`, `stop` and `watch`
 // start (or attach to) the operation's workflow as `start` does its Start; `status` reads the
 // TrainJob (and in Kueue mode its Workload) itself, with no workflow, and says its TrainJobState.
-import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { DispatchError } from '../model/errors.js';
-import type { LifecycleOperation } from '../model/lifecycle-constants.js';
-import type { TrainJobRef, TrainJobState } from '../model/lifecycle.js';
-import { stateOf } from '../core/phase.js';
-import { createKubeClients, loadKubeConfig } from '../activities/kube-clients.js';
-import { UNANSWERED } from '../activities/kube-call.js';
-import { ObjectCalls } from '../activities/objects.js';
-import { readTrainJob } from '../activities/observe-trainjob.js';
+import type { Operation } from '../model/workflows.js';
+import type { TrainJobRef, TrainJobState } from '../model/operations.js';
+import { stateOf } from '../core/operations/phase.js';
+import { createKubeClients, loadKubeConfig } from '../kube/clients.js';
+import { KubeUnanswered } from '../kube/call.js';
+import { ObjectCalls } from '../kube/objects.js';
+import { readTrainJob } from '../kube/read-trainjob.js';
 import { answerOf, format, withClient, type Output } from './remote-commands.js';
 
 /** Open, Hold, Release, Stop or Watch of the ref: the workflow's ids, or with `wait` its result. */
 export async function operationCommand(
   config: Config,
-  operation: LifecycleOperation,
+  operation: Operation,
   ref: TrainJobRef,
   opts: { wait: boolean; output: Output },
 ): Promise<string> {
@@ -36,7 +35,7 @@ export async function readState(config: Config, ref: TrainJobRef): Promise<Train
   const requestTimeoutMs = toMillis(parseGoDuration(config.timeouts.call)!);
   const calls = new ObjectCalls(createKubeClients(loadKubeConfig(config.kubeconfig)), { requestTimeoutMs });
   const observed = await readTrainJob(calls, config, ref).catch((error: unknown) => {
-    if (error instanceof ApplicationFailure && error.type === UNANSWERED) throw new DispatchError('ErrUnreachable', [error.message], 0, ref);
+    if (error instanceof KubeUnanswered) throw new DispatchError('ErrUnreachable', [error.message], 0, ref);
     throw error;
   });
   return stateOf(ref, { ...observed, config });

@@ -6,11 +6,11 @@ import { DispatchError } from '../model/errors.js';
 import type { TrainerRuntime } from '../model/kube.js';
 import { issuesToReasons } from '../model/issues.js';
 import { RuntimeRefExtensionSchema } from '../model/request.js';
-import { planStart, type PlannedStart } from '../core/plan.js';
-import { allowListRefusal } from '../core/refusals.js';
-import { asObject } from '../core/runtime-shape.js';
-import { validate } from '../core/validate.js';
-import type { RuntimeName, ValidRequest } from '../core/validated.js';
+import { planStart, type PlannedStart } from '../core/start/plan.js';
+import { allowListRefusal } from '../core/start/refusals.js';
+import { asObject } from '../core/start/runtime-shape.js';
+import { validate } from '../core/start/validate.js';
+import type { RuntimeName, ValidRequest } from '../core/start/validated.js';
 
 /**
  * The runtime a manifest holds, with the identity the allow-list checks. Its kind and name are held

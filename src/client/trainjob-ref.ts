@@ -5,8 +5,8 @@
 // TrainJobState, Watch's Outcome and find's Present answer hold it as `ref`, a failure as `error.ref`.
 import { text } from 'node:stream/consumers';
 import { parseDocument, readDocument } from '../config/load-config.js';
-import type { TrainJobRef } from '../model/lifecycle.js';
-import { validateTrainJobRef } from '../core/validate-ref.js';
+import type { TrainJobRef } from '../model/operations.js';
+import { validateTrainJobRef } from '../core/operations/validate-ref.js';
 
 export interface RefOptions {
   ref?: string;

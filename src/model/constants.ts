@@ -1,5 +1,8 @@
 // Every label, annotation, name and condition key the product writes or reads, in one place
-// (docs/contract.md §3, §4, §8), so that no string literal is repeated in code.
+// (docs/contract.md §3, §4, §8, §9), so that no string literal is repeated in code: Start's, then
+// those the operations after Start read and write (dispatch's held and opened annotations, and the
+// condition types, reasons and check states of Trainer v2.3.0, JobSet v0.12.0 and Kueue v0.19.2
+// that decide a TrainJob's phase). The workflow types are in workflows.ts.
 
 export const DISPATCH_DOMAIN = 'dispatch.phpboyscout.uk';
 
@@ -136,4 +139,83 @@ export const SearchAttributes = {
   step: 'DispatchStep',
   /** Set by the operations after Start (docs/contract.md §9) as they learn a TrainJob's phase. */
   phase: 'DispatchPhase',
+} as const;
+
+// ---- The operations after Start (docs/contract.md §9).
+
+export const OperationAnnotations = {
+  /** Set by Hold, removed by Release. */
+  held: `${DISPATCH_DOMAIN}/held`,
+  /** Plain mode: set by Open, never removed (docs/contract.md §9a). */
+  opened: `${DISPATCH_DOMAIN}/opened`,
+} as const;
+
+export const OperationAnnotationValues = {
+  held: 'true',
+  opened: 'true',
+} as const;
+
+/** A TrainJobState's phase. */
+export const PHASES = ['Gated', 'Queued', 'Held', 'Running', 'Succeeded', 'Failed', 'Absent'] as const;
+/** An Outcome's phase: the phases a TrainJob ends in. */
+export const OUTCOME_PHASES = ['Succeeded', 'Failed', 'Absent'] as const;
+
+/** metav1.Condition's status values. */
+export const ConditionStatus = {
+  true: 'True',
+  false: 'False',
+  unknown: 'Unknown',
+} as const;
+
+/** A TrainJob's condition types (Trainer v2.3.0, trainjob_types.go). */
+export const TrainJobConditions = {
+  complete: 'Complete',
+  failed: 'Failed',
+  suspended: 'Suspended',
+} as const;
+
+/** A Workload's condition types (Kueue v0.19.2, apis/kueue/v1beta2/workload_types.go). */
+export const WorkloadConditions = {
+  quotaReserved: 'QuotaReserved',
+  admitted: 'Admitted',
+  evicted: 'Evicted',
+  finished: 'Finished',
+  /** Set by Kueue before it deactivates a Workload itself; removed once it has. */
+  deactivationTarget: 'DeactivationTarget',
+} as const;
+
+export const KueueReasons = {
+  /** The Evicted reason when spec.active was set false by someone else than Kueue. */
+  deactivated: 'Deactivated',
+  /**
+   * The prefix of the Evicted reason when Kueue deactivated the Workload itself
+   * (`DeactivatedDueTo<cause>`, e.g. `DeactivatedDueToRequeuingLimitExceeded`): pkg/workload/evict.
+   */
+  deactivatedByKueuePrefix: 'DeactivatedDueTo',
+} as const;
+
+/** A Workload's admission check states (Kueue v0.19.2, admissioncheck_types.go). */
+export const CheckStates = {
+  pending: 'Pending',
+  ready: 'Ready',
+  retry: 'Retry',
+  rejected: 'Rejected',
+} as const;
+
+/** dispatch's AdmissionCheck (docs/contract.md §9). */
+export const DispatchAdmissionCheck = {
+  kind: 'AdmissionCheck',
+  plural: 'admissionchecks',
+  controllerName: `${DISPATCH_DOMAIN}/admission-check`,
+  activeCondition: 'Active',
+  activeReason: 'Ready',
+  activeMessage: 'dispatch-kubeflow runs this admission check controller',
+} as const;
+
+/** The reason of an Outcome that no condition names. */
+export const OutcomeReasons = {
+  /** The TrainJob is gone (or being deleted) before it completed or failed. */
+  absent: 'NotFound',
+  /** dispatch's admission check is Rejected on the TrainJob's Workload. */
+  admissionCheckRejected: 'AdmissionCheckRejected',
 } as const;

@@ -2,7 +2,7 @@
 // disagree. They describe what a caller sends (zod's input side: defaults are optional).
 import { z } from 'zod';
 import { ConfigSchema } from './config.js';
-import { OutcomeSchema, TrainJobRefSchema, TrainJobStateSchema } from './lifecycle.js';
+import { OutcomeSchema, TrainJobRefSchema, TrainJobStateSchema } from './operations.js';
 import { StartRequestSchema } from './request.js';
 
 const SCHEMA_ID_BASE = 'https://dispatch.phpboyscout.uk/schema/dispatch-kubeflow';

@@ -116,3 +116,54 @@ export interface AdmissionCheckState {
   lastTransitionTime?: string;
   [key: string]: unknown;
 }
+
+// ---- The shapes the operations after Start read (only what dispatch reads; the rest passes through).
+
+/** metav1.Condition. */
+export interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string;
+  observedGeneration?: number;
+  [key: string]: unknown;
+}
+
+/** A container's terminated state (corev1.ContainerStateTerminated). */
+export interface ContainerTerminated {
+  exitCode: number;
+  reason?: string;
+  message?: string;
+  finishedAt?: string;
+  [key: string]: unknown;
+}
+
+export interface ContainerStatus {
+  name: string;
+  state?: { terminated?: ContainerTerminated; [key: string]: unknown };
+  lastState?: { terminated?: ContainerTerminated; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** A pod of a TrainJob, as Watch reads it for the exit code. */
+export interface Pod extends KubeObject {
+  status?: {
+    containerStatuses?: ContainerStatus[];
+    initContainerStatuses?: ContainerStatus[];
+    [key: string]: unknown;
+  };
+}
+
+/** Kueue's AdmissionCheck (cluster-scoped). */
+export interface AdmissionCheck extends KubeObject {
+  spec?: { controllerName?: string; [key: string]: unknown };
+  status?: { conditions?: Condition[]; [key: string]: unknown };
+}
+
+/** One operation of a JSON patch (RFC 6902), as dispatch writes them. */
+export type JsonPatchOp =
+  | { op: 'test'; path: string; value: unknown }
+  | { op: 'add'; path: string; value: unknown }
+  | { op: 'replace'; path: string; value: unknown }
+  | { op: 'remove'; path: string };

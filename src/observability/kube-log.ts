@@ -17,7 +17,7 @@ function activityLogger() {
   }
 }
 
-/** `what` is how kube-call names a call: "<method> <object>", e.g. "create TrainJob ml/dj-x-s1". */
+/** `what` is how src/kube/call.ts names a call: "<method> <object>", e.g. "create TrainJob ml/dj-x-s1". */
 export function logKubeCall(what: string, result: KubeCallOutcome, startedAt: number): void {
   const log = activityLogger();
   if (!log) return;

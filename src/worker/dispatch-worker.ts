@@ -3,11 +3,11 @@
 // check controller (docs/contract.md §9), and stops cleanly on SIGTERM/SIGINT.
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { BatchedLists } from '../activities/batched-lists.js';
+import { BatchedLists } from '../kube/batched-lists.js';
 import { createActivities } from '../activities/index.js';
-import { WatchedLists } from '../activities/watched-lists.js';
-import { createKubeClients, loadKubeConfig } from '../activities/kube-clients.js';
-import { GateStore } from '../activities/settings-activities.js';
+import { WatchedLists } from '../kube/watched-lists.js';
+import { createKubeClients, loadKubeConfig } from '../kube/clients.js';
+import { SettingsSource } from '../activities/settings-activities.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { createAdmissionController, type AdmissionController } from './admission-controller.js';
@@ -84,7 +84,7 @@ export interface DispatchWorkerOptions {
 
 export interface DispatchWorker {
   worker: Worker;
-  gates: GateStore;
+  gates: SettingsSource;
   metrics: DispatchMetrics;
   /** The checks' watch-fed lists (step 9's waits, Watch), when the kube clients can watch. */
   checks?: WatchedLists;
@@ -100,7 +100,7 @@ export interface DispatchWorker {
 export async function createDispatchWorker(options: DispatchWorkerOptions): Promise<DispatchWorker> {
   const { config } = options;
   const kube = createKubeClients(loadKubeConfig(options.kubeconfigPath ?? config.kubeconfig));
-  const gates = new GateStore(config);
+  const gates = new SettingsSource(config);
   const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
   const requestTimeoutMs = options.requestTimeoutMs ?? Math.min(10_000, callMs);
   // The Workload waits, the Watches and the admission check controller read a watch-fed copy,

@@ -1,23 +1,14 @@
 // The worker's preflight: ProbeBackend at boot and then periodically; its result is what step 1
 // of every Start reads. One probe per namespace runs at a time, however many workers there are.
 import type { Client } from '@temporalio/client';
-import type { GateStore } from '../activities/settings-activities.js';
+import type { SettingsSource } from '../activities/settings-activities.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import type { BackendGates } from '../model/results.js';
+import { startProbe } from '../client/dispatch-client.js';
 
-export const probeWorkflowId = (namespace: string) => `probe/${namespace}`;
-
-export async function runPreflight(client: Client, taskQueue: string, gates: GateStore): Promise<BackendGates> {
-  const result = await client.workflow.execute('ProbeBackend', {
-    taskQueue,
-    workflowId: probeWorkflowId(gates.config.namespace),
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    staticSummary: `Preflight probe of namespace ${gates.config.namespace}`,
-    args: [],
-  });
-  const proven = result as BackendGates;
+export async function runPreflight(client: Client, taskQueue: string, gates: SettingsSource): Promise<BackendGates> {
+  const proven = await startProbe(client, taskQueue, gates.config.namespace);
   gates.update(proven);
   return proven;
 }
@@ -25,8 +16,7 @@ export async function runPreflight(client: Client, taskQueue: string, gates: Gat
 /**
  * How soon the preflight runs again after one that did not prove every gate (or failed), doubling
  * up to the interval. A probe caught by a passing fault (Trainer restarting, the API server away)
- * leaves its gate unproven, and every Start meanwhile is refused at step 1: the chaos run (seed
- * 1000) saw 193 Starts refused `ErrUnsupported` for the five minutes until the next preflight.
+ * leaves its gate unproven, and every Start meanwhile is refused at step 1.
  */
 export const UNPROVEN_RETRY_MS = 5_000;
 
@@ -53,7 +43,7 @@ export function probeBoundMs(config: Pick<Config, 'timeouts'>): number {
 export async function preflightLoop(
   client: Client,
   taskQueue: string,
-  gates: GateStore,
+  gates: SettingsSource,
   intervalMs: number,
   signal: AbortSignal,
   log: (message: string, fields?: Record<string, unknown>) => void,

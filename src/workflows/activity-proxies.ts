@@ -53,7 +53,7 @@ export const localKubeCalls = (summary: string, callMs: number) =>
   });
 
 /**
- * The Kubernetes calls. Steps 2, 5, 7 and 8 and the compensation's stop run as local activities, so
+ * The Kubernetes calls. Steps 2, 5, 7 and 8 and Start's undo run as local activities, so
  * that a Start's steps 2-8 take two workflow tasks and one activity task (docs/performance.md). A
  * local activity cannot heartbeat: a worker lost mid-call is noticed when its workflow task times
  * out (10 s by default) and another worker runs the task's calls again from its start, which the
@@ -85,7 +85,8 @@ export function activitiesFor(config: Config) {
     createTrainJob: proxyActivities<Activities>(kubeCall(stepLabel(6)))[STEPS[6].activity],
     setOwner: localStep(7),
     readBack: localStep(8),
-    stopTrainJob: local(ACTIVITY_LABELS.stopTrainJob).stopTrainJob,
+    // Start's undo (the compensation), registered as `stopTrainJob`.
+    undoStart: local(ACTIVITY_LABELS.stopTrainJob).stopTrainJob,
     checkReach: local(ACTIVITY_LABELS.checkReach).checkReach,
     checkWrite: local(ACTIVITY_LABELS.checkWrite).checkWrite,
     waitForWorkload: proxyActivities<Activities>({

@@ -2,10 +2,10 @@
 // ProcsPerNode is answered, never refused, here.
 import type { Capabilities } from '../model/results.js';
 import type { Config } from '../model/config.js';
-import { capabilities } from '../core/capabilities.js';
-import { allowListRefusal } from '../core/refusals.js';
-import type { CapabilitiesQuery } from '../core/validate.js';
-import { runtimeKey } from '../core/validated.js';
+import { capabilities } from '../core/start/capabilities.js';
+import { allowListRefusal } from '../core/start/refusals.js';
+import type { CapabilitiesQuery } from '../core/start/validate.js';
+import { runtimeKey } from '../core/start/validated.js';
 import { activitiesFor, prepareCapabilities } from './activity-proxies.js';
 import { asWorkflowFailure, classify } from './failures.js';
 import { STEPS } from './steps.js';

@@ -1,5 +1,5 @@
 // Open, Hold and Release (docs/contract.md §9): read the TrainJob (and its Workload), plan from what
-// was read (src/core/lifecycle-plans.ts), make the planned writes, read again, until the plan says
+// was read (src/core/operations/plans.ts), make the planned writes, read again, until the plan says
 // done, absent or refuse. Every write tests the object's UID and resourceVersion, so a write on
 // something that changed since it was read does nothing, and is planned again from a new read.
 // Runs begun before the patch in run-operation.ts plan with the pre-patch plans, and give up on
@@ -7,10 +7,11 @@
 // race is retryable, docs/contract.md §9a).
 import { sleep } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
-import type { TrainJobState } from '../model/lifecycle.js';
+import type { TrainJobState } from '../model/operations.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
-import { OP_NAMES, planOperation, type LifecycleOp, type LifecyclePlan } from '../core/lifecycle-plans.js';
-import { planOperationPrePatch } from '../core/lifecycle-plans-prepatch.js';
+import { OP_NAMES, type GateOperation, type OperationPlan } from '../core/operations/plan.js';
+import { planOperation } from '../core/operations/plans.js';
+import { planOperationPrePatch } from '../core/operations/plans-prepatch.js';
 import { classifyOperationCall } from './operation-failures.js';
 import type { OperationReporter } from './operation-progress.js';
 import { runOperation } from './run-operation.js';
@@ -20,7 +21,7 @@ export const MAX_STALE_WRITES = 10;
 /** How often a plan that waits (Kueue has not made the Workload yet) reads again. */
 const WAIT_POLL_MS = 1_000;
 
-export function changeTrainJob(op: LifecycleOp, input: unknown): Promise<TrainJobState> {
+export function changeTrainJob(op: GateOperation, input: unknown): Promise<TrainJobState> {
   return runOperation(op, input, async ({ ref, config, calls, progress, declarative }) => {
     // A Hold waits for Kueue's Workload at most as long as Start's step 9 would (timer count, no clock).
     const maxWaits = Math.ceil(toMillis(parseGoDuration(config.timeouts.workload)!) / WAIT_POLL_MS);
@@ -30,7 +31,7 @@ export function changeTrainJob(op: LifecycleOp, input: unknown): Promise<TrainJo
     for (;;) {
       progress.waiting(`TrainJob ${ref.namespace}/${ref.name} to be read`);
       const observed = await calls.observeTrainJob({ config, ref }).catch(classifyOperationCall('the TrainJob to be read', ref));
-      const plan: LifecyclePlan = (declarative ? planOperation : planOperationPrePatch)(op, ref, { ...observed, config }, { resumed });
+      const plan: OperationPlan = (declarative ? planOperation : planOperationPrePatch)(op, ref, { ...observed, config }, { resumed });
       if (plan.kind === 'refuse') {
         if (declarative && plan.state) progress.observed(plan.state.phase, plan.state.reasons);
         throw new DispatchError('ErrRejected', plan.reasons, 0, ref);

@@ -1,8 +1,17 @@
-// The workflow types a caller starts by name (docs/contract.md §1).
+// The workflow types a caller starts by name (docs/contract.md §1): Temporal registers each export
+// under its own name, so each is named as src/model/workflows.ts names its type; the check below
+// fails to compile when one is missing or misnamed.
+import type { WorkflowType } from '../model/workflows.js';
+import type * as Registered from './index.js';
+
 export { StartTrainJob } from './start-trainjob.js';
 export { TrainJobCapabilities } from './capabilities.js';
 export { ProbeBackend } from './probe-backend.js';
 export { progressQuery } from './progress.js';
-export { OpenTrainJob, HoldTrainJob, ReleaseTrainJob } from './lifecycle.js';
+export { OpenTrainJob, HoldTrainJob, ReleaseTrainJob } from './open-hold-release.js';
 export { StopTrainJob } from './stop-trainjob.js';
 export { WatchTrainJob } from './watch-trainjob.js';
+
+type Unregistered = Exclude<WorkflowType, keyof typeof Registered>;
+const everyTypeRegistered: [Unregistered] extends [never] ? true : Unregistered = true;
+void everyTypeRegistered;

@@ -1,7 +1,7 @@
 // How an operation after Start turns a failed call into its typed failure (docs/contract.md §9): a
 // definite refusal keeps the type the activity gave it; a call left unanswered until CallBound is
 // ErrUnreachable, safe to retry, as every operation is idempotent.
-import type { TrainJobRef } from '../model/lifecycle.js';
+import type { TrainJobRef } from '../model/operations.js';
 import { classify } from './failures.js';
 
 /** A `.catch` handler: the call's failure as a DispatchError (cancellation passes through). */

@@ -3,14 +3,14 @@
 // DispatchTrainJob and DispatchPhase, set as the phase is learnt (docs/contract.md §9).
 import { defineQuery, isCancellation, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
-import type { LifecycleOperation } from '../model/lifecycle-constants.js';
-import type { Phase, TrainJobRef } from '../model/lifecycle.js';
+import type { Operation } from '../model/workflows.js';
+import type { Phase, TrainJobRef } from '../model/operations.js';
 import { DispatchPhase, DispatchTrainJob } from '../model/search-attributes.js';
-import { OP_NAMES } from '../core/lifecycle-plans.js';
-import { operationSummary } from '../core/summary.js';
+import { OP_NAMES } from '../core/operations/plan.js';
+import { operationSummary } from '../core/operations/summary.js';
 
 export interface OperationProgress {
-  operation: LifecycleOperation;
+  operation: Operation;
   /** "<namespace>/<name>" once the ref is read. */
   trainJob?: string;
   uid?: string;
@@ -27,7 +27,7 @@ export class OperationReporter {
   private state: OperationProgress;
   private title: string;
 
-  constructor(operation: LifecycleOperation) {
+  constructor(operation: Operation) {
     this.state = { operation };
     this.title = `${OP_NAMES[operation]} TrainJob`;
     setHandler(operationProgressQuery, () => this.state);

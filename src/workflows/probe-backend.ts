@@ -6,12 +6,13 @@ import { CancellationScope, isCancellation, patched, uuid4, workflowInfo } from 
 import { Probe } from '../model/constants.js';
 import { DispatchError, type ErrorType } from '../model/errors.js';
 import type { BackendGates } from '../model/results.js';
-import { attemptToken, trainJobName } from '../core/names.js';
-import { probeJobId, probeRequest } from '../core/probe.js';
+import { attemptToken, trainJobName } from '../core/start/names.js';
+import { probeJobId, probeRequest } from '../core/start/probe.js';
 import { activitiesFor, getSettings, type StartActivities } from './activity-proxies.js';
 import { classify } from './failures.js';
 import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
+import { WorkflowTypes } from '../model/workflows.js';
 
 /** The reasons of a failed gate, each prefixed by the gate, as step 1 of Start reports them. */
 function reasonsOf(gate: string, error: unknown, step: number): string[] {
@@ -55,7 +56,7 @@ async function stopWhatMayExist(acts: StartActivities, input: { namespace: strin
   const token = attemptToken(namespace, name, Probe.attempt);
   let reasons: string[] = [];
   try {
-    await CancellationScope.nonCancellable(() => acts.stopTrainJob({ namespace, name, token, ownerSet: false, step }));
+    await CancellationScope.nonCancellable(() => acts.undoStart({ namespace, name, token, ownerSet: false, step }));
   } catch (error) {
     reasons = classify(error, step, 'ErrOutcomeUnknown', `stopping TrainJob ${namespace}/${name}`).reasons.map((r) => `start: the stop failed too: ${r}`);
   }
@@ -65,7 +66,7 @@ async function stopWhatMayExist(acts: StartActivities, input: { namespace: strin
 }
 
 export async function ProbeBackend(): Promise<BackendGates> {
-  const progress = new ProgressReporter('ProbeBackend');
+  const progress = new ProgressReporter(WorkflowTypes.probe);
   const { config } = await getSettings();
   const acts = activitiesFor(config);
   const namespace = config.namespace;
@@ -98,7 +99,7 @@ export async function ProbeBackend(): Promise<BackendGates> {
     try {
       const started = await runStart(probe, config, progress, { probe: true });
       const token = attemptToken(namespace, started.name, Probe.attempt);
-      await acts.stopTrainJob({ namespace, name: started.name, token, trainJobUid: started.uid, ownerSet: true, step: 0 });
+      await acts.undoStart({ namespace, name: started.name, token, trainJobUid: started.uid, ownerSet: true, step: 0 });
       start = true;
     } catch (error) {
       reasons.push(...reasonsOf('start', error, 0));

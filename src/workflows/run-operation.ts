@@ -3,15 +3,15 @@
 // shown, then thrown as its typed ApplicationFailure.
 //
 // The patch OPERATIONS_DECLARATIVE: runs begun since it use the declarative plans of docs/contract.md
-// §9a (src/core/lifecycle-plans.ts: a repeat answers the state, a ref whose UID is gone is Absent,
+// §9a (src/core/operations/plans.ts: a repeat answers the state, a ref whose UID is gone is Absent,
 // lost races are ErrUnreachable, DispatchPhase is set when refusing too); runs begun before it,
-// whose histories replay them, keep the plans from before (src/core/lifecycle-plans-prepatch.ts).
+// whose histories replay them, keep the plans from before (src/core/operations/plans-prepatch.ts).
 import { patched } from '@temporalio/workflow';
 import type { Config } from '../model/config.js';
-import type { LifecycleOperation } from '../model/lifecycle-constants.js';
-import type { TrainJobRef } from '../model/lifecycle.js';
+import type { Operation } from '../model/workflows.js';
+import type { TrainJobRef } from '../model/operations.js';
 import { asWorkflowFailure } from './failures.js';
-import { operationActivitiesFor, prepareOperation } from './lifecycle-proxies.js';
+import { operationActivitiesFor, prepareOperation } from './operation-proxies.js';
 import { classifyOperationCall } from './operation-failures.js';
 import { endedBy, OperationReporter } from './operation-progress.js';
 
@@ -28,7 +28,7 @@ export interface OperationContext {
 const OPERATIONS_DECLARATIVE = 'operations-declarative';
 
 export async function runOperation<T>(
-  operation: LifecycleOperation,
+  operation: Operation,
   input: unknown,
   body: (ctx: OperationContext) => Promise<T>,
 ): Promise<T> {

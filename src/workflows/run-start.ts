@@ -9,11 +9,11 @@ import { Annotations } from '../model/constants.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { TrainJob } from '../model/kube.js';
 import type { StartResult } from '../model/results.js';
-import type { LeftObject } from '../activities/trainjob-activities.js';
-import { compareReadBack } from '../core/readback.js';
-import { planStart } from '../core/plan.js';
-import { allowListRefusal } from '../core/refusals.js';
-import { runtimeKey, type ValidRequest } from '../core/validated.js';
+import type { LeftObject } from '../activities/undo-start-activities.js';
+import { compareReadBack } from '../core/start/readback.js';
+import { planStart } from '../core/start/plan.js';
+import { allowListRefusal } from '../core/start/refusals.js';
+import { runtimeKey, type ValidRequest } from '../core/start/validated.js';
 import { activitiesFor, type StartActivities } from './activity-proxies.js';
 import { classify } from './failures.js';
 import type { ProgressReporter } from './progress.js';
@@ -57,7 +57,7 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
   const created: Created = { ownerSet: false, adoptedEarlier: false };
   try {
     // Step 5. The TrainJob and mode let a retried Start recognise a copy owned by its attempt's own
-    // TrainJob, made by an earlier run whose answer the caller lost (src/core/earlier-start.ts).
+    // TrainJob, made by an earlier run whose answer the caller lost (src/core/start/earlier-start.ts).
     const copy = await runStep(progress, 5, `runtime copy ${namespace}/${name}`, () =>
       acts.createRuntimeCopy({ copy: runtimeCopy, trainJob, mode: config.mode, kueue: config.kueue }),
     );
@@ -138,7 +138,7 @@ async function compensate(
   const { ownerSet, copyUid, ref, adoptedEarlier } = created;
   try {
     const stopped = await CancellationScope.nonCancellable(() =>
-      acts.stopTrainJob({
+      acts.undoStart({
         namespace,
         name,
         token,

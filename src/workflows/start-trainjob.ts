@@ -3,18 +3,19 @@
 import { isCancellation } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
 import type { StartResult } from '../model/results.js';
-import { trainJobName } from '../core/names.js';
-import { startSummary } from '../core/summary.js';
-import { gateRefusal } from '../core/refusals.js';
+import { trainJobName } from '../core/start/names.js';
+import { startSummary } from '../core/start/summary.js';
+import { gateRefusal } from '../core/start/refusals.js';
 import { prepareStart } from './activity-proxies.js';
 import { asWorkflowFailure } from './failures.js';
 import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
 import { runStep } from './run-step.js';
 import { stepLabel } from './steps.js';
+import { WorkflowTypes } from '../model/workflows.js';
 
 export async function StartTrainJob(request: unknown): Promise<StartResult> {
-  const progress = new ProgressReporter('StartTrainJob');
+  const progress = new ProgressReporter(WorkflowTypes.start);
   try {
     const { settings, valid } = await runStep(progress, 0, 'the request to be validated', () => prepareStart(request));
     const { namespace } = settings.config;

@@ -4,11 +4,11 @@
 // TrainJob already gone is Absent too, not an error, and so (since the patch in run-operation.ts) is
 // a ref whose name now belongs to another UID: nothing of that UID is left to stop (§9a).
 import { DispatchError } from '../model/errors.js';
-import type { TrainJobState } from '../model/lifecycle.js';
-import { isBeingDeleted } from '../core/copy-reuse.js';
-import { identityRefusals } from '../core/lifecycle-plans.js';
-import { identityRefusalsPrePatch } from '../core/lifecycle-plans-prepatch.js';
-import { stateOf } from '../core/phase.js';
+import type { TrainJobState } from '../model/operations.js';
+import { isBeingDeleted } from '../core/objects/deletion.js';
+import { identityRefusals } from '../core/operations/identity.js';
+import { identityRefusalsPrePatch } from '../core/operations/plans-prepatch.js';
+import { stateOf } from '../core/operations/phase.js';
 import { classifyOperationCall } from './operation-failures.js';
 import { runOperation } from './run-operation.js';
 

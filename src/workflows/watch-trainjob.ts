@@ -7,8 +7,8 @@
 // the silence has lasted timeouts.call, and the current details say since when until it answers.
 import { continueAsNew, workflowInfo } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
-import type { Outcome, Phase } from '../model/lifecycle.js';
-import { WATCH_SLICE_MS } from './lifecycle-proxies.js';
+import type { Outcome, Phase } from '../model/operations.js';
+import { WATCH_SLICE_MS } from './operation-proxies.js';
 import { classifyOperationCall } from './operation-failures.js';
 import { runOperation } from './run-operation.js';
 

@@ -3,7 +3,7 @@
 // progress, not only consistency: every answer is the one its lifecycle's shape intends or a refusal
 // the record justifies (justify.ts), every lifecycle completes its shape or the record says why
 // (ends.ts), and each invariant checks at least its minimum of cases (invariants.ts).
-import type { Outcome, TrainJobState } from '../../src/model/lifecycle.js';
+import type { Outcome, TrainJobState } from '../../src/model/operations.js';
 import type { StartResult } from '../../src/model/results.js';
 import { judgeOk, judgeShape, shapeStops } from './ends.js';
 import type { Answer, CallRecord, FaultRecord, FinalObject, FinalState, LifecycleRecord, RunHistory } from './history.js';

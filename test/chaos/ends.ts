@@ -1,7 +1,7 @@
 // What each lifecycle shape intends (pure): the answer each of its calls should end with, and
 // whether a lifecycle got there. A lifecycle that only met consistent refusals did not: it
 // completed its shape, or the record justifies why not (a rule of the contract and what triggered it).
-import type { Outcome, TrainJobState } from '../../src/model/lifecycle.js';
+import type { Outcome, TrainJobState } from '../../src/model/operations.js';
 import type { CallRecord, FaultRecord, LifecycleRecord } from './history.js';
 import { describe, faultsBehind, justifyRefusal, type JudgeOptions, type Justification } from './justify.js';
 import { FAULT_WEIGHTS, SHAPES, type FaultKind, type Operation, type Shape } from './schedule.js';

@@ -2,7 +2,7 @@
 // contract allows it and the record shows what triggered it: a fault of a kind that can cause it,
 // applied while the call ran or recovered shortly before, or (a Hold of a finished job) the record's
 // own evidence that the job had finished. Nothing is accepted for its type or its step alone.
-import type { Outcome, TrainJobState } from '../../src/model/lifecycle.js';
+import type { Outcome, TrainJobState } from '../../src/model/operations.js';
 import type { Answer, CallRecord, FaultRecord } from './history.js';
 import { FAULT_WEIGHTS, type FaultKind } from './schedule.js';
 

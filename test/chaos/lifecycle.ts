@@ -4,12 +4,12 @@
 // refusal while an earlier ErrOutcomeUnknown is unresolved, or no typed answer at all: Temporal
 // away) and sent twice at once when the plan says so. Every try and its answer are recorded, with,
 // after an ok answer, the TrainJob an admin read found right then (the checker compares them).
-import type { KubeClients } from '../../src/activities/kube-clients.js';
+import type { KubeClients } from '../../src/kube/clients.js';
 import type { DispatchKubeflowClient } from '../../src/client/dispatch-client.js';
-import { trainJobName } from '../../src/core/names.js';
+import { trainJobName } from '../../src/core/start/names.js';
 import { Trainer } from '../../src/model/constants.js';
 import { DispatchError } from '../../src/model/errors.js';
-import type { Outcome, TrainJobRef, TrainJobState } from '../../src/model/lifecycle.js';
+import type { Outcome, TrainJobRef, TrainJobState } from '../../src/model/operations.js';
 import type { StartRequest } from '../../src/model/request.js';
 import type { StartResult } from '../../src/model/results.js';
 import type { Answer, CallRecord, LifecycleRecord, Seen } from './history.js';

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { createKubeClients, type KubeClients } from '../../src/activities/kube-clients.js';
+import { createKubeClients, type KubeClients } from '../../src/kube/clients.js';
 import { DispatchKubeflowClient } from '../../src/client/dispatch-client.js';
 import { parseConfig } from '../../src/config/load-config.js';
 import type { Config } from '../../src/model/config.js';

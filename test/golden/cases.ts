@@ -7,7 +7,7 @@ import { ConfigSchema, type Config, type ConfigInput } from '../../src/model/con
 import { Extensions } from '../../src/model/constants.js';
 import type { TrainerRuntime } from '../../src/model/kube.js';
 import type { ImageExtension, RuntimeRefExtension, StartRequest } from '../../src/model/request.js';
-import type { ValidRequest } from '../../src/core/validated.js';
+import type { ValidRequest } from '../../src/core/start/validated.js';
 
 export const GOLDEN_DIR = fileURLToPath(new URL('.', import.meta.url));
 

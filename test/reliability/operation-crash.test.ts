@@ -6,8 +6,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { Trainer } from '../../src/model/constants.js';
-import type { LifecycleOperation } from '../../src/model/lifecycle-constants.js';
-import type { TrainJobRef } from '../../src/model/lifecycle.js';
+import type { Operation } from '../../src/model/workflows.js';
+import type { TrainJobRef } from '../../src/model/operations.js';
 import type { DispatchKubeflowClient } from '../../src/client/dispatch-client.js';
 import { startRequest } from '../support/requests.js';
 import type { FaultRule } from '../integration/support/fault-proxy.js';
@@ -20,7 +20,7 @@ import { eventually, reliabilityLab, type Lab } from './support/lab.js';
 const CONFIG = { timeouts: { call: '40s', workload: '5s' } };
 
 interface OperationPoint {
-  op: LifecycleOperation;
+  op: Operation;
   /** What the TrainJob goes through before the operation. */
   before: (client: DispatchKubeflowClient, ref: TrainJobRef) => Promise<unknown>;
   /** The request held unsent while the worker is killed. */

@@ -12,7 +12,7 @@ import { startDevTemporal, type DevTemporal } from '../../dev/harness/temporal.j
 import { freePorts, signalGroup, stopServer } from '../../dev/harness/process.js';
 import { Trainer } from '../../src/model/constants.js';
 import { DispatchError } from '../../src/model/errors.js';
-import { trainJobName } from '../../src/core/names.js';
+import { trainJobName } from '../../src/core/start/names.js';
 import { startRequest } from '../support/requests.js';
 import type { FaultRule } from '../integration/support/fault-proxy.js';
 import { stackInfo } from '../integration/support/context.js';

@@ -16,9 +16,10 @@ import {
   type WorkflowInterceptorsFactory,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
+import { WorkflowTypes } from '../../model/workflows.js';
 import type { DispatchSinks } from './sinks.js';
 
-const START_WORKFLOW = 'StartTrainJob';
+const START_WORKFLOW = WorkflowTypes.start;
 const STOP_ACTIVITY = 'stopTrainJob';
 
 const { dispatchMetrics } = proxySinks<DispatchSinks>();

@@ -6,7 +6,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { typed } from '../../../src/client/dispatch-client.js';
-import { trainJobName } from '../../../src/core/names.js';
+import { trainJobName } from '../../../src/core/start/names.js';
 import { Annotations, Trainer } from '../../../src/model/constants.js';
 import { parseGoDuration, toMillis } from '../../../src/model/duration.js';
 import { DispatchError } from '../../../src/model/errors.js';

@@ -4,8 +4,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lifecycleWorkflowId } from '../../../src/core/lifecycle-ids.js';
-import type { TrainJobRef } from '../../../src/model/lifecycle.js';
+import { lifecycleWorkflowId } from '../../../src/core/operations/workflow-ids.js';
+import type { TrainJobRef } from '../../../src/model/operations.js';
 import type { CliRun } from '../../support/cli-process.js';
 import { startRequest } from '../../support/requests.js';
 import { cliFolder, cliOnStack } from '../support/cli.js';

@@ -11,11 +11,11 @@
 // may already read Trainer objects cluster-wide, which would hide a missing `get`.
 import type { V1ClusterRole, V1PolicyRule, V1Role } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lifecycleWorkflowId } from '../../../src/core/lifecycle-ids.js';
-import { startWorkflowId } from '../../../src/client/dispatch-client.js';
-import type { PlannedWrite } from '../../../src/core/lifecycle-plans.js';
-import { trainJobName } from '../../../src/core/names.js';
-import { PROBE_JOB_PREFIX } from '../../../src/core/probe.js';
+import { lifecycleWorkflowId } from '../../../src/core/operations/workflow-ids.js';
+import { startWorkflowId } from '../../../src/model/workflows.js';
+import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
+import { trainJobName } from '../../../src/core/start/names.js';
+import { PROBE_JOB_PREFIX } from '../../../src/core/start/probe.js';
 import type { ConfigInput } from '../../../src/model/config.js';
 import { Kueue, Trainer } from '../../../src/model/constants.js';
 import { startRequest } from '../../support/requests.js';
@@ -40,7 +40,7 @@ import {
 } from './apply.js';
 
 const RBAC_KINDS = new Set(['ServiceAccount', 'Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding']);
-/** Any probe's TrainJob (and copy) name: each probe run has a JobID of its own (src/core/probe.ts). */
+/** Any probe's TrainJob (and copy) name: each probe run has a JobID of its own (src/core/start/probe.ts). */
 const PROBE_NAME = new RegExp(`^dj-${PROBE_JOB_PREFIX.toLowerCase()}[0-9a-z]{9}-s1$`);
 
 /** The deployed configuration, with short bounds so that waits and unanswered calls end quickly. */

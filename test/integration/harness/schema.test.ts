@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../../src/model/config.js';
 import { Trainer } from '../../../src/model/constants.js';
-import { checkRuntime } from '../../../src/core/runtime-rules.js';
+import { checkRuntime } from '../../../src/core/start/runtime-rules.js';
 import { applySamples, readSamples } from '../../../dev/harness/samples.js';
 import { freshNamespace, kubeAccess, kubeConfig, type TestNamespace } from '../support/kube.js';
 import { stackInfo } from '../support/context.js';

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUEUE_SAMPLE_CHECK } from '../../../dev/harness/samples.js';
 import { Kueue, Trainer } from '../../../src/model/constants.js';
 import type { Workload } from '../../../src/model/kube.js';
-import type { TrainJobRef } from '../../../src/model/lifecycle.js';
-import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../../src/model/lifecycle-constants.js';
+import type { TrainJobRef } from '../../../src/model/operations.js';
+import { OperationAnnotations, OperationAnnotationValues } from '../../../src/model/constants.js';
 import type { StartResult } from '../../../src/model/results.js';
 import type { AdmissionController } from '../../../src/worker/admission-controller.js';
 import { startRequest } from '../../support/requests.js';
@@ -94,7 +94,7 @@ describe('the admission check controller, two workers at once, on the real Kueue
         plural: Trainer.trainJobPlural,
         namespace: ns.name,
         name: marked.name,
-        body: { metadata: { annotations: { [LifecycleAnnotations.held]: LifecycleAnnotationValues.held } } },
+        body: { metadata: { annotations: { [OperationAnnotations.held]: OperationAnnotationValues.held } } },
       },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );

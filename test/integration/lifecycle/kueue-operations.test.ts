@@ -6,8 +6,8 @@
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kueue } from '../../../src/model/constants.js';
-import type { TrainJobRef } from '../../../src/model/lifecycle.js';
-import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
+import type { TrainJobRef } from '../../../src/model/operations.js';
+import { OperationAnnotations } from '../../../src/model/constants.js';
 import { KUEUE_SAMPLE_CHECK } from '../../../dev/harness/samples.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
@@ -69,7 +69,7 @@ describe('Kueue mode', () => {
     const held = await h.client.hold(first);
     expect(held).toMatchObject({ ref: first, phase: 'Held', held: true });
     expect((await workloadOf(h.kube, ns.name, first.uid))?.spec?.active).toBe(false);
-    expect((await readTrainJob(h.kube, first))?.metadata.annotations?.[LifecycleAnnotations.held]).toBe('true');
+    expect((await readTrainJob(h.kube, first))?.metadata.annotations?.[OperationAnnotations.held]).toBe('true');
     await until('the second job to be admitted in the first one\'s place', 60_000, async () => ((await admitted(second)) ? true : undefined));
     expect(await admitted(first)).toBeFalsy();
 

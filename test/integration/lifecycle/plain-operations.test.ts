@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Labels } from '../../../src/model/constants.js';
 import { DispatchError } from '../../../src/model/errors.js';
-import type { TrainJobRef } from '../../../src/model/lifecycle.js';
-import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
+import type { TrainJobRef } from '../../../src/model/operations.js';
+import { OperationAnnotations } from '../../../src/model/constants.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshNamespace, kubeConfig, type TestNamespace } from '../support/kube.js';
@@ -97,7 +97,7 @@ describe('Hold and Release', () => {
     expect(held).toMatchObject({ ref, phase: 'Held', held: true });
     const job = await readTrainJob(h.kube, ref);
     expect(job?.spec.suspend).toBe(true);
-    expect(job?.metadata.annotations?.[LifecycleAnnotations.held]).toBe('true');
+    expect(job?.metadata.annotations?.[OperationAnnotations.held]).toBe('true');
     await until('the held job to have no live pods', 30_000, async () =>
       (await childrenOf(ref, jobId)).pods.every((p) => p.deleting) ? true : undefined,
     );
@@ -109,7 +109,7 @@ describe('Hold and Release', () => {
     expect(released).toMatchObject({ ref, phase: 'Running', held: false });
     const resumed = await readTrainJob(h.kube, ref);
     expect(resumed?.spec.suspend).toBe(false);
-    expect(resumed?.metadata.annotations?.[LifecycleAnnotations.held]).toBeUndefined();
+    expect(resumed?.metadata.annotations?.[OperationAnnotations.held]).toBeUndefined();
     expect(await h.client.watch(ref)).toMatchObject({ ref, phase: 'Succeeded' });
   });
 
@@ -119,7 +119,7 @@ describe('Hold and Release', () => {
     expect(await h.client.open(ref)).toMatchObject({ phase: 'Held', held: true });
     const job = await readTrainJob(h.kube, ref);
     expect(job?.spec.suspend).toBe(true);
-    expect(job?.metadata.annotations?.[LifecycleAnnotations.opened]).toBe('true');
+    expect(job?.metadata.annotations?.[OperationAnnotations.opened]).toBe('true');
     expect(await h.client.release(ref)).toMatchObject({ phase: 'Running', held: false });
     expect(await h.client.watch(ref)).toMatchObject({ phase: 'Succeeded' });
   });

@@ -5,11 +5,11 @@
 // belongs to another UID is Absent for Stop and Watch, which leave the new one alone; RBAC's 403
 // is ErrReadOnly.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { lifecycleWorkflowId } from '../../../src/core/lifecycle-ids.js';
+import { lifecycleWorkflowId } from '../../../src/core/operations/workflow-ids.js';
 import { Trainer } from '../../../src/model/constants.js';
 import { DispatchError } from '../../../src/model/errors.js';
-import type { TrainJobRef } from '../../../src/model/lifecycle.js';
-import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
+import type { TrainJobRef } from '../../../src/model/operations.js';
+import { OperationAnnotations } from '../../../src/model/constants.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
@@ -77,7 +77,7 @@ describe('declarative: each operation makes its fact true and answers the state'
     expect(await h.client.release(ref)).toMatchObject({ ref, phase: 'Gated', held: false });
     const job = await readTrainJob(h.kube, ref);
     expect(job?.spec.suspend).toBe(true);
-    expect(job?.metadata.annotations?.[LifecycleAnnotations.held]).toBeUndefined();
+    expect(job?.metadata.annotations?.[OperationAnnotations.held]).toBeUndefined();
     expect((await childrenOf(ref, jobId)).pods).toEqual([]);
     expect(await h.client.open(ref)).toMatchObject({ ref, phase: 'Running' });
     await until('a pod of the opened job to run', 60_000, runningPod(ref, jobId));

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Trainer } from '../../../src/model/constants.js';
 import { DispatchError } from '../../../src/model/errors.js';
-import type { TrainJobRef, TrainJobState } from '../../../src/model/lifecycle.js';
+import type { TrainJobRef, TrainJobState } from '../../../src/model/operations.js';
 import { startRequest } from '../../support/requests.js';
 import type { DispatchHarness } from '../support/dispatch.js';
 import type { FaultProxy, FaultRule } from '../support/fault-proxy.js';

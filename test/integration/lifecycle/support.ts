@@ -2,10 +2,10 @@
 // API server holds it, the objects a TrainJob makes (JobSet, Jobs, pods), and runtimes whose pods
 // KWOK runs for a while or fails with an exit code.
 import { BatchV1Api, CoreV1Api } from '@kubernetes/client-node';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
 import { Labels, Trainer } from '../../../src/model/constants.js';
 import type { TrainJob } from '../../../src/model/kube.js';
-import type { TrainJobRef } from '../../../src/model/lifecycle.js';
+import type { TrainJobRef } from '../../../src/model/operations.js';
 import type { StartResult } from '../../../src/model/results.js';
 import { kubeConfig } from '../support/kube.js';
 import type { RuntimeEdit } from '../support/runtimes.js';

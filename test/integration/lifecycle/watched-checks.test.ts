@@ -1,10 +1,10 @@
-// Watch's checks read one watch of the namespace's TrainJobs (src/activities/watched-lists.ts) once it
+// Watch's checks read one watch of the namespace's TrainJobs (src/kube/watched-lists.ts) once it
 // is in step, and list (batched) only while it is not: seen through the fault proxy in front of the
 // real API server, with the real Trainer behind it. A Stop is seen through the watch; a reset
 // connection sends the checks back to lists until a new list and watch are in step.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RETRY_MS } from '../../../src/activities/watched-lists.js';
+import { RETRY_MS } from '../../../src/kube/watched-lists.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { FaultProxy } from '../../../dev/harness/fault-proxy.js';
 import { startRequest } from '../../support/requests.js';

@@ -3,7 +3,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DispatchError, fromFailure } from '../../../src/model/errors.js';
-import { startWorkflowId } from '../../../src/client/dispatch-client.js';
+import { startWorkflowId } from '../../../src/model/workflows.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import { startRequest } from '../../support/requests.js';

@@ -11,7 +11,7 @@ import { DispatchError } from '../../../src/model/errors.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import type { StartResult } from '../../../src/model/results.js';
-import { trainJobName } from '../../../src/core/names.js';
+import { trainJobName } from '../../../src/core/start/names.js';
 import { typed } from '../../../src/client/dispatch-client.js';
 import type { Progress } from '../../../src/workflows/progress.js';
 import { startRequest } from '../../support/requests.js';

@@ -8,7 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Labels, LabelValues, Probe, Trainer } from '../../../src/model/constants.js';
 import type { TrainJob } from '../../../src/model/kube.js';
 import type { BackendGates } from '../../../src/model/results.js';
-import { probeWorkflowId } from '../../../src/worker/preflight.js';
+import { probeWorkflowId } from '../../../src/model/workflows.js';
 import { startRequest } from '../../support/requests.js';
 import type { ActivityCall } from '../support/activity-calls.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
@@ -20,10 +20,10 @@ import { rule } from '../support/rule-reasons.js';
 import { keyOf, type Json } from '../support/runtimes.js';
 import { dispatchSuite } from '../support/suite.js';
 import { sampleRuntime, trainerObjects } from '../support/trainer.js';
-import { renderProbe } from '../../../src/core/probe.js';
-import { attemptToken } from '../../../src/core/names.js';
+import { renderProbe } from '../../../src/core/start/probe.js';
+import { attemptToken } from '../../../src/core/start/names.js';
 
-/** A probe's TrainJob (and copy) name: a JobID of its own run, submission 1 (src/core/probe.ts). */
+/** A probe's TrainJob (and copy) name: a JobID of its own run, submission 1 (src/core/start/probe.ts). */
 const PROBE_NAME = /^dj-0000000000dspatch[0-9a-z]{9}-s1$/;
 
 /** The name of the TrainJob the latest probe of the namespace created. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { createKubeClients, loadKubeConfig, type KubeClients } from '../../../src/activities/kube-clients.js';
+import { createKubeClients, loadKubeConfig, type KubeClients } from '../../../src/kube/clients.js';
 import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import { adminAccess, type ClusterInfo } from '../../../dev/harness/cluster.js';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { expect } from 'vitest';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
 import { Trainer } from '../../../src/model/constants.js';
 import { fromFailure, type ErrorType, type ObjectRef } from '../../../src/model/errors.js';
 import type { KubeObject } from '../../../src/model/kube.js';

@@ -1,7 +1,7 @@
 // Trainer runtimes that break (or bend) the runtime rules (docs/runtime-rules.md), created on the real API server for one
 // test file: cluster-scoped ones under unique names, deleted again in afterAll; namespaced ones in
 // the test's namespace. Each starts as a copy of a sample runtime and is edited where it matters.
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { RuntimeKind } from '../../../src/model/request.js';
 import { uniqueName } from './kube.js';

@@ -5,7 +5,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { trainJobName } from '../../../src/core/names.js';
+import { trainJobName } from '../../../src/core/start/names.js';
 import { waitFor } from '../../../dev/harness/process.js';
 import { TEMPORAL_NAMESPACE } from '../../../dev/harness/temporal.js';
 import { SearchAttributes, Trainer } from '../../../src/model/constants.js';

@@ -4,7 +4,7 @@
 // TrainJob per started job remains, each with one runtime copy it owns; the duplicates attached to
 // one workflow run and share its TrainJob; the failed ones left nothing.
 import { expect } from 'vitest';
-import { trainJobName } from '../../../src/core/names.js';
+import { trainJobName } from '../../../src/core/start/names.js';
 import { parseGoDuration, toMillis } from '../../../src/model/duration.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { KubeObject } from '../../../src/model/kube.js';

@@ -9,7 +9,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { expect } from 'vitest';
 import { Kueue, Trainer } from '../../../src/model/constants.js';
 import type { ErrorType } from '../../../src/model/errors.js';
-import { trainJobName } from '../../../src/core/names.js';
+import { trainJobName } from '../../../src/core/start/names.js';
 import { startRequest } from '../../support/requests.js';
 import { FakeKueue, type KueueBehaviour } from '../../integration/support/fake-kueue.js';
 import type { FaultRule, ProxiedRequest } from '../../integration/support/fault-proxy.js';

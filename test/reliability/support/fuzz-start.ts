@@ -8,7 +8,7 @@ import { Watch } from '@kubernetes/client-node';
 import { WorkflowFailedError } from '@temporalio/client';
 import { expect } from 'vitest';
 import { randomJobId } from '../../../src/client/job-id.js';
-import { trainJobName } from '../../../src/core/names.js';
+import { trainJobName } from '../../../src/core/start/names.js';
 import { Trainer } from '../../../src/model/constants.js';
 import { JOB_ID_PATTERN } from '../../../src/model/request.js';
 import { DispatchError, ERROR_TYPES, fromFailure } from '../../../src/model/errors.js';

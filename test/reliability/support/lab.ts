@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { createKubeClients, type KubeClients } from '../../../src/activities/kube-clients.js';
+import { createKubeClients, type KubeClients } from '../../../src/kube/clients.js';
 import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import { Labels, Trainer } from '../../../src/model/constants.js';

@@ -4,7 +4,7 @@
 // audit has passed (LeakLedger), so whatever is found here is a leak. Files with a cluster of their
 // own audit it themselves before stopping it.
 import type { TestProject } from 'vitest/node';
-import { createKubeClients } from '../../../src/activities/kube-clients.js';
+import { createKubeClients } from '../../../src/kube/clients.js';
 import { adminAccess } from '../../../dev/harness/cluster.js';
 import { kubeConfigFor } from '../../../dev/harness/kube-access.js';
 import '../../integration/support/context.js';

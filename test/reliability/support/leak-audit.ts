@@ -1,7 +1,7 @@
 // The leak audit: every TrainJob and TrainingRuntime labelled app.kubernetes.io/managed-by=dispatch,
 // compared with what the tests expect to exist. Objects being deleted, and copies whose owner is
 // gone (the garbage collector's business), are given time to go before they count as leaks.
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
 import { Labels, LabelValues, Trainer } from '../../../src/model/constants.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 

@@ -4,7 +4,7 @@
 // garbage collector has had its turn.
 import type { WorkflowHandle } from '@temporalio/client';
 import { expect } from 'vitest';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
 import { typed } from '../../../src/client/dispatch-client.js';
 import { DispatchError } from '../../../src/model/errors.js';
 import type { StartResult } from '../../../src/model/results.js';

@@ -4,13 +4,13 @@
 import { ApiException } from '@kubernetes/client-node';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
+import { OperationAnnotations } from '../../../src/model/constants.js';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
-import { UNANSWERED } from '../../../src/activities/kube-call.js';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import { renderStart } from '../../../src/core/render.js';
-import { kueueRuntimeNotFound, runtimeLagBudgetMs, runtimeLagPauseMs, RUNTIME_NOT_YET_SEEN } from '../../../src/core/runtime-lag.js';
+import { UNANSWERED } from '../../../src/activities/failures.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
+import { renderStart } from '../../../src/core/start/render.js';
+import { kueueRuntimeNotFound, runtimeLagBudgetMs, runtimeLagPauseMs, RUNTIME_NOT_YET_SEEN } from '../../../src/core/start/runtime-lag.js';
 import { Annotations } from '../../../src/model/constants.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
@@ -174,7 +174,7 @@ describe("step 5 of a retried Start whose attempt's earlier run succeeded", () =
   it('refuses when that TrainJob was opened or held since, with the seed reason, why it was not adopted, and its ref', async () => {
     const { runtimeCopy, trainJob, copy, job } = earlierRun();
     const opened = { ...job, spec: { ...job.spec, suspend: false } };
-    const held = { ...job, metadata: { ...job.metadata, annotations: { ...job.metadata.annotations, [LifecycleAnnotations.held]: 'true' } } };
+    const held = { ...job, metadata: { ...job.metadata, annotations: { ...job.metadata.annotations, [OperationAnnotations.held]: 'true' } } };
     for (const [found, what] of [[opened, 'opened'], [held, 'held']] as const) {
       const api = scripted([CONFLICT], [copy, found]);
       const error = await rejection(run(api.activities.createRuntimeCopy, { copy: runtimeCopy, trainJob, mode: 'plain' }));
@@ -212,5 +212,6 @@ describe('one error convention for every activity', () => {
     const error = await rejection(run(activities.readRuntime, { namespace: 'ml-jobs', runtime: { kind: 'TrainingRuntime', name: 'torch' } }));
     expect(error).toBeInstanceOf(ApplicationFailure);
     expect(error).toMatchObject({ type: UNANSWERED, nonRetryable: false });
+    expect((error as Error).message).toMatch(/^get TrainingRuntime ml-jobs\/torch: no answer from the Kubernetes API \(ECONNREFUSED: connect ECONNREFUSED\)$/);
   });
 });

@@ -1,4 +1,4 @@
-// Steps 2, 5 and 6 type a definite refusal by one rule (src/core/refusal-type.ts, docs/contract.md §6):
+// Steps 2, 5 and 6 type a definite refusal by one rule (src/core/start/refusal-type.ts, docs/contract.md §6):
 // RBAC's 403 is ErrReadOnly; an admission webhook's denial (a 403 too) is ErrRejected, like any
 // other refusal. The activities, as createActivities builds them (so a refusal arrives as the
 // ApplicationFailure the workflows read), run in a mock activity context against a fake API.
@@ -6,11 +6,11 @@ import { ApiException } from '@kubernetes/client-node';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import { TRAINING_RUNTIMES, ObjectCalls } from '../../../src/activities/objects.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
+import { TRAINING_RUNTIMES, ObjectCalls } from '../../../src/kube/objects.js';
 import { createActivities } from '../../../src/activities/index.js';
-import { fetchRuntime } from '../../../src/activities/runtime-activities.js';
-import { renderStart } from '../../../src/core/render.js';
+import { fetchRuntime } from '../../../src/kube/read-runtime.js';
+import { renderStart } from '../../../src/core/start/render.js';
 import { DispatchError, fromFailure } from '../../../src/model/errors.js';
 import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
 

@@ -1,4 +1,4 @@
-// The operations after Start type a definite refusal by the one rule (src/core/refusal-type.ts,
+// The operations after Start type a definite refusal by the one rule (src/core/start/refusal-type.ts,
 // docs/contract.md §6, §9a): RBAC's 403 on a read, a write or Stop's delete is ErrReadOnly; an
 // admission webhook's denial (a 403 too) stays ErrRejected. The activities as createActivities
 // builds them run in a mock activity context against a fake API that refuses every call.
@@ -7,8 +7,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import type { PlannedWrite } from '../../../src/core/lifecycle-plans.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
+import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
 import { fromFailure } from '../../../src/model/errors.js';
 import { config } from '../../golden/cases.js';
 

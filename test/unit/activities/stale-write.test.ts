@@ -1,14 +1,15 @@
 // Which definite answers to a planned write mean "what was read has changed: read again"
-// (src/activities/lifecycle-activities.ts). The 422 message is the one the real kube-apiserver
+// (src/activities/operation-activities.ts). The 422 message is the one the real kube-apiserver
 // v1.35 answers for a JSON patch whose `test` fails or whose path is missing (checked there by hand:
 // both answer exactly this, with empty details); a webhook's or a schema's 422 names its causes.
 import { ApiException } from '@kubernetes/client-node';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import { isStaleWrite, STALE_WRITE_PAUSE_MS, staleWritePauseMs } from '../../../src/activities/lifecycle-activities.js';
-import type { PlannedWrite } from '../../../src/core/lifecycle-plans.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
+import { STALE_WRITE_PAUSE_MS, staleWritePauseMs } from '../../../src/activities/operation-activities.js';
+import { isStaleWrite } from '../../../src/kube/planned-write.js';
+import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
 import { config } from '../../golden/cases.js';
 
 const PATCH_NOT_APPLIED = 'the server rejected our request due to an error in our request';

@@ -6,11 +6,11 @@ import { ApiException } from '@kubernetes/client-node';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import type { StopInput } from '../../../src/activities/trainjob-activities.js';
-import { renderStart } from '../../../src/core/render.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
+import type { UndoStartInput } from '../../../src/activities/undo-start-activities.js';
+import { renderStart } from '../../../src/core/start/render.js';
 import type { KubeObject, TrainJob } from '../../../src/model/kube.js';
-import { LifecycleAnnotations, LifecycleAnnotationValues } from '../../../src/model/lifecycle-constants.js';
+import { OperationAnnotations, OperationAnnotationValues } from '../../../src/model/constants.js';
 import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
 
 const CONFLICT = new ApiException(409, 'Conflict', { reason: 'Conflict', message: 'Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: 2' }, {});
@@ -43,14 +43,14 @@ const onServer = (resourceVersion: string, opened: boolean): TrainJob => {
   const read = structuredClone(trainJob);
   read.metadata = { ...read.metadata, uid: 'job-uid', resourceVersion };
   if (opened) {
-    read.metadata.annotations = { ...read.metadata.annotations, [LifecycleAnnotations.opened]: LifecycleAnnotationValues.opened };
+    read.metadata.annotations = { ...read.metadata.annotations, [OperationAnnotations.opened]: OperationAnnotationValues.opened };
     read.spec.suspend = false;
   }
   return read;
 };
 
 /** The stop of a failure at step 8: the TrainJob's UID known, the copy owned (step 7 succeeded). */
-const STOP: StopInput = {
+const STOP: UndoStartInput = {
   namespace: NAMESPACE,
   name: NAME,
   token: 'token',

@@ -6,9 +6,9 @@ import { ApiException } from '@kubernetes/client-node';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
-import type { SharedLists } from '../../../src/activities/watched-lists.js';
-import { renderStart } from '../../../src/core/render.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
+import type { SharedLists } from '../../../src/kube/shared-lists.js';
+import { renderStart } from '../../../src/core/start/render.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
 

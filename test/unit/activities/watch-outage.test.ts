@@ -5,9 +5,9 @@
 // API answers. A ref whose name now belongs to another UID is Absent at once.
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
-import type { KubeClients } from '../../../src/activities/kube-clients.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
 import { watchActivities, type WatchCall } from '../../../src/activities/watch-activities.js';
-import { BatchedLists } from '../../../src/activities/batched-lists.js';
+import { BatchedLists } from '../../../src/kube/batched-lists.js';
 import { config } from '../../golden/cases.js';
 import { OTHER_UID, REF, trainJob } from '../core/lifecycle-fixtures.js';
 

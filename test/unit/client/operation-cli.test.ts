@@ -15,7 +15,7 @@ import { formatRefusal } from '../../../src/client/render-command.js';
 import { answerOf } from '../../../src/client/remote-commands.js';
 import { refFromDocument, refFromOptions } from '../../../src/client/trainjob-ref.js';
 import { DispatchError, toApplicationFailure } from '../../../src/model/errors.js';
-import { LIFECYCLE_OPERATIONS } from '../../../src/model/lifecycle-constants.js';
+import { OPERATIONS } from '../../../src/model/workflows.js';
 
 const REF = { namespace: 'ml-jobs', name: 'dj-01jq-s12', uid: '9f0c7d2e-1b7a-4c56-8d1e-0a2b3c4d5e6f' };
 
@@ -151,7 +151,7 @@ describe('exit codes (cli.ts), before any connection', () => {
     return Number(process.exitCode ?? 0);
   }
 
-  it.each(LIFECYCLE_OPERATIONS)('%s of an invalid ref: exit 2, ErrInvalid, and no workflow started', async (operation) => {
+  it.each(OPERATIONS)('%s of an invalid ref: exit 2, ErrInvalid, and no workflow started', async (operation) => {
     expect(await run(operation, '--config', 'config.yaml', '--ref', 'bad-ref.json', '--wait', '--output', 'json')).toBe(2);
     expect(JSON.parse(out)).toEqual({ error: { type: 'ErrInvalid', message: expect.stringContaining('uid: must not be empty'), reasons: ['uid: must not be empty'] } });
     expect(err).toBe('');

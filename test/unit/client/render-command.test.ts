@@ -13,8 +13,8 @@ import {
   renderOffline,
   runtimeFromManifest,
 } from '../../../src/client/render-command.js';
-import { planStart } from '../../../src/core/plan.js';
-import { PROLOGUE } from '../../../src/core/prologue.js';
+import { planStart } from '../../../src/core/start/plan.js';
+import { PROLOGUE } from '../../../src/core/start/prologue.js';
 import { Annotations } from '../../../src/model/constants.js';
 import { DispatchError } from '../../../src/model/errors.js';
 import type { TrainerRuntime } from '../../../src/model/kube.js';

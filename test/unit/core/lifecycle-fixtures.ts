@@ -1,13 +1,14 @@
 // TrainJobs, Workloads and pods as Trainer v2.3.0 and Kueue v0.19.2 write them, for the tests of
-// the decisions after Start (phase, lifecycle-plans, admission): builders for examples, and
+// the decisions after Start (operations, admission): builders for examples, and
 // fast-check arbitraries over every combination the decisions read. The examples pass the real
 // CRDs' schemas (phase.test.ts checks).
 import fc from 'fast-check';
 import { Annotations, Dispatch, LabelValues, Labels } from '../../../src/model/constants.js';
 import type { TrainJob, Workload } from '../../../src/model/kube.js';
-import { LifecycleAnnotations } from '../../../src/model/lifecycle-constants.js';
-import type { Condition, Pod, TrainJobRef } from '../../../src/model/lifecycle.js';
-import type { LifecycleConfig, Observed } from '../../../src/core/phase.js';
+import { OperationAnnotations } from '../../../src/model/constants.js';
+import type { TrainJobRef } from '../../../src/model/operations.js';
+import type { Condition, Pod } from '../../../src/model/kube.js';
+import type { OperationConfig, Observed } from '../../../src/core/operations/observed.js';
 import { config, KUEUE } from '../../golden/cases.js';
 
 export const NS = 'ml-jobs';
@@ -21,9 +22,9 @@ export const CHECK = 'dispatch';
 export const T0 = '2026-01-01T00:00:00Z';
 export const T1 = '2026-01-01T00:05:00Z';
 
-export const PLAIN: LifecycleConfig = config();
-export const KUEUE_CONFIG: LifecycleConfig = config(KUEUE);
-export const configOf = (mode: 'plain' | 'kueue'): LifecycleConfig =>
+export const PLAIN: OperationConfig = config();
+export const KUEUE_CONFIG: OperationConfig = config(KUEUE);
+export const configOf = (mode: 'plain' | 'kueue'): OperationConfig =>
   mode === 'plain' ? PLAIN : KUEUE_CONFIG;
 
 export const DISPATCH_LABELS = {
@@ -60,8 +61,8 @@ export interface TrainJobShape {
 export function trainJob(shape: TrainJobShape = {}): TrainJob {
   const annotations: Record<string, string> = {
     [Annotations.attemptToken]: '1-0123456789ab',
-    ...(shape.held !== undefined ? { [LifecycleAnnotations.held]: shape.held } : {}),
-    ...(shape.opened !== undefined ? { [LifecycleAnnotations.opened]: shape.opened } : {}),
+    ...(shape.held !== undefined ? { [OperationAnnotations.held]: shape.held } : {}),
+    ...(shape.opened !== undefined ? { [OperationAnnotations.opened]: shape.opened } : {}),
     ...(shape.gatedBy !== undefined ? { [Annotations.kueueAdmissionGatedBy]: shape.gatedBy } : {}),
   };
   return {

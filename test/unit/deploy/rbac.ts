@@ -2,7 +2,7 @@
 // each (one per name when a rule has resourceNames), in the attributes a SelfSubjectAccessReview
 // asks with. And what the worker's calls need: the write gate's checks (Start and its
 // compensation, docs/contract.md §8) plus the calls of Open, Hold, Release, Stop, Watch and the
-// admission check controller (src/activities/lifecycle-activities.ts, watch-activities.ts,
+// admission check controller (src/activities/operation-activities.ts, watch-activities.ts,
 // batched-lists.ts through objects.ts), so both tests hold the manifests to the same list.
 import type { V1ClusterRole, V1PolicyRule, V1ResourceAttributes, V1Role } from '@kubernetes/client-node';
 import { writeGateChecks } from '../../../src/activities/gate-activities.js';

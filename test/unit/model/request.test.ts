@@ -115,7 +115,7 @@ describe('docs/start.md, Extensions table: the extension schemas', () => {
 });
 
 describe('StartRequestSchema', () => {
-  it('spec.extensions is a map of anything: the extension table is validate\'s (src/core/validate.ts)', () => {
+  it('spec.extensions is a map of anything: the extension table is validate\'s (src/core/start/validate.ts)', () => {
     const parsed = StartRequestSchema.safeParse({
       job: '01JD0Q3J0Y6Q7J7Z4W2X5V8K9M',
       generation: 0,

@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../../src/config/load-config.js';
-import { planStart } from '../../../src/core/plan.js';
-import { validate } from '../../../src/core/validate.js';
+import { planStart } from '../../../src/core/start/plan.js';
+import { validate } from '../../../src/core/start/validate.js';
 import { parseGoDuration, toMillis } from '../../../src/model/duration.js';
 import { DispatchError } from '../../../src/model/errors.js';
 import type { Config } from '../../../src/model/config.js';

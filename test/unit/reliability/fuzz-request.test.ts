@@ -7,10 +7,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/load-config.js';
-import { planStart } from '../../../src/core/plan.js';
-import { compareReadBack } from '../../../src/core/readback.js';
-import { allowListRefusal } from '../../../src/core/refusals.js';
-import { validate } from '../../../src/core/validate.js';
+import { planStart } from '../../../src/core/start/plan.js';
+import { compareReadBack } from '../../../src/core/start/readback.js';
+import { allowListRefusal } from '../../../src/core/start/refusals.js';
+import { validate } from '../../../src/core/start/validate.js';
 import { DispatchError, ERROR_TYPES, fromFailure, toApplicationFailure } from '../../../src/model/errors.js';
 import type { Config } from '../../../src/model/config.js';
 import type { TrainJob } from '../../../src/model/kube.js';

@@ -2,16 +2,16 @@
 // signal is then already aborted when the loop reaches its wait): nothing waits out the interval.
 import type { Client } from '@temporalio/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { GateStore } from '../../../src/activities/settings-activities.js';
+import { SettingsSource } from '../../../src/activities/settings-activities.js';
 import { parseConfig } from '../../../src/config/load-config.js';
-import { gateRefusal } from '../../../src/core/refusals.js';
+import { gateRefusal } from '../../../src/core/start/refusals.js';
 import { nextPreflightMs, preflightLoop, probeBoundMs, sleepUnlessAborted, UNPROVEN_RETRY_MS } from '../../../src/worker/preflight.js';
 
 const HOUR = 3_600_000;
 
 /** A client whose ProbeBackend never finishes: no worker runs it. */
 const hangingClient = { workflow: { execute: () => new Promise(() => undefined) } } as unknown as Client;
-const gates = new GateStore(parseConfig({ namespace: 'ns' }));
+const gates = new SettingsSource(parseConfig({ namespace: 'ns' }));
 
 describe('preflightLoop', () => {
   beforeEach(() => vi.useFakeTimers());
@@ -55,7 +55,7 @@ describe('preflightLoop', () => {
   });
 
   it('a probe still running past its bound leaves the start gate unknown (Starts get ErrUnreachable), until it ends', async () => {
-    const store = new GateStore(parseConfig({ namespace: 'ns' }));
+    const store = new SettingsSource(parseConfig({ namespace: 'ns' }));
     const proven = { reach: true, write: true, start: true, reasons: [], checkedAt: 'earlier' };
     store.update(proven);
     let answer: (g: typeof proven) => void = () => undefined;
@@ -77,7 +77,7 @@ describe('preflightLoop', () => {
   });
 
   it('before the first preflight has ended, a probe past its bound leaves no gates: step 1 refuses ErrUnreachable naming reach, as before', async () => {
-    const store = new GateStore(parseConfig({ namespace: 'ns' }));
+    const store = new SettingsSource(parseConfig({ namespace: 'ns' }));
     const stop = new AbortController();
     const loop = preflightLoop(hangingClient, 'q', store, HOUR, stop.signal, () => undefined);
     await vi.advanceTimersByTimeAsync(probeBoundMs(store.config) + 1);

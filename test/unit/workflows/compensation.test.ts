@@ -12,8 +12,8 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import type { StopInput } from '../../../src/activities/trainjob-activities.js';
-import { attemptToken, trainJobName } from '../../../src/core/names.js';
+import type { UndoStartInput } from '../../../src/activities/undo-start-activities.js';
+import { attemptToken, trainJobName } from '../../../src/core/start/names.js';
 import type { FailureDetails, ObjectRef } from '../../../src/model/errors.js';
 import type { StartResult } from '../../../src/model/results.js';
 import {
@@ -100,7 +100,7 @@ function expectFailure(outcome: Outcome, type: string, step: number, ref: Object
 }
 
 /** Expects a cancelled Start whose compensation ran once; returns what the stop was given. */
-function expectCancelledAndStopped(outcome: Outcome, stubs: StartStubs): StopInput {
+function expectCancelledAndStopped(outcome: Outcome, stubs: StartStubs): UndoStartInput {
   expect(outcome.error).toBeInstanceOf(WorkflowFailedError);
   expect((outcome.error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
   const stops = stubs.inputsOf('stopTrainJob');
@@ -117,7 +117,7 @@ const asWritten = (mode: 'plain' | 'kueue' = 'plain') => ({
 });
 
 /** What the compensation is asked to stop once the TrainJob exists (both UIDs known). */
-const stopOf = (step: number, ownerSet: boolean, mode: 'plain' | 'kueue' = 'plain'): StopInput => ({
+const stopOf = (step: number, ownerSet: boolean, mode: 'plain' | 'kueue' = 'plain'): UndoStartInput => ({
   namespace: NAMESPACE,
   name: NAME,
   token: TOKEN,
@@ -211,7 +211,7 @@ describe('StartTrainJob with stubbed activities on the time-skipping server', ()
     const stopRefusal = `deleting TrainJob ${NAMESPACE}/${NAME}: HTTP 403 Forbidden: trainjobs.trainer.kubeflow.org is forbidden`;
     const stubs = startStubs(configOf(), {
       readBack: () => serverCopy(stubs.written()!, (read) => (read.spec.suspend = false)),
-      stopTrainJob: (input: StopInput) => refused('ErrOutcomeUnknown', stopRefusal, input.step),
+      stopTrainJob: (input: UndoStartInput) => refused('ErrOutcomeUnknown', stopRefusal, input.step),
     });
     const outcome = await start(stubs);
     const reasons = expectFailure(outcome, 'ErrOutcomeUnknown', 8, REF);
@@ -301,7 +301,7 @@ describe('StartTrainJob: the compensation leaves what the caller took over (docs
   });
   const leftReason = `TrainJob ${NAMESPACE}/${NAME} was left as it is: an earlier run of this attempt started it`;
   /** The stop as the real activity answers for a TrainJob it leaves. */
-  const leaves = (input: StopInput) => ({ deleted: [], left: [{ ref: { namespace: input.namespace, name: input.name, uid: input.trainJobUid ?? EARLIER_UID }, reason: leftReason }] });
+  const leaves = (input: UndoStartInput) => ({ deleted: [], left: [{ ref: { namespace: input.namespace, name: input.name, uid: input.trainJobUid ?? EARLIER_UID }, reason: leftReason }] });
 
   it('a TrainJob adopted from an earlier run: a failure at step 8 asks the stop to leave it, and the failure carries its ref and why', async () => {
     const stubs = startStubs(configOf(SHORT_CALL), {
@@ -335,7 +335,7 @@ describe('StartTrainJob: the compensation leaves what the caller took over (docs
     const opened = `TrainJob ${NAMESPACE}/${NAME} was left as it is: the caller has opened it`;
     const stubs = startStubs(configOf(SHORT_CALL), {
       readBack: 'unanswered',
-      stopTrainJob: ((input: StopInput) => ({ deleted: [], left: [{ ref: input.ref, reason: opened }] })) as never,
+      stopTrainJob: ((input: UndoStartInput) => ({ deleted: [], left: [{ ref: input.ref, reason: opened }] })) as never,
     });
     const reasons = expectFailure(await start(stubs), 'ErrRejected', 8, REF);
     expect(reasons.at(-1)).toBe(opened);

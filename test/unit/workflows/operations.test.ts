@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
-import { LifecycleWorkflowTypes, type LifecycleOperation } from '../../../src/model/lifecycle-constants.js';
+import { WorkflowTypes, type Operation } from '../../../src/model/workflows.js';
 import type { FailureDetails } from '../../../src/model/errors.js';
 import { DispatchPhase } from '../../../src/model/search-attributes.js';
 import { MAX_STALE_WRITES } from '../../../src/workflows/change-trainjob.js';
@@ -25,7 +25,7 @@ interface Ran {
 }
 
 let runs = 0;
-async function run(op: LifecycleOperation, stubs: OperationStubs, input: unknown = REF): Promise<Ran> {
+async function run(op: Operation, stubs: OperationStubs, input: unknown = REF): Promise<Ran> {
   const taskQueue = `operations-${++runs}`;
   const worker = await Worker.create({
     connection: ts.env.nativeConnection,
@@ -33,7 +33,7 @@ async function run(op: LifecycleOperation, stubs: OperationStubs, input: unknown
     workflowBundle: await workflowBundle(),
     activities: stubs.activities,
   });
-  const handle = await ts.env.client.workflow.start(LifecycleWorkflowTypes[op], {
+  const handle = await ts.env.client.workflow.start(WorkflowTypes[op], {
     args: [input],
     taskQueue,
     workflowId: `${op}/${REF.namespace}/${REF.name}/${REF.uid}/${runs}`,

@@ -8,9 +8,9 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import type { Activities } from '../../../src/activities/index.js';
-import type { StopInput } from '../../../src/activities/trainjob-activities.js';
-import { attemptToken } from '../../../src/core/names.js';
-import { PROBE_JOB_PREFIX } from '../../../src/core/probe.js';
+import type { UndoStartInput } from '../../../src/activities/undo-start-activities.js';
+import { attemptToken } from '../../../src/core/start/names.js';
+import { PROBE_JOB_PREFIX } from '../../../src/core/start/probe.js';
 import type { Config } from '../../../src/model/config.js';
 import { Probe } from '../../../src/model/constants.js';
 import type { BackendGates } from '../../../src/model/results.js';
@@ -31,7 +31,7 @@ import { timeSkippingSuite } from './support/time-skipping-suite.js';
 const ts = timeSkippingSuite();
 
 const NAMESPACE = 'ml-jobs';
-/** A probe's TrainJob (and copy) name: a JobID of its own run, submission 1 (src/core/probe.ts). */
+/** A probe's TrainJob (and copy) name: a JobID of its own run, submission 1 (src/core/start/probe.ts). */
 const PROBE_NAME = new RegExp(`^dj-${PROBE_JOB_PREFIX.toLowerCase()}[0-9a-z]{9}-s1$`);
 /** A CallBound the wall clock can wait out: local activities are timed by the worker, not the server. */
 const SHORT_CALL = { timeouts: { call: '1s', workload: '60s' } };
@@ -67,7 +67,7 @@ async function probe(config: Config, behave: Partial<Record<StartActivity, Behav
 }
 
 /** What the probe's stop is given after a Start that may have made something: no UID, looked up by token. */
-const stopByName = (name: string, step: number): StopInput => ({
+const stopByName = (name: string, step: number): UndoStartInput => ({
   namespace: NAMESPACE,
   name,
   token: attemptToken(NAMESPACE, name, Probe.attempt),
@@ -112,7 +112,7 @@ describe('ProbeBackend with stubbed activities on the time-skipping server', () 
     const stopRefusal = 'reading TrainingRuntime ml-jobs/x: HTTP 403 Forbidden';
     const { gates, stubs, name } = await probe(configOf(), {
       createTrainJob: 'unanswered',
-      stopTrainJob: (input: StopInput) => refused('ErrOutcomeUnknown', stopRefusal, input.step),
+      stopTrainJob: (input: UndoStartInput) => refused('ErrOutcomeUnknown', stopRefusal, input.step),
     });
     expect(gates).toMatchObject({ reach: true, write: true, start: false });
     expect(gates!.reasons).toEqual([expect.stringMatching(/^start: waiting for TrainJob .*no answer/), `start: the stop failed too: ${stopRefusal}`]);

@@ -42,11 +42,11 @@ describe('the workflow sandbox', () => {
   it('instantiates no zod module when a workflow starts', () => {
     const loaded = reachable(graph, './src/workflows/index.ts');
     expect(loaded.size).toBeGreaterThan(20); // the parse found the workflow modules
-    expect(loaded).toContain('./src/core/render.ts');
+    expect(loaded).toContain('./src/core/start/render.ts');
     expect([...loaded].filter((id) => id.includes('/zod/') || id.endsWith('/model/request.ts'))).toEqual([]);
   });
 
   it('bundles no validation at all: zod and the request schema stay in the worker', () => {
-    expect([...graph.keys()].filter((id) => id.includes('/zod/') || id.endsWith('/core/validate.ts') || id.endsWith('/model/request.ts'))).toEqual([]);
+    expect([...graph.keys()].filter((id) => id.includes('/zod/') || id.endsWith('/core/start/validate.ts') || id.endsWith('/model/request.ts'))).toEqual([]);
   });
 });

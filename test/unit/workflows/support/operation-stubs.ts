@@ -5,8 +5,8 @@
 // make another writer change the object first.
 import type { Activities } from '../../../../src/activities/index.js';
 import type { WatchAnswer } from '../../../../src/activities/watch-activities.js';
-import { applyJsonPatch, JsonPatchError } from '../../../../src/core/lifecycle-plans.js';
-import { validateTrainJobRef } from '../../../../src/core/validate-ref.js';
+import { applyJsonPatch, JsonPatchError } from '../../../support/json-patch.js';
+import { validateTrainJobRef } from '../../../../src/core/operations/validate-ref.js';
 import type { Config } from '../../../../src/model/config.js';
 import { DispatchError, toApplicationFailure } from '../../../../src/model/errors.js';
 import type { TrainJob, Workload } from '../../../../src/model/kube.js';

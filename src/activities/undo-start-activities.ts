@@ -1,0 +1,117 @@
+// Start's compensation, its undo (docs/contract.md §7): deletes what this attempt created, as the
+// stop plan names it (src/core/start/undo-plan.ts). Not the Stop operation (StopTrainJob, which deletes a
+// started TrainJob on request: operation-activities.ts). It is registered under the activity name
+// `stopTrainJob`, which every recorded history names: that name never changes.
+import type { Config, Mode } from '../model/config.js';
+import { KueueConfigSchema } from '../model/config.js';
+import { DispatchError, type ObjectRef } from '../model/errors.js';
+import type { KubeObject, TrainJob } from '../model/kube.js';
+import { decideCopyUndo, decideTrainJobUndo, undoTargets, type UndoDecision, type UndoObject } from '../core/start/undo-plan.js';
+import { objectAddress, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind, type ObjectCalls } from '../kube/objects.js';
+import { describeRefusal } from '../kube/call.js';
+import { callsFor, type ActivityEnv } from './context.js';
+
+const KINDS: Record<UndoObject, NamespacedKind> = { trainJob: TRAINJOBS, copy: TRAINING_RUNTIMES };
+
+export interface UndoStartInput {
+  namespace: string;
+  /** The TrainJob's name, which is also the runtime copy's. */
+  name: string;
+  /** This attempt's token: an object looked up by name is deleted only if it carries it. */
+  token: string;
+  /** UIDs the workflow learnt from steps 5 and 6; an unknown one is looked up by name. */
+  trainJobUid?: string;
+  copyUid?: string;
+  /** Whether step 7 set the copy's owner, so that the garbage collector deletes the copy. */
+  ownerSet: boolean;
+  /** The step whose failure is being compensated, and the TrainJob's ref, for the failure if the undo fails. */
+  step: number;
+  ref?: ObjectRef;
+  /** The TrainJob as Start wrote it: a TrainJob looked up by name is deleted only while it still reads back so. */
+  trainJob?: TrainJob;
+  /** The mode and dispatch's Kueue gate, to tell an opened TrainJob (absent from inputs recorded before them: plain, the default gate). */
+  mode?: Mode;
+  kueue?: Config['kueue'];
+  /** Step 5 adopted the TrainJob from an earlier run of this attempt: it is left, never deleted. */
+  adoptedEarlier?: boolean;
+}
+
+/** A TrainJob (and its copy) the undo left as it is, and why: the Start's failure names it. */
+export interface LeftObject {
+  ref: ObjectRef;
+  reason: string;
+}
+
+export interface UndoStartResult {
+  deleted: string[];
+  /** Present when the undo left this attempt's TrainJob to the caller (docs/contract.md §7). */
+  left?: LeftObject[];
+}
+
+/** How often the undo reads and decides again after a write raced its delete. */
+export const STOP_READS = 5;
+
+type UndoOutcome = UndoDecision | { do: 'problem'; reason: string };
+
+/**
+ * Reads the object, decides with `decide`, and deletes with the UID and resourceVersion read as
+ * preconditions; a 409 (it changed meanwhile: an Open or Hold raced the delete) reads and decides
+ * again. A delete answered 404 is done. Unanswered throws (the activity is retried, and re-reads).
+ */
+async function undoOne(calls: ObjectCalls, kind: NamespacedKind, namespace: string, name: string, decide: (found: KubeObject | undefined) => UndoDecision): Promise<UndoOutcome> {
+  const where = objectAddress(kind, namespace, name);
+  for (let read = 0; read < STOP_READS; read += 1) {
+    const found = await calls.get(kind, namespace, name);
+    if (found.answered === 'definite' && found.status !== 404) return { do: 'problem', reason: `reading ${where}: ${describeRefusal(found)}` };
+    const decision = decide(found.answered === 'ok' ? found.value : undefined);
+    if (decision.do !== 'delete') return decision;
+    const answer = await calls.deleteByUid(kind, namespace, name, decision.uid, decision.resourceVersion);
+    if (answer.answered === 'ok' || answer.status === 404) return decision;
+    if (answer.status !== 409) return { do: 'problem', reason: `deleting ${where}: ${describeRefusal(answer)}` };
+  }
+  return { do: 'problem', reason: `deleting ${where}: it changed each of the ${STOP_READS} times it was read` };
+}
+
+
+export function undoStartActivities(env: ActivityEnv) {
+    /**
+     * Compensation (docs/contract.md §7): stops what the stop plan names (src/core/start/undo-plan.ts):
+     * this attempt's TrainJob, and the runtime copy too when its owner reference was never set. Each
+     * is read, decided on (decideTrainJobUndo, decideCopyUndo) and deleted with Background
+     * propagation and preconditions; a TrainJob the caller took over, or adopted from an earlier
+     * run, is left and named in `left`. A definite refusal is ErrOutcomeUnknown: the TrainJob may
+     * still exist.
+     */
+    async function undoStart(input: UndoStartInput): Promise<UndoStartResult> {
+      const calls = callsFor(env);
+      const { namespace, name, token } = input;
+      const config = { mode: input.mode ?? 'plain', kueue: input.kueue ?? KueueConfigSchema.parse({}) } as const;
+      const problems: string[] = [];
+      const deleted: string[] = [];
+      const left: LeftObject[] = [];
+      for (const target of undoTargets(input)) {
+        const knownUid = target.uid;
+        const decide =
+          target.object === 'trainJob'
+            ? (found: KubeObject | undefined) =>
+                decideTrainJobUndo(found, {
+                  token,
+                  config,
+                  adoptedEarlier: input.adoptedEarlier === true,
+                  createBegun: input.step >= 6,
+                  ...(knownUid ? { knownUid } : {}),
+                  ...(input.trainJob ? { wanted: input.trainJob } : {}),
+                })
+            : (found: KubeObject | undefined) => decideCopyUndo(found, { token, trainJobLeft: left.length > 0, ...(knownUid ? { knownUid } : {}) });
+        const outcome = await undoOne(calls, KINDS[target.object], namespace, name, decide);
+        if (outcome.do === 'problem') problems.push(outcome.reason);
+        else if (outcome.do === 'delete') deleted.push(objectAddress(KINDS[target.object], namespace, name));
+        else if (outcome.do === 'leave') left.push({ ref: { namespace, name, uid: outcome.uid }, reason: outcome.reason });
+      }
+      if (problems.length > 0) throw new DispatchError('ErrOutcomeUnknown', problems, input.step, input.ref);
+      return left.length > 0 ? { deleted, left } : { deleted };
+    }
+
+  // The registered name (recorded in every history of a compensated Start).
+  return { stopTrainJob: undoStart };
+}

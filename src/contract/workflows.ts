@@ -1,0 +1,93 @@
+// The Temporal contract in one table (docs/contract.md §1, §7, §8, §9): every workflow type with
+// what it takes and answers (zod schemas), its workflow id, the static summary a caller gives it
+// and the search attributes it is started with. The client starts every workflow from here and
+// parses every result with the table's schema; the worker's preflight starts its probe from here.
+// The workflows and their interceptors take the names from src/model/workflows.ts, which stays
+// free of zod (workflow code must not load it).
+import type { SearchAttributePair } from '@temporalio/common';
+import { z } from 'zod';
+import { TrainJobRefSchema, TrainJobStateSchema, OutcomeSchema, type TrainJobRef } from '../model/operations.js';
+import { CapabilitiesRequestSchema, StartRequestSchema, type StartRequest } from '../model/request.js';
+import { BackendGatesSchema, CapabilitiesSchema, StartResultSchema } from '../model/results.js';
+import { DispatchJobId, DispatchTrainJob } from '../model/search-attributes.js';
+import {
+  capabilitiesWorkflowId,
+  OPERATIONS,
+  probeWorkflowId,
+  startWorkflowId,
+  WorkflowTypes,
+  type Operation,
+  type WorkflowKey,
+} from '../model/workflows.js';
+import { lifecycleWorkflowId } from '../core/operations/workflow-ids.js';
+import { operationSummary } from '../core/operations/summary.js';
+import { startSummary } from '../core/start/summary.js';
+
+/** What a Start's id, summary and search attributes are built from. */
+export interface StartSubject {
+  namespace: string;
+  /** The TrainJob's name (trainJobName). */
+  name: string;
+  request: Pick<StartRequest, 'job' | 'generation' | 'submission' | 'attempt'>;
+}
+
+/** One workflow type: `Subject` is what its id, summary and search attributes are built from. */
+export interface WorkflowContract<Subject, Result, Type extends string = string> {
+  type: Type;
+  /** The one argument it takes; undefined: none. */
+  input: z.ZodType | undefined;
+  result: z.ZodType<Result>;
+  id(subject: Subject): string;
+  summary?(subject: Subject): string;
+  searchAttributes(subject: Subject): SearchAttributePair[];
+}
+
+type Summarised<C extends WorkflowContract<never, unknown>> = C & Required<Pick<C, 'summary'>>;
+
+const operation = <O extends Operation, R>(op: O, result: z.ZodType<R>): Summarised<WorkflowContract<TrainJobRef, R, (typeof WorkflowTypes)[O]>> => ({
+  type: WorkflowTypes[op],
+  input: TrainJobRefSchema,
+  result,
+  id: (ref) => lifecycleWorkflowId(op, ref),
+  summary: (ref) => operationSummary(op, ref),
+  searchAttributes: (ref) => [{ key: DispatchTrainJob, value: ref.name }],
+});
+
+export const Workflows = {
+  start: {
+    type: WorkflowTypes.start,
+    input: StartRequestSchema,
+    result: StartResultSchema,
+    id: ({ namespace, name, request }: StartSubject) => startWorkflowId(namespace, name, request.attempt),
+    summary: ({ namespace, name, request }: StartSubject) => startSummary(request, namespace, name),
+    searchAttributes: ({ name, request }: StartSubject) => [
+      { key: DispatchJobId, value: request.job },
+      { key: DispatchTrainJob, value: name },
+    ],
+  },
+  capabilities: {
+    type: WorkflowTypes.capabilities,
+    input: CapabilitiesRequestSchema,
+    result: CapabilitiesSchema,
+    id: ({ namespace, unique }: { namespace: string; unique: string }) => capabilitiesWorkflowId(namespace, unique),
+    searchAttributes: () => [],
+  },
+  probe: {
+    type: WorkflowTypes.probe,
+    input: undefined,
+    result: BackendGatesSchema,
+    id: ({ namespace }: { namespace: string }) => probeWorkflowId(namespace),
+    summary: ({ namespace }: { namespace: string }) => `Preflight probe of namespace ${namespace}`,
+    searchAttributes: () => [],
+  },
+  open: operation('open', TrainJobStateSchema),
+  hold: operation('hold', TrainJobStateSchema),
+  release: operation('release', TrainJobStateSchema),
+  stop: operation('stop', TrainJobStateSchema),
+  watch: operation('watch', OutcomeSchema),
+} as const satisfies { [K in WorkflowKey]: WorkflowContract<never, unknown, (typeof WorkflowTypes)[K]> };
+
+/** The operations' entries, by operation. */
+export const OperationWorkflows: { [K in Operation]: (typeof Workflows)[K] } = Object.fromEntries(
+  OPERATIONS.map((op) => [op, Workflows[op]]),
+) as { [K in Operation]: (typeof Workflows)[K] };

@@ -1,0 +1,37 @@
+// What a plan of Open, Hold or Release is (plans.ts, and the plans from before the operations
+// became declarative, plans-prepatch.ts), and each operation as its reasons name it.
+import type { Operation } from '../../model/workflows.js';
+import type { TrainJobState } from '../../model/operations.js';
+import type { PlannedWrite } from '../objects/planned-write.js';
+
+/** The operations that change the start gate's facts by a plan: read, plan, write, read and plan again. */
+export type GateOperation = 'open' | 'hold' | 'release';
+
+/** Each operation as its reasons name it. */
+export const OP_NAMES: Record<Operation, string> = {
+  open: 'Open',
+  hold: 'Hold',
+  release: 'Release',
+  stop: 'Stop',
+  watch: 'Watch',
+};
+
+export type OperationPlan =
+  /** ErrRejected: the operation cannot apply to what was read. Nothing is written. `state`: the phase read, when a TrainJob was. */
+  | { kind: 'refuse'; reasons: string[]; state?: TrainJobState }
+  /** The TrainJob is gone (or being deleted): answer Absent, not an error. */
+  | { kind: 'absent'; state: TrainJobState }
+  /** Already as the operation wants it: answer the state. */
+  | { kind: 'done'; state: TrainJobState }
+  /** Make these writes in order, then read and plan again. `state` is the state as read. */
+  | { kind: 'write'; writes: PlannedWrite[]; state: TrainJobState }
+  /** Nothing can be written yet (Kueue has not made the Workload): read and plan again later. */
+  | { kind: 'wait'; reasons: string[]; state: TrainJobState };
+
+export interface PlanOptions {
+  /** This run of the operation has already made writes (its workflow history says so). */
+  resumed?: boolean;
+}
+
+export const writesOrDone = (writes: PlannedWrite[], state: TrainJobState): OperationPlan =>
+  writes.length === 0 ? { kind: 'done', state } : { kind: 'write', writes, state };

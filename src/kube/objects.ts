@@ -1,0 +1,133 @@
+// Addresses of the objects Start touches, and thin typed calls on them through CustomObjectsApi.
+// Each returns the classified answer (call.ts); the activities decide what an answer means.
+import type { ConfigurationOptions } from '@kubernetes/client-node';
+import { Kueue, Trainer } from '../model/constants.js';
+import type { KubeObject } from '../model/kube.js';
+import type { RuntimeName } from '../core/start/validated.js';
+import type { KubeClients } from './clients.js';
+import { kubeCall, type CallContext, type KubeAnswer } from './call.js';
+
+export interface NamespacedKind {
+  group: string;
+  version: string;
+  plural: string;
+  kind: string;
+}
+
+export const TRAINJOBS: NamespacedKind = {
+  group: Trainer.group,
+  version: Trainer.version,
+  plural: Trainer.trainJobPlural,
+  kind: Trainer.trainJobKind,
+};
+
+export const TRAINING_RUNTIMES: NamespacedKind = {
+  group: Trainer.group,
+  version: Trainer.version,
+  plural: Trainer.trainingRuntimePlural,
+  kind: Trainer.trainingRuntimeKind,
+};
+
+export const workloads = (version: string): NamespacedKind => ({
+  group: Kueue.group,
+  version,
+  plural: Kueue.workloadPlural,
+  kind: 'Workload',
+});
+
+/** A cluster-scoped kind (dispatch's AdmissionCheck). */
+export type ClusterKind = NamespacedKind;
+
+export const admissionChecks = (version: string): ClusterKind => ({
+  group: Kueue.group,
+  version,
+  plural: 'admissionchecks',
+  kind: 'AdmissionCheck',
+});
+
+/** What a definite answer is about, e.g. "TrainJob ml/dj-x-s1" (core/objects/describe.ts describes an object as read). */
+export const objectAddress = (kind: NamespacedKind, namespace: string, name: string) => `${kind.kind} ${namespace}/${name}`;
+
+export class ObjectCalls {
+  constructor(
+    private readonly kube: KubeClients,
+    private readonly ctx: CallContext,
+  ) {}
+
+  private call<T>(what: string, fn: (options: ConfigurationOptions) => Promise<T>): Promise<KubeAnswer<T>> {
+    return kubeCall(what, this.ctx, fn);
+  }
+
+  get(kind: NamespacedKind, namespace: string, name: string): Promise<KubeAnswer<KubeObject>> {
+    return this.call(`get ${objectAddress(kind, namespace, name)}`, (o) =>
+      this.kube.custom.getNamespacedCustomObject({ ...kind, namespace, name }, o),
+    );
+  }
+
+  getRuntime(runtime: RuntimeName, namespace: string): Promise<KubeAnswer<KubeObject>> {
+    if (runtime.kind === Trainer.trainingRuntimeKind) return this.get(TRAINING_RUNTIMES, namespace, runtime.name);
+    return this.call(`get ClusterTrainingRuntime ${runtime.name}`, (o) =>
+      this.kube.custom.getClusterCustomObject(
+        { group: Trainer.group, version: Trainer.version, plural: Trainer.clusterTrainingRuntimePlural, name: runtime.name },
+        o,
+      ),
+    );
+  }
+
+  create(kind: NamespacedKind, namespace: string, body: KubeObject): Promise<KubeAnswer<KubeObject>> {
+    return this.call(`create ${objectAddress(kind, namespace, body.metadata?.name ?? '')}`, (o) =>
+      this.kube.custom.createNamespacedCustomObject({ ...kind, namespace, body, fieldManager: 'dispatch-kubeflow' }, o),
+    );
+  }
+
+  /** A JSON patch; a `test` operation on metadata.uid makes it apply only to the object we created. */
+  patch(kind: NamespacedKind, namespace: string, name: string, body: object[]): Promise<KubeAnswer<KubeObject>> {
+    return this.call(`patch ${objectAddress(kind, namespace, name)}`, (o) =>
+      this.kube.custom.patchNamespacedCustomObject({ ...kind, namespace, name, body, fieldManager: 'dispatch-kubeflow' }, o),
+    );
+  }
+
+  /**
+   * Delete by UID precondition, so that an object of the same name that we did not create is never
+   * deleted; with a resourceVersion too, a write since it was read makes the delete fail (409).
+   */
+  deleteByUid(kind: NamespacedKind, namespace: string, name: string, uid: string, resourceVersion?: string): Promise<KubeAnswer<unknown>> {
+    const preconditions = resourceVersion ? { uid, resourceVersion } : { uid };
+    return this.call(`delete ${objectAddress(kind, namespace, name)}`, (o) =>
+      this.kube.custom.deleteNamespacedCustomObject(
+        { ...kind, namespace, name, propagationPolicy: 'Background', body: { preconditions } },
+        o,
+      ),
+    );
+  }
+
+  /** A JSON patch of the status subresource (the admission check controller's writes). */
+  patchStatus(kind: NamespacedKind, namespace: string, name: string, body: object[]): Promise<KubeAnswer<KubeObject>> {
+    return this.call(`patch ${objectAddress(kind, namespace, name)} status`, (o) =>
+      this.kube.custom.patchNamespacedCustomObjectStatus({ ...kind, namespace, name, body, fieldManager: 'dispatch-kubeflow' }, o),
+    );
+  }
+
+  getClusterScoped(kind: ClusterKind, name: string): Promise<KubeAnswer<KubeObject>> {
+    return this.call(`get ${kind.kind} ${name}`, (o) => this.kube.custom.getClusterCustomObject({ ...kind, name }, o));
+  }
+
+  patchClusterScopedStatus(kind: ClusterKind, name: string, body: object[]): Promise<KubeAnswer<KubeObject>> {
+    return this.call(`patch ${kind.kind} ${name} status`, (o) =>
+      this.kube.custom.patchClusterCustomObjectStatus({ ...kind, name, body, fieldManager: 'dispatch-kubeflow' }, o),
+    );
+  }
+
+  /** Pods by label selector (Watch: a failed job's pods, by its job-id label). */
+  listPods(namespace: string, labelSelector: string): Promise<KubeAnswer<{ items?: KubeObject[] }>> {
+    return this.call(`list pods in ${namespace}`, (o) =>
+      this.kube.core.listNamespacedPod({ namespace, labelSelector }, o) as Promise<{ items?: KubeObject[] }>,
+    );
+  }
+
+  list(kind: NamespacedKind, namespace: string, labelSelector: string): Promise<KubeAnswer<{ items?: KubeObject[] }>> {
+    return this.call(`list ${kind.plural} in ${namespace}`, (o) =>
+      this.kube.custom.listNamespacedCustomObject({ ...kind, namespace, labelSelector }, o),
+    );
+  }
+}

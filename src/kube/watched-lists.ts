@@ -1,0 +1,226 @@
+// Checks answered from a watch. For each kind, namespace and label the worker's checks ask about
+// (step 9's Workload waits, the Watches of running TrainJobs), one list and then one watch keep the
+// labelled objects in memory, and a check reads them there.
+//
+// Why: polling with lists, even batched (batched-lists.ts), has the API server find and send every
+// waited-for object again at every check; with 10,000 waits that is 10,000 Workloads a second, and
+// each list scans the namespace. A watch sends each change once (docs/performance.md has the
+// figures). While a feed is not in step (before its first list, while its watch reconnects, when
+// it has heard nothing for FRESH_MS, or when the list or the watch is refused, e.g. by RBAC without
+// `watch`), a check goes to the batched lists as before: what a check answers when the API server
+// is away or refuses is what it was.
+import type { Watch } from '@kubernetes/client-node';
+import type { KubeObject } from '../model/kube.js';
+import type { KubeAnswer } from './call.js';
+import type { KubeClients } from './clients.js';
+import { ObjectCalls, type NamespacedKind } from './objects.js';
+import { feedKey, itemsOf, put, remove, waiterKey, type Feed } from './feed.js';
+import { ANY, type SharedLists } from './shared-lists.js';
+
+/** A feed that heard nothing (no change, no bookmark, no reconnection) this long is not trusted. */
+export const FRESH_MS = 90_000;
+/** A feed no check asked for this long stops, and its objects are dropped. */
+export const IDLE_MS = 60_000;
+/** After a refused or broken list or watch, the checks use the batched lists this long before the feed tries again. */
+export const RETRY_MS = 5_000;
+/**
+ * The API server ends each watch after this long, and the feed resumes from the last
+ * resourceVersion it saw: so a feed hears from the server at least this often, and one whose
+ * connection went silent is found out within FRESH_MS.
+ */
+export const WATCH_TIMEOUT_SECONDS = 60;
+
+type Clock = () => number;
+
+export class WatchedLists implements SharedLists {
+  private readonly feeds = new Map<string, Feed>();
+  /** Who waits for a change, by feed key and label value. */
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly calls: ObjectCalls;
+  private readonly idleTimer: NodeJS.Timeout;
+
+  constructor(
+    kube: KubeClients,
+    private readonly watcher: Pick<Watch, 'watch'>,
+    private readonly fallback: SharedLists,
+    requestTimeoutMs: number,
+    private readonly now: Clock = Date.now,
+  ) {
+    this.calls = new ObjectCalls(kube, { requestTimeoutMs });
+    this.idleTimer = setInterval(() => this.stopIdle(), IDLE_MS / 4);
+    this.idleTimer.unref();
+  }
+
+  find(kind: NamespacedKind, namespace: string, label: string, value: string, signal?: AbortSignal): Promise<KubeAnswer<KubeObject[]>> {
+    const feed = this.inStep(kind, namespace, label);
+    if (feed) return Promise.resolve({ answered: 'ok', value: itemsOf(feed, value) });
+    return this.fallback.find(kind, namespace, label, value, signal);
+  }
+
+  /** As SharedLists.changed; `value` undefined: a change of any object of the feed. */
+  changed(kind: NamespacedKind, namespace: string, label: string, value: string | undefined, ms: number): Promise<void> {
+    const key = waiterKey(feedKey(kind, namespace, label), value ?? ANY);
+    return new Promise((resolve) => {
+      const waiters = this.waiters.get(key) ?? new Set<() => void>();
+      this.waiters.set(key, waiters);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(done);
+        if (waiters.size === 0 && this.waiters.get(key) === waiters) this.waiters.delete(key);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      waiters.add(done);
+    });
+  }
+
+  /**
+   * Every object of the feed, when it is in step (what a list of `label` would answer, in no
+   * particular order); undefined when it is not, and the caller lists. The admission check
+   * controller reads the namespace's Workloads and TrainJobs so, once a second.
+   */
+  snapshot(kind: NamespacedKind, namespace: string, label: string): KubeObject[] | undefined {
+    const feed = this.inStep(kind, namespace, label);
+    return feed ? [...feed.objects.values()] : undefined;
+  }
+
+  /** The feed, if it is in step; else undefined, and the feed (re)starts unless it is starting or waiting to retry. */
+  private inStep(kind: NamespacedKind, namespace: string, label: string): Feed | undefined {
+    const feed = this.feedFor(kind, namespace, label);
+    const now = this.now();
+    feed.lastAsked = now;
+    if (feed.state === 'watching' && now - feed.lastHeard < FRESH_MS) return feed;
+    if (feed.state === 'watching' || (feed.state === 'down' && now >= feed.retryAt)) void this.start(feed);
+    return undefined;
+  }
+
+  /**
+   * Drops every feed; each lists and watches again at its next check. Authorization is checked
+   * when a list or watch begins, so a feed in step keeps its watch after a permission is taken
+   * away: this makes the worker ask again (the RBAC tests do, after changing the Role).
+   */
+  resync(): void {
+    for (const [key, feed] of this.feeds) this.stop(key, feed);
+  }
+
+  /** Stops every feed (the worker is shutting down). */
+  close(): void {
+    clearInterval(this.idleTimer);
+    this.resync();
+  }
+
+  private feedFor(kind: NamespacedKind, namespace: string, label: string): Feed {
+    const key = feedKey(kind, namespace, label);
+    let feed = this.feeds.get(key);
+    if (!feed) {
+      feed = {
+        kind,
+        namespace,
+        label,
+        state: 'down',
+        objects: new Map(),
+        byValue: new Map(),
+        resourceVersion: '',
+        lastHeard: 0,
+        lastAsked: this.now(),
+        retryAt: 0,
+        generation: 0,
+      };
+      this.feeds.set(key, feed);
+    }
+    return feed;
+  }
+
+  /** List, then watch from the list's resourceVersion. */
+  private async start(feed: Feed): Promise<void> {
+    // The generation first: the watch being replaced must not report its own end.
+    const generation = ++feed.generation;
+    feed.stop?.abort();
+    feed.stop = undefined;
+    feed.state = 'starting';
+    const listed = await this.calls.list(feed.kind, feed.namespace, feed.label).catch(() => undefined);
+    if (generation !== feed.generation) return;
+    if (listed?.answered !== 'ok') return this.down(feed);
+    feed.objects.clear();
+    feed.byValue.clear();
+    for (const item of listed.value.items ?? []) put(feed, item);
+    feed.resourceVersion = (listed.value as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '';
+    feed.lastHeard = this.now();
+    await this.watch(feed, generation);
+  }
+
+  private async watch(feed: Feed, generation: number): Promise<void> {
+    const { group, version, plural } = feed.kind;
+    let ended = false;
+    const stop = await this.watcher
+      .watch(
+        `/apis/${group}/${version}/namespaces/${feed.namespace}/${plural}`,
+        {
+          labelSelector: feed.label,
+          resourceVersion: feed.resourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds: WATCH_TIMEOUT_SECONDS,
+        },
+        (type: string, object: KubeObject) => {
+          if (generation === feed.generation) this.onEvent(feed, type, object);
+        },
+        (error: unknown) => {
+          ended = true;
+          if (generation !== feed.generation || feed.state === 'down') return;
+          // The server's own end of a watch resumes where it stopped; anything else lists again later.
+          if (error === null || error === undefined) void this.watch(feed, generation);
+          else this.down(feed);
+        },
+      )
+      .catch(() => undefined);
+    if (generation !== feed.generation) return stop?.abort();
+    if (!stop) return this.down(feed);
+    feed.stop = stop;
+    if (!ended) {
+      feed.state = 'watching';
+      feed.lastHeard = this.now();
+    }
+  }
+
+  private onEvent(feed: Feed, type: string, object: KubeObject): void {
+    feed.lastHeard = this.now();
+    const resourceVersion = object?.metadata?.resourceVersion;
+    if (type === 'ERROR') {
+      // Typically 410 Gone: the resourceVersion is too old to resume from; list again at once.
+      feed.state = 'down';
+      feed.retryAt = 0;
+      feed.generation++;
+      feed.stop?.abort();
+      return;
+    }
+    if (resourceVersion) feed.resourceVersion = resourceVersion;
+    if (type === 'BOOKMARK') return;
+    const before = feed.objects.get(object?.metadata?.uid ?? '')?.metadata?.labels?.[feed.label];
+    if (type === 'ADDED' || type === 'MODIFIED') put(feed, object);
+    else if (type === 'DELETED') remove(feed, object);
+    for (const value of new Set([before, object?.metadata?.labels?.[feed.label], ANY])) {
+      if (value === undefined) continue;
+      const key = waiterKey(feedKey(feed.kind, feed.namespace, feed.label), value);
+      for (const wake of [...(this.waiters.get(key) ?? [])]) wake();
+    }
+  }
+
+  private down(feed: Feed): void {
+    feed.state = 'down';
+    feed.retryAt = this.now() + RETRY_MS;
+    feed.stop?.abort();
+    feed.stop = undefined;
+  }
+
+  private stop(key: string, feed: Feed): void {
+    feed.generation++;
+    feed.state = 'down';
+    feed.stop?.abort();
+    this.feeds.delete(key);
+  }
+
+  private stopIdle(): void {
+    const now = this.now();
+    for (const [key, feed] of this.feeds) if (now - feed.lastAsked >= IDLE_MS) this.stop(key, feed);
+  }
+}

@@ -1,0 +1,76 @@
+// One pass of the admission check controller, as its two reconcilers share it: the calls (on the
+// pass's own signal), the time conditions are stamped with, the counters, what went wrong and what
+// was written. A write is a planned write from the core, sent with its JSON-patch tests; the second
+// of two identical writes (two workers, or one restarted) fails its test: a stale write, counted
+// and left for the next pass to re-read.
+import { describeRefusal, type KubeAnswer } from '../../kube/call.js';
+import { isStaleWrite, sendPlannedWrite } from '../../kube/planned-write.js';
+import type { ObjectCalls } from '../../kube/objects.js';
+import type { PlannedWrite } from '../../core/objects/planned-write.js';
+
+/** What the controller has done since it was made; every worker's own. */
+export interface AdmissionCounters {
+  passes: number;
+  /** Status writes that applied: the AdmissionCheck set Active. */
+  activeWrites: number;
+  /** Status writes that applied: a Workload's check set Ready. */
+  readyWrites: number;
+  /** Writes whose object had changed or gone since it was read (another writer came first). */
+  stale: number;
+  /** Calls the API did not answer; the next pass tries again. */
+  unanswered: number;
+  /** Definite refusals other than a stale write (e.g. 403, a 422 naming a cause). */
+  refused: number;
+}
+
+export type Log = (message: string, fields?: Record<string, unknown>) => void;
+
+/** A call the API did not answer: it ends the pass, and the next pass tries again. */
+export class Unanswered extends Error {}
+
+export class AdmissionPass {
+  /** What kept the pass from doing all it should, for the log. */
+  readonly problems: string[] = [];
+  /** Writes that applied, by summary. */
+  readonly applied: string[] = [];
+
+  constructor(
+    readonly calls: ObjectCalls,
+    /** RFC 3339: the time conditions and check states are stamped with. */
+    readonly at: string,
+    readonly workloadVersion: string,
+    private readonly counters: AdmissionCounters,
+    private readonly log: Log,
+  ) {}
+
+  /** Makes the call; one unanswered is counted and thrown as Unanswered. */
+  async ask<T>(call: () => Promise<KubeAnswer<T>>): Promise<KubeAnswer<T>> {
+    try {
+      return await call();
+    } catch (error) {
+      this.counters.unanswered++;
+      throw new Unanswered((error as Error).message);
+    }
+  }
+
+  /** A definite refusal of a read or list: counted, and a problem naming what was refused. */
+  refused(what: string, answer: { status: number; reason: string; message: string }): void {
+    this.counters.refused++;
+    this.problems.push(`${what}: ${describeRefusal(answer)}`);
+  }
+
+  /** Sends one planned write; a stale one is counted, any other refusal is a problem too. */
+  async write(planned: PlannedWrite): Promise<void> {
+    const answer = await this.ask(() => sendPlannedWrite(this.calls, planned, this.workloadVersion));
+    if (answer.answered === 'ok') {
+      if (planned.kind === 'AdmissionCheck') this.counters.activeWrites++;
+      else this.counters.readyWrites++;
+      this.applied.push(planned.summary);
+      this.log('admission check controller wrote', { write: planned.summary });
+    } else if (isStaleWrite(answer)) {
+      this.counters.stale++;
+    } else {
+      this.refused(planned.summary, answer);
+    }
+  }
+}

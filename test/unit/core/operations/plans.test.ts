@@ -1,0 +1,258 @@
+// Open, Hold and Release as declarative plans (src/core/operations/plans.ts, docs/contract.md §9a).
+// The writes a plan makes are applied as the API server would (applyJsonPatch, resourceVersion
+// bumped per write) and the result planned again, as the workflow does. Replanned without
+// `resumed`, as after a write that landed but whose answer was lost: the re-read finds the fact
+// true. Examples of the exact patches, then properties over everything that may be read.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { PlannedWrite } from '../../../../src/core/objects/planned-write.js';
+import { identityRefusals } from '../../../../src/core/operations/identity.js';
+import type { GateOperation, OperationPlan } from '../../../../src/core/operations/plan.js';
+import { planHold, planOpen, planOperation, planRelease } from '../../../../src/core/operations/plans.js';
+import { applyJsonPatch, JsonPatchError } from '../../../support/json-patch.js';
+import { isWorkloadInactive, kueueDeactivation } from '../../../../src/core/objects/workloads.js';
+import { isHeldMarked, isOpened, isSuspended } from '../../../../src/core/operations/facts.js';
+import type { Observed } from '../../../../src/core/operations/observed.js';
+import { phaseOf } from '../../../../src/core/operations/phase.js';
+import { Annotations, Labels } from '../../../../src/model/constants.js';
+import { OperationAnnotations } from '../../../../src/model/constants.js';
+import type { TrainJob, Workload } from '../../../../src/model/kube.js';
+import { arbObserved, condition, GATE, KUEUE_CONFIG, OTHER_UID, PLAIN, REF, T1, trainJob, workload } from '../lifecycle-fixtures.js';
+
+fc.configureGlobal({ numRuns: 500 });
+
+const HELD_PATH = '/metadata/annotations/dispatch.phpboyscout.uk~1held';
+const OPENED_PATH = '/metadata/annotations/dispatch.phpboyscout.uk~1opened';
+const GATED_PATH = '/metadata/annotations/kueue.x-k8s.io~1admission-gated-by';
+const TJ_PRE = [
+  { op: 'test', path: '/metadata/uid', value: REF.uid },
+  { op: 'test', path: '/metadata/resourceVersion', value: '100' },
+];
+const OPS: GateOperation[] = ['open', 'hold', 'release'];
+
+const bump = <T extends TrainJob | Workload>(object: T): T => ({
+  ...object,
+  metadata: { ...object.metadata, resourceVersion: String(Number(object.metadata?.resourceVersion ?? '0') + 1) },
+});
+
+function applyWrite(observed: Observed, write: PlannedWrite): Observed {
+  if (write.kind === 'TrainJob') return { ...observed, trainJob: bump(applyJsonPatch(observed.trainJob!, write.patch)) };
+  return { ...observed, workload: bump(applyJsonPatch(observed.workload!, write.patch)) };
+}
+const applyAll = (observed: Observed, writes: PlannedWrite[]) => writes.reduce(applyWrite, observed);
+
+/**
+ * The workflow's loop, each write's answer lost: plan, write, read and plan again never told it
+ * has written (no `resumed`), until the plan is not `write`.
+ */
+function run(op: GateOperation, observed: Observed): { first: OperationPlan; last: OperationPlan; world: Observed } {
+  const first = planOperation(op, REF, observed);
+  let plan = first;
+  let world = observed;
+  for (let rounds = 0; plan.kind === 'write'; rounds++) {
+    if (rounds >= 3) throw new Error(`${op} does not converge`);
+    world = applyAll(world, plan.writes);
+    plan = planOperation(op, REF, world);
+  }
+  return { first, last: plan, world };
+}
+
+const plainJob = (shape: Parameters<typeof trainJob>[0] = {}): Observed => ({ trainJob: trainJob({ suspend: true, ...shape }), config: PLAIN });
+const kueueJob = (shape: Parameters<typeof trainJob>[0] = {}, wl: Workload | null = workload({ active: true, check: 'Pending' })): Observed => ({
+  trainJob: trainJob({ suspend: true, gatedBy: GATE, ...shape }),
+  ...(wl ? { workload: wl } : {}),
+  config: KUEUE_CONFIG,
+});
+const writesOf = (plan: OperationPlan) => (plan.kind === 'write' ? plan.writes : []);
+const complete = condition('Complete', 'True', 'AllJobsCompleted', '', T1);
+const failed = condition('Failed', 'True', 'FailedJobs', '', T1);
+
+describe('plain mode: the opened and held facts, spec.suspend = !(opened && !held) in the same patch', () => {
+  it('Open of a Gated TrainJob: spec.suspend false and the opened annotation in one patch; Running', () => {
+    const plan = planOpen(REF, plainJob());
+    expect(writesOf(plan).map((w) => w.patch)).toEqual([
+      [...TJ_PRE, { op: 'replace', path: '/spec/suspend', value: false }, { op: 'add', path: OPENED_PATH, value: 'true' }],
+    ]);
+    expect(run('open', plainJob()).last).toMatchObject({ kind: 'done', state: { phase: 'Running', held: false } });
+  });
+
+  it('Open of a held TrainJob records opened, stays suspended and answers Held; its Release runs it', () => {
+    const opened = run('open', plainJob({ held: 'true' }));
+    expect(writesOf(opened.first).map((w) => w.patch)).toEqual([[...TJ_PRE, { op: 'add', path: OPENED_PATH, value: 'true' }]]);
+    expect(opened.last).toMatchObject({ kind: 'done', state: { phase: 'Held', held: true } });
+    expect(opened.world.trainJob?.spec.suspend).toBe(true);
+    const released = run('release', opened.world);
+    expect(released.last).toMatchObject({ kind: 'done', state: { phase: 'Running', held: false } });
+    expect(released.world.trainJob?.spec.suspend).toBe(false);
+  });
+
+  it('Hold, then Release, of a TrainJob never opened leaves it Gated: spec.suspend stays true', () => {
+    const held = run('hold', plainJob());
+    expect(writesOf(held.first).map((w) => w.patch)).toEqual([[...TJ_PRE, { op: 'add', path: HELD_PATH, value: 'true' }]]);
+    expect(held.last).toMatchObject({ kind: 'done', state: { phase: 'Held' } });
+    const released = run('release', held.world);
+    expect(writesOf(released.first).map((w) => w.patch)).toEqual([[...TJ_PRE.slice(0, 1), expect.anything(), { op: 'remove', path: HELD_PATH }]]);
+    expect(released.last).toMatchObject({ kind: 'done', state: { phase: 'Gated', held: false } });
+    expect(released.world.trainJob?.spec.suspend).toBe(true);
+  });
+
+  it('Hold of a running TrainJob without the opened annotation records opened too (it evidently was)', () => {
+    const plan = planHold(REF, plainJob({ suspend: false }));
+    expect(writesOf(plan).map((w) => w.patch)).toEqual([
+      [
+        ...TJ_PRE,
+        { op: 'replace', path: '/spec/suspend', value: true },
+        { op: 'add', path: OPENED_PATH, value: 'true' },
+        { op: 'add', path: HELD_PATH, value: 'true' },
+      ],
+    ]);
+    const released = run('release', run('hold', plainJob({ suspend: false })).world);
+    expect(released.last).toMatchObject({ kind: 'done', state: { phase: 'Running' } });
+  });
+
+  it('a missing annotations map is added whole, both annotations in it', () => {
+    const bare = trainJob({ suspend: false });
+    delete bare.metadata.annotations;
+    expect(writesOf(planHold(REF, { trainJob: bare, config: PLAIN }))[0]?.patch).toEqual([
+      ...TJ_PRE,
+      { op: 'replace', path: '/spec/suspend', value: true },
+      { op: 'add', path: '/metadata/annotations', value: { [OperationAnnotations.opened]: 'true', [OperationAnnotations.held]: 'true' } },
+    ]);
+  });
+});
+
+describe('answers instead of refusals', () => {
+  it.each(['plain', 'kueue'] as const)('%s: Open and Release of a Succeeded or Failed TrainJob answer its state; Hold is refused with it', (mode) => {
+    for (const ended of [complete, failed]) {
+      const observed = mode === 'plain' ? plainJob({ suspend: false, conditions: [ended] }) : kueueJob({ gatedBy: 'example.com/other', conditions: [ended] });
+      const phase = ended === complete ? 'Succeeded' : 'Failed';
+      expect(planOpen(REF, observed)).toMatchObject({ kind: 'done', state: { phase } });
+      expect(planRelease(REF, observed)).toMatchObject({ kind: 'done', state: { phase } });
+      expect(planHold(REF, observed)).toMatchObject({ kind: 'refuse', reasons: [expect.stringContaining(`it has ${phase}`), expect.any(String)], state: { phase } });
+      // A Hold that has written in this run, or whose held annotation landed: the answer, not a refusal.
+      expect(planHold(REF, observed, { resumed: true })).toMatchObject({ kind: 'done', state: { phase } });
+    }
+    const heldThenEnded = mode === 'plain' ? plainJob({ held: 'true', conditions: [complete] }) : kueueJob({ held: 'true', conditions: [complete] });
+    expect(planHold(REF, heldThenEnded)).toMatchObject({ kind: 'done', state: { phase: 'Succeeded' } });
+  });
+
+  it('Release of a TrainJob not held answers its state and writes nothing', () => {
+    expect(planRelease(REF, plainJob())).toMatchObject({ kind: 'done', state: { phase: 'Gated' } });
+    expect(planRelease(REF, plainJob({ suspend: false, opened: 'true' }))).toMatchObject({ kind: 'done', state: { phase: 'Running' } });
+    expect(planRelease(REF, kueueJob())).toMatchObject({ kind: 'done', state: { phase: 'Gated' } });
+  });
+
+  it('Kueue: Release of a held TrainJob never opened leaves the gate: Gated', () => {
+    const { last, world } = run('release', run('hold', kueueJob()).world);
+    expect(last).toMatchObject({ kind: 'done', state: { phase: 'Gated' } });
+    expect(world.trainJob?.metadata.annotations?.[Annotations.kueueAdmissionGatedBy]).toBe(GATE);
+  });
+
+  it.each(OPS)('%s of a ref whose UID is gone (404, or the name is another UID’s) answers Absent and writes nothing', (op) => {
+    expect(planOperation(op, REF, { config: PLAIN })).toMatchObject({ kind: 'absent', state: { ref: REF, phase: 'Absent' } });
+    for (const observed of [plainJob({ uid: OTHER_UID, suspend: false }), kueueJob({ uid: OTHER_UID })]) {
+      expect(planOperation(op, REF, observed)).toMatchObject({ kind: 'absent', state: { ref: REF, phase: 'Absent' } });
+    }
+  });
+
+  it.each(OPS)('%s refuses a TrainJob of that UID without dispatch’s labels, with the phase read; another namespace with none', (op) => {
+    const unlabelled = planOperation(op, REF, plainJob({ suspend: false, labels: { [Labels.jobId]: 'x' } }));
+    expect(unlabelled).toMatchObject({ kind: 'refuse', state: { phase: 'Running' } });
+    expect(unlabelled.kind === 'refuse' && unlabelled.reasons).toHaveLength(3);
+    const elsewhere = planOperation(op, { ...REF, namespace: 'elsewhere' }, { config: PLAIN });
+    expect(elsewhere).toEqual({ kind: 'refuse', reasons: [expect.stringContaining('dispatch works in namespace ml-jobs only')] });
+  });
+});
+
+describe('the plans over everything they may read', () => {
+  const arb = fc.tuple(fc.constantFrom(...OPS), arbObserved);
+  const ended = (plan: OperationPlan) => plan.kind === 'done' && ['Succeeded', 'Failed'].includes(plan.state.phase);
+
+  it('a plan converges without being told it wrote (answers lost), and repeating it answers the same state, writing nothing', () => {
+    fc.assert(
+      fc.property(arb, ([op, observed]) => {
+        const { first, last, world } = run(op, observed);
+        if (first.kind === 'refuse') return;
+        const waitingForWorkload = op === 'hold' && observed.config.mode === 'kueue' && last.kind === 'wait';
+        expect(waitingForWorkload || last.kind === 'done' || last.kind === 'absent').toBe(true);
+        const again = planOperation(op, REF, world);
+        expect(again.kind).toBe(last.kind);
+        expect(writesOf(again)).toEqual([]);
+        if (last.kind !== 'refuse') expect(again.kind !== 'refuse' && again.state).toEqual(last.state);
+      }),
+    );
+  });
+
+  it('leaves the fact true: opened after Open, held after Hold, not held after Release', () => {
+    fc.assert(
+      fc.property(arb, ([op, observed]) => {
+        const { first, last, world } = run(op, observed);
+        if (first.kind === 'refuse' || last.kind === 'absent' || ended(first) || ended(last)) return;
+        const tj = world.trainJob!;
+        if (op === 'open') expect(isOpened(tj, world.config)).toBe(true);
+        if (op === 'hold') expect([isHeldMarked(tj), last.state?.phase, last.state?.held]).toEqual([true, 'Held', true]);
+        if (op === 'release') expect(isHeldMarked(tj)).toBe(false);
+      }),
+    );
+  });
+
+  it('plain: after any operation that did not refuse, spec.suspend is !(opened && !held); opened is never lost', () => {
+    fc.assert(
+      fc.property(arb, ([op, observed]) => {
+        if (observed.config.mode !== 'plain') return;
+        const { first, last, world } = run(op, observed);
+        if (first.kind === 'refuse' || last.kind === 'absent' || ended(first)) return;
+        const tj = world.trainJob!;
+        const opened = tj.metadata.annotations?.[OperationAnnotations.opened] === 'true';
+        expect(isSuspended(tj)).toBe(!(opened && !isHeldMarked(tj)));
+        if (isOpened(observed.trainJob!, PLAIN)) expect(opened).toBe(true);
+        if (!isOpened(observed.trainJob!, PLAIN) && op !== 'open') expect(isSuspended(tj)).toBe(true);
+      }),
+    );
+  });
+
+  it('Kueue: the Workload ends inactive after Hold, active after Release unless Kueue deactivated it itself', () => {
+    fc.assert(
+      fc.property(arb, ([op, observed]) => {
+        if (observed.config.mode !== 'kueue' || op === 'open') return;
+        const { first, last, world } = run(op, observed);
+        const wl = world.workload;
+        if (first.kind === 'refuse' || last.kind !== 'done' || ended(first) || wl === undefined || wl.metadata?.labels?.[Labels.kueueJobUid] !== REF.uid) return;
+        if (wl.metadata?.deletionTimestamp !== undefined) return;
+        if (op === 'hold') expect(isWorkloadInactive(wl)).toBe(true);
+        if (op === 'release') expect(isWorkloadInactive(wl)).toBe(kueueDeactivation(observed.workload!) !== undefined && isWorkloadInactive(observed.workload!));
+      }),
+    );
+  });
+
+  it('never writes to a TrainJob of another UID, without labels, or gone; and answers Absent when the UID is not there', () => {
+    fc.assert(
+      fc.property(arb, ([op, observed]) => {
+        const plan = planOperation(op, REF, observed);
+        const tj = observed.trainJob;
+        if (tj === undefined || tj.metadata.uid !== REF.uid) expect(plan.kind).toBe('absent');
+        if (tj !== undefined && identityRefusals(op, REF, observed).length > 0) expect(plan).toMatchObject({ kind: 'refuse', state: phaseOf(observed) });
+      }),
+    );
+  });
+
+  it('writes only this TrainJob and its Workload, only the fields of the operation, preconditions first, each failing once the object changed', () => {
+    const allowed = {
+      TrainJob: new Set(['/spec/suspend', HELD_PATH, OPENED_PATH, GATED_PATH, '/metadata/annotations']),
+      Workload: new Set(['/spec/active']),
+    };
+    fc.assert(
+      fc.property(arb, ([op, observed]) => {
+        for (const w of writesOf(planOperation(op, REF, observed))) {
+          const object = w.kind === 'TrainJob' ? observed.trainJob : observed.workload;
+          expect(w.patch.slice(0, 2)).toEqual([
+            { op: 'test', path: '/metadata/uid', value: object?.metadata?.uid },
+            { op: 'test', path: '/metadata/resourceVersion', value: object?.metadata?.resourceVersion },
+          ]);
+          for (const p of w.patch.slice(2)) expect(allowed[w.kind as 'TrainJob' | 'Workload'].has(p.path)).toBe(true);
+          expect(() => applyJsonPatch(bump(object!), w.patch)).toThrow(JsonPatchError);
+        }
+      }),
+    );
+  });
+});

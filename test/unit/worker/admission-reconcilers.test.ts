@@ -1,0 +1,97 @@
+// The admission check controller's two reconcilers, each on its own (as Kueue's
+// admissioncheck_reconciler.go and controller.go are): the AdmissionCheck reconciler touches only
+// the AdmissionCheck, the Workload reconciler only the Workloads, and only for dispatch's controller.
+import { describe, expect, it } from 'vitest';
+import { ObjectCalls } from '../../../src/kube/objects.js';
+import { reconcileAdmissionCheck } from '../../../src/worker/admission/check-reconciler.js';
+import { AdmissionPass, type AdmissionCounters } from '../../../src/worker/admission/pass.js';
+import { reconcileWorkloads } from '../../../src/worker/admission/workload-reconciler.js';
+import type { AdmissionCheck } from '../../../src/model/kube.js';
+import { CHECK, KUEUE_CONFIG } from '../core/lifecycle-fixtures.js';
+import { activeCondition, admissionCheck, apiError, checkState, cluster, type FakeApi } from './support/admission-cluster.js';
+
+const AT = '2026-01-02T03:04:05Z';
+const WORKLOADS = ['wl-a', 'wl-b', 'wl-c', 'wl-d', 'wl-e'];
+
+function passOn(api: FakeApi) {
+  const counters: AdmissionCounters = { passes: 0, activeWrites: 0, readyWrites: 0, stale: 0, unanswered: 0, refused: 0 };
+  const calls = new ObjectCalls(api.kube(), { requestTimeoutMs: 1000 });
+  return { counters, pass: new AdmissionPass(calls, AT, KUEUE_CONFIG.kueue.workloadVersion, counters, () => {}) };
+}
+
+const methods = (api: FakeApi) => api.calls.map((call) => call.method);
+
+describe('the AdmissionCheck reconciler', () => {
+  it("sets dispatch's AdmissionCheck Active, answers it as read, and reads or writes no Workload", async () => {
+    const api = cluster();
+    const { pass, counters } = passOn(api);
+    const check = await reconcileAdmissionCheck(pass, KUEUE_CONFIG);
+    expect(check?.metadata?.name).toBe(CHECK);
+    expect(activeCondition(api)).toMatchObject({ status: 'True', reason: 'Ready', lastTransitionTime: AT });
+    expect(methods(api)).toEqual(['getClusterCustomObject', 'patchClusterCustomObjectStatus']);
+    expect(WORKLOADS.map((n) => checkState(api, n))).toEqual(['Pending', 'Pending', 'Pending', 'Pending', 'Pending']);
+    expect(counters).toMatchObject({ activeWrites: 1, readyWrites: 0 });
+    expect(pass.applied).toHaveLength(1);
+  });
+
+  it("leaves another controller's AdmissionCheck alone, and answers it so the Workload reconciler can tell", async () => {
+    const api = cluster();
+    api.put('admissionchecks', admissionCheck('kueue.x-k8s.io/provisioning-request'));
+    const { pass } = passOn(api);
+    const check = await reconcileAdmissionCheck(pass, KUEUE_CONFIG);
+    expect(check?.spec?.controllerName).toBe('kueue.x-k8s.io/provisioning-request');
+    expect(methods(api)).toEqual(['getClusterCustomObject']);
+    expect(activeCondition(api)).toBeUndefined();
+  });
+
+  it('a refused read (404) answers none, counted and named as a problem', async () => {
+    const api = cluster();
+    api.objects.delete(`admissionchecks//${CHECK}`);
+    const { pass, counters } = passOn(api);
+    expect(await reconcileAdmissionCheck(pass, KUEUE_CONFIG)).toBeUndefined();
+    expect(counters.refused).toBe(1);
+    expect(pass.problems).toEqual([expect.stringContaining(`reading AdmissionCheck ${CHECK}: HTTP 404`)]);
+  });
+});
+
+describe('the Workload reconciler', () => {
+  const dispatchCheck = () => admissionCheck() as AdmissionCheck;
+
+  it("for dispatch's AdmissionCheck, marks the Workloads whose TrainJob may run, and never touches the AdmissionCheck", async () => {
+    const api = cluster();
+    const { pass, counters } = passOn(api);
+    await reconcileWorkloads(pass, dispatchCheck(), { config: KUEUE_CONFIG });
+    expect(WORKLOADS.map((n) => checkState(api, n))).toEqual(['Ready', 'Ready', 'Pending', 'Pending', 'Pending']);
+    expect(methods(api).filter((m) => m.includes('Cluster'))).toEqual([]);
+    expect(activeCondition(api)).toBeUndefined();
+    expect(counters).toMatchObject({ readyWrites: 2, activeWrites: 0 });
+    expect(pass.problems).toEqual([]);
+  });
+
+  it('run again on what it wrote, it writes nothing: it keeps no memory, it reads', async () => {
+    const api = cluster();
+    await reconcileWorkloads(passOn(api).pass, dispatchCheck(), { config: KUEUE_CONFIG });
+    const again = passOn(api);
+    await reconcileWorkloads(again.pass, dispatchCheck(), { config: KUEUE_CONFIG });
+    expect(again.pass.applied).toEqual([]);
+    expect(again.counters).toMatchObject({ readyWrites: 0, stale: 0 });
+  });
+
+  it("for another controller's AdmissionCheck, makes no call and names why", async () => {
+    const api = cluster();
+    const { pass } = passOn(api);
+    await reconcileWorkloads(pass, admissionCheck('kueue.x-k8s.io/provisioning-request') as AdmissionCheck, { config: KUEUE_CONFIG });
+    expect(api.calls).toEqual([]);
+    expect(pass.problems).toEqual([expect.stringContaining('no Workload is marked')]);
+  });
+
+  it('a refused list is counted and named; nothing is written from half the picture', async () => {
+    const api = cluster();
+    api.fault = (method, p) => (method === 'listNamespacedCustomObject' && p.plural === 'trainjobs' ? apiError(403, 'forbidden', 'Forbidden') : undefined);
+    const { pass, counters } = passOn(api);
+    await reconcileWorkloads(pass, dispatchCheck(), { config: KUEUE_CONFIG });
+    expect(counters).toMatchObject({ refused: 1, readyWrites: 0 });
+    expect(pass.problems).toEqual([expect.stringContaining('listing the TrainJobs of')]);
+    expect(WORKLOADS.map((n) => checkState(api, n))).toEqual(['Pending', 'Pending', 'Pending', 'Pending', 'Pending']);
+  });
+});
