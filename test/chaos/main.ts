@@ -58,7 +58,7 @@ async function main(): Promise<number> {
   try {
     const runStart = Date.now();
     const nemesisRun = faultGapMs > 0 ? nemesis.run(faults, runStart, done.signal) : Promise.resolve();
-    const progress = setInterval(() => log(`${lifecycles.length} of ${jobs} lifecycles done, ${nemesis.applied.length} faults applied, ${calls.length} calls`), 10_000);
+    const progress = setInterval(() => log(`${lifecycles.length} of ${jobs} lifecycles done, ${nemesis.applied.length} faults applied (${nemesis.skipped.length} skipped: part not yet up), ${calls.length} calls`), 10_000);
     let next = 0;
     await Promise.all(
       Array.from({ length: Math.min(concurrency, jobs) }, async () => {
@@ -169,6 +169,7 @@ function summarize(history: RunHistory, nemesis: Nemesis, report: CheckReport, t
     byMode: { plain: history.lifecycles.filter((l) => l.plan.mode === 'plain').length, kueue: history.lifecycles.filter((l) => l.plan.mode === 'kueue').length },
     ended,
     faults: nemesis.applied.length,
+    faultsSkipped: nemesis.skipped.length,
     faultsByKind,
     proxyFaults: nemesis.applied.filter((a) => a.fault.proxy).length,
     proxyFaultsThatHit: nemesis.applied.filter((a) => (a.hits ?? 0) > 0).map((a) => `fault ${a.fault.index}: ${describeFault(a.fault)}, took ${a.hits}`),
