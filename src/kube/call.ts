@@ -23,10 +23,33 @@ export interface CallContext {
   requestTimeoutMs: number;
 }
 
-/** Client options that abort the request on the context's signal or after the request bound. */
-export function requestOptions(ctx: CallContext): ConfigurationOptions {
-  const timeout = AbortSignal.timeout(ctx.requestTimeoutMs);
-  const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
+/**
+ * The signal one request hangs on: aborted by the context's signal, or by a timer after the request
+ * bound. The timer is an AbortController's, held strongly until `release`: Node 20's
+ * AbortSignal.timeout is held only weakly inside AbortSignal.any, and a garbage collection during
+ * the wait dropped it, so that an unanswered request was only cut by the activity's own timeout at
+ * CallBound (nodejs/node#57736; test/unit/kube/request-bound.test.ts).
+ */
+export function requestBound(ctx: CallContext): { signal: AbortSignal; release: () => void } {
+  const cut = new AbortController();
+  const onAbort = () => cut.abort(ctx.signal?.reason);
+  const timer = setTimeout(
+    () => cut.abort(new DOMException(`no answer within ${ctx.requestTimeoutMs} ms`, 'TimeoutError')),
+    ctx.requestTimeoutMs,
+  );
+  if (ctx.signal?.aborted) onAbort();
+  else ctx.signal?.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: cut.signal,
+    release: () => {
+      clearTimeout(timer);
+      ctx.signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/** Client options that abort the request on `signal`. */
+function requestOptions(signal: AbortSignal): ConfigurationOptions {
   // The object-parameter API hands these straight to its Observable layer, so the middleware
   // answers with the client's own Observable type.
   return {
@@ -69,8 +92,9 @@ function statusOf(body: unknown): { reason: string; message: string } {
  */
 export async function kubeCall<T>(what: string, ctx: CallContext, call: (options: ConfigurationOptions) => Promise<T>): Promise<KubeAnswer<T>> {
   const startedAt = performance.now();
+  const bound = requestBound(ctx);
   try {
-    const value = await call(requestOptions(ctx));
+    const value = await call(requestOptions(bound.signal));
     logKubeCall(what, { outcome: 'ok' }, startedAt);
     return { answered: 'ok', value };
   } catch (error) {
@@ -82,6 +106,8 @@ export async function kubeCall<T>(what: string, ctx: CallContext, call: (options
     const failure = unanswered(what, error);
     logKubeCall(what, { outcome: 'unanswered', detail: failure.message }, startedAt);
     throw failure;
+  } finally {
+    bound.release();
   }
 }
 

@@ -69,8 +69,8 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
   let lastProblems = '';
 
   async function pass(signal?: AbortSignal): Promise<PassResult> {
-    // Each pass's calls hang on a signal of the pass's own, not on the long-lived shutdown signal,
-    // which would otherwise gather a dependant for every call made (AbortSignal.any in kube-call).
+    // Each pass's calls hang on a signal of the pass's own, not on the long-lived shutdown signal:
+    // a call's listener on it lasts as long as the call, and a pass's calls end with the pass.
     const cut = new AbortController();
     const onAbort = () => cut.abort();
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -24,6 +24,7 @@ import { startRequest } from '../support/requests.js';
 import { stackInfo } from '../integration/support/context.js';
 import { FakeKueue } from '../integration/support/fake-kueue.js';
 import type { FaultRule } from '../integration/support/fault-proxy.js';
+import { failedCallDigest } from './support/call-digest.js';
 import { describeObject, unexpectedObjects } from './support/leak-audit.js';
 import {
   eventually,
@@ -229,7 +230,9 @@ describe('API server outage mid-Start', () => {
             endedAfterMs: outcome.ms,
           };
           if (expected === 'started') {
-            expect(outcome.ok, describeOutcome(outcome)).toBe(true);
+            // A failure here is read on another machine from the run's output alone: say what the calls met.
+            const why = outcome.ok ? '' : `${describeOutcome(outcome)}\n${JSON.stringify(figures)}\nthe worker's refused and unanswered calls:\n${failedCallDigest(worker.logFile)}`;
+            expect(outcome.ok, why).toBe(true);
             await expectJobObjects(lab.kube, lab.ns.name, request.job, outcome);
             lab.ledger.expectStarted(name);
           } else if (s.step === 6) {
