@@ -4,7 +4,7 @@
 // the stack's. One job at a time (its 2 x 8 GPUs fill both KWOK nodes): Start, Open, its pods
 // running, Stop, and the next once the last one's pods and Workload are gone. The namespace gets a
 // ClusterQueue of its own (the sample's: one job's 16 GPUs, dispatch's AdmissionCheck), as
-// test/integration/lifecycle/kueue-operations.test.ts does. Watches of the namespace's TrainJobs,
+// test/integration/operations/kueue-operations.test.ts does. Watches of the namespace's TrainJobs,
 // Workloads and pods note when each change is first seen (the bench's clock, to the ms); the
 // objects' own lastTransitionTimes, written to the second, say who wrote what when.
 import { CustomObjectsApi, Watch } from '@kubernetes/client-node';
@@ -14,7 +14,7 @@ import type { TrainJobRef, TrainJobState } from '../src/model/operations.js';
 import { CheckStates, WorkloadConditions } from '../src/model/constants.js';
 import { kubeConfigFor } from '../dev/harness/kube-access.js';
 import { KUEUE_SAMPLE_CHECK, kueueSamplesDir, readSamples } from '../dev/harness/samples.js';
-import { refOf, runFor } from '../test/integration/lifecycle/support.js';
+import { refOf, runFor } from '../test/integration/operations/support.js';
 import { runtimeFixtures } from '../test/integration/support/runtimes.js';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';

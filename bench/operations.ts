@@ -1,4 +1,4 @@
-// Operations: what each operation after Start (docs/lifecycle.md) costs its caller, client call to
+// Operations: what each operation after Start (docs/operations.md) costs its caller, client call to
 // answer, on a plain-mode worker. One TrainJob at a time goes through its whole life: Start, Open
 // (Gated -> Running), Open again (nothing to do), Hold once its pods run (Running -> Held),
 // Release (Held -> Running), Stop (-> Absent), and Watch on the stopped TrainJob (-> Absent at its
@@ -10,8 +10,8 @@ import { createKubeClients } from '../src/kube/clients.js';
 import type { Operation } from '../src/model/workflows.js';
 import type { Outcome, TrainJobRef, TrainJobState } from '../src/model/operations.js';
 import { kubeConfigFor } from '../dev/harness/kube-access.js';
-import { refOf, runFor } from '../test/integration/lifecycle/support.js';
-import { podsOfJob } from '../test/integration/support/lifecycle.js';
+import { refOf, runFor } from '../test/integration/operations/support.js';
+import { podsOfJob } from '../test/integration/support/operations.js';
 import { runtimeFixtures } from '../test/integration/support/runtimes.js';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';

@@ -9,7 +9,7 @@
 import { FaultProxy, type ProxiedRequest } from '../dev/harness/fault-proxy.js';
 import { Labels, SearchAttributes, Trainer } from '../src/model/constants.js';
 import type { Outcome, TrainJobRef } from '../src/model/operations.js';
-import { refOf } from '../test/integration/lifecycle/support.js';
+import { refOf } from '../test/integration/operations/support.js';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';
 import { countByKind, countRunning, untilChecking, valuesAskedBy, watchWindow } from './observe.js';

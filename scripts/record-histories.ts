@@ -31,7 +31,7 @@ import { devDir, repoRoot } from '../dev/harness/paths.js';
 import { startTestStack } from '../dev/harness/stack.js';
 import type { ConfigInput } from '../src/model/config.js';
 import { Trainer } from '../src/model/constants.js';
-import { fromFailure } from '../src/model/errors.js';
+import { fromFailure } from '../src/model/error-failures.js';
 import type { Operation } from '../src/model/workflows.js';
 import type { TrainJobRef } from '../src/model/operations.js';
 import type { StartRequest } from '../src/model/request.js';

@@ -5,7 +5,8 @@
 // until CallBound; anything else is a bug and is thrown as it is. The type strings are part of the
 // recorded histories: they never change.
 import { ApplicationFailure } from '@temporalio/common';
-import { DispatchError, toApplicationFailure } from '../model/errors.js';
+import { DispatchError } from '../model/errors.js';
+import { toApplicationFailure } from '../model/error-failures.js';
 import { KubeUnanswered } from '../kube/call.js';
 
 /** The failure type of an unanswered call; retried by Temporal, never seen by a caller. */

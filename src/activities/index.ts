@@ -7,6 +7,7 @@
 // (typedFailures) and nowhere else.
 import { BatchedLists } from '../kube/batched-lists.js';
 import { keepingAlive } from './context.js';
+import { logKubeCallsToActivities } from './kube-call-log.js';
 import { eachActivity, typedFailures } from './failures.js';
 import type { KubeClients } from '../kube/clients.js';
 import { gateActivities } from './gate-activities.js';
@@ -40,6 +41,7 @@ type ActivityFn = (...args: never[]) => Promise<unknown>;
 const keptAlive = <T extends Record<string, ActivityFn>>(activities: T): T => eachActivity(activities, keepingAlive);
 
 export function createActivities(deps: ActivityDeps) {
+  logKubeCallsToActivities();
   const env = { kube: deps.kube, requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
   // One per worker: the Workload waits and the Watches of every workflow share its lists.
   const lists = deps.lists ?? new BatchedLists(env.kube, env.requestTimeoutMs);

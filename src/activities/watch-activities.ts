@@ -84,33 +84,71 @@ const unansweredAs =
 
 const refusedCall = (ref: TrainJobRef, what: string, answer: KubeRefusal) => refused(ref, what, answer);
 
-export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnanswered: CountUnanswered = () => {}) {
-  /**
-   * One check: the TrainJob and its Workload from the shared lists. Throws when a list goes
-   * unanswered. A TrainJob missing from them is read by name before it counts as gone: the
-   * worker's watch can be seconds behind the API server under load, so only the API server's own
-   * 404 says Absent.
-   */
-  async function observe(config: Config, ref: TrainJobRef, jobId: string, calls: ObjectCalls, signal: AbortSignal): Promise<Observed> {
-    const ofJob = await lists.find(TRAINJOBS, ref.namespace, Labels.jobId, jobId, signal).catch(unansweredAs('list'));
-    if (ofJob.answered === 'definite') throw refusedCall(ref, 'listing TrainJobs', ofJob);
-    const isOurs = (t: TrainJob) => t.metadata?.uid === ref.uid && t.metadata?.name === ref.name;
-    let found = (ofJob.value as TrainJob[]).find(isOurs);
-    if (found === undefined) {
-      const read = await calls.get(TRAINJOBS, ref.namespace, ref.name).catch(unansweredAs('read'));
-      if (read.answered === 'definite' && read.status !== 404) throw refusedCall(ref, `reading TrainJob ${ref.namespace}/${ref.name}`, read);
-      if (read.answered === 'ok' && isOurs(read.value as TrainJob)) found = read.value as TrainJob;
-    }
-    const trainJob = found && trimTrainJob(found);
-    if (config.mode !== 'kueue' || trainJob === undefined) return trainJob ? { trainJob, config } : { config };
-    const ofUid = await lists
-      .find(workloads(config.kueue.workloadVersion), ref.namespace, Labels.kueueJobUid, ref.uid, signal)
-      .catch(unansweredAs('list'));
-    if (ofUid.answered === 'definite') throw refusedCall(ref, 'listing Workloads', ofUid);
-    const workload = workloadOfTrainJob(ofUid.value as Workload[], ref.uid);
-    return { trainJob, config, ...(workload ? { workload: trimWorkload(workload) } : {}) };
+/**
+ * A Watch's first read of its TrainJob, by name: the answer that ends the Watch at once (not
+ * dispatch's, or the name now another UID's), or the ref's job-id label (undefined when it is gone).
+ */
+async function firstRead(calls: ObjectCalls, config: Config, ref: TrainJobRef, checks: number): Promise<{ answer: WatchAnswer } | { jobId?: string }> {
+  const answer = await calls.get(TRAINJOBS, ref.namespace, ref.name).catch(unansweredAs('read'));
+  if (answer.answered === 'definite' && answer.status !== 404) throw refusedCall(ref, `reading TrainJob ${ref.namespace}/${ref.name}`, answer);
+  const read = answer.answered === 'ok' ? trimTrainJob(answer.value as TrainJob) : undefined;
+  const refusals = identityRefusals('watch', ref, { trainJob: read, config });
+  if (refusals.length > 0) return { answer: { refused: refusals, state: stateOf(ref, { trainJob: read, config }), checks } };
+  // Another UID under the name is not the ref's TrainJob: it is gone, and the outcome says whose the name is now.
+  if (read !== undefined && read.metadata.uid !== ref.uid) {
+    return { answer: { outcome: watchOutcome(ref, { trainJob: read, config, pods: [], observedAt: new Date().toISOString() })!, checks } };
   }
+  return { jobId: read?.metadata.labels?.[Labels.jobId] };
+}
 
+/** The outcome of what one check observed, if it has one; a Failed one with its pods when they are read. */
+async function outcomeOf(calls: ObjectCalls, ref: TrainJobRef, observed: Observed, jobId: string | undefined): Promise<Outcome | undefined> {
+  const observedAt = new Date().toISOString();
+  const outcome = watchOutcome(ref, { ...observed, pods: [], observedAt });
+  if (outcome?.phase !== 'Failed' || observed.trainJob === undefined || jobId === undefined) return outcome;
+  const pods = (await calls.listPods(ref.namespace, `${Labels.jobId}=${jobId}`).catch(unansweredAs('pods'))) as KubeAnswer<{ items?: Pod[] }>;
+  return pods.answered === 'ok' ? watchOutcome(ref, { ...observed, pods: pods.value.items ?? [], observedAt }) : outcome;
+}
+
+/**
+ * What wakes the next check before the interval: the worker's watch seeing the TrainJob (or, in
+ * Kueue mode, its Workload) change. Nothing when the TrainJob was gone at the first read.
+ */
+function changesOf(lists: SharedLists, config: Config, ref: TrainJobRef, jobId: string | undefined) {
+  if (jobId === undefined) return [];
+  return [
+    untilChanged(lists, TRAINJOBS, ref.namespace, Labels.jobId, jobId, WATCH_POLL_MS),
+    ...(config.mode === 'kueue' ? [untilChanged(lists, workloads(config.kueue.workloadVersion), ref.namespace, Labels.kueueJobUid, ref.uid, WATCH_POLL_MS)] : []),
+  ];
+}
+
+/**
+ * One check: the TrainJob and its Workload from the shared lists. Throws when a list goes
+ * unanswered. A TrainJob missing from them is read by name before it counts as gone: the
+ * worker's watch can be seconds behind the API server under load, so only the API server's own
+ * 404 says Absent.
+ */
+async function observe(lists: SharedLists, config: Config, ref: TrainJobRef, jobId: string, calls: ObjectCalls, signal: AbortSignal): Promise<Observed> {
+  const ofJob = await lists.find(TRAINJOBS, ref.namespace, Labels.jobId, jobId, signal).catch(unansweredAs('list'));
+  if (ofJob.answered === 'definite') throw refusedCall(ref, 'listing TrainJobs', ofJob);
+  const isOurs = (t: TrainJob) => t.metadata?.uid === ref.uid && t.metadata?.name === ref.name;
+  let found = (ofJob.value as TrainJob[]).find(isOurs);
+  if (found === undefined) {
+    const read = await calls.get(TRAINJOBS, ref.namespace, ref.name).catch(unansweredAs('read'));
+    if (read.answered === 'definite' && read.status !== 404) throw refusedCall(ref, `reading TrainJob ${ref.namespace}/${ref.name}`, read);
+    if (read.answered === 'ok' && isOurs(read.value as TrainJob)) found = read.value as TrainJob;
+  }
+  const trainJob = found && trimTrainJob(found);
+  if (config.mode !== 'kueue' || trainJob === undefined) return trainJob ? { trainJob, config } : { config };
+  const ofUid = await lists
+    .find(workloads(config.kueue.workloadVersion), ref.namespace, Labels.kueueJobUid, ref.uid, signal)
+    .catch(unansweredAs('list'));
+  if (ofUid.answered === 'definite') throw refusedCall(ref, 'listing Workloads', ofUid);
+  const workload = workloadOfTrainJob(ofUid.value as Workload[], ref.uid);
+  return { trainJob, config, ...(workload ? { workload: trimWorkload(workload) } : {}) };
+}
+
+export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnanswered: CountUnanswered = () => {}) {
   return {
     async watchTrainJob(input: WatchInput): Promise<WatchAnswer> {
       const ctx = Context.current();
@@ -130,24 +168,12 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnans
         checks += 1;
         try {
           if (first === undefined) {
-            const answer = await calls.get(TRAINJOBS, ref.namespace, ref.name).catch(unansweredAs('read'));
-            if (answer.answered === 'definite' && answer.status !== 404) throw refusedCall(ref, `reading TrainJob ${ref.namespace}/${ref.name}`, answer);
-            const read = answer.answered === 'ok' ? trimTrainJob(answer.value as TrainJob) : undefined;
-            const refusals = identityRefusals('watch', ref, { trainJob: read, config });
-            if (refusals.length > 0) return { refused: refusals, state: stateOf(ref, { trainJob: read, config }), checks };
-            // Another UID under the name is not the ref's TrainJob: it is gone, and the outcome says whose the name is now.
-            if (read !== undefined && read.metadata.uid !== ref.uid) {
-              return { outcome: watchOutcome(ref, { trainJob: read, config, pods: [], observedAt: new Date().toISOString() })!, checks };
-            }
-            first = { jobId: read?.metadata.labels?.[Labels.jobId] };
+            const read = await firstRead(calls, config, ref, checks);
+            if ('answer' in read) return read.answer;
+            first = read;
           }
-          const observed: Observed = first.jobId === undefined ? { config } : await observe(config, ref, first.jobId, calls, ctx.cancellationSignal);
-          const observedAt = new Date().toISOString();
-          let outcome = watchOutcome(ref, { ...observed, pods: [], observedAt });
-          if (outcome?.phase === 'Failed' && observed.trainJob !== undefined && first.jobId !== undefined) {
-            const pods = (await calls.listPods(ref.namespace, `${Labels.jobId}=${first.jobId}`).catch(unansweredAs('pods'))) as KubeAnswer<{ items?: Pod[] }>;
-            if (pods.answered === 'ok') outcome = watchOutcome(ref, { ...observed, pods: pods.value.items ?? [], observedAt });
-          }
+          const observed: Observed = first.jobId === undefined ? { config } : await observe(lists, config, ref, first.jobId, calls, ctx.cancellationSignal);
+          const outcome = await outcomeOf(calls, ref, observed, first.jobId);
           since = undefined;
           if (outcome) return { outcome, checks };
           const state = stateOf(ref, observed);
@@ -162,18 +188,7 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnans
           if (tellWorkflow) return { unanswered: { since: unansweredSince, problem: error.message }, checks };
           ctx.heartbeat({ checks, reasons: [error.message], unansweredSince } satisfies WatchProgress);
         }
-        // The next check after the interval, or as soon as the worker's watch sees the TrainJob (or,
-        // in Kueue mode, its Workload) change.
-        const changes =
-          first?.jobId === undefined
-            ? []
-            : [
-                untilChanged(lists, TRAINJOBS, ref.namespace, Labels.jobId, first.jobId, WATCH_POLL_MS),
-                ...(config.mode === 'kueue'
-                  ? [untilChanged(lists, workloads(config.kueue.workloadVersion), ref.namespace, Labels.kueueJobUid, ref.uid, WATCH_POLL_MS)]
-                  : []),
-              ];
-        await sleepOrWake(WATCH_POLL_MS, changes);
+        await sleepOrWake(WATCH_POLL_MS, changesOf(lists, config, ref, first?.jobId));
       }
     },
   };

@@ -47,6 +47,17 @@ export function buildCli(): Command {
     .description('Start Kubeflow Trainer TrainJobs as durable Temporal workflows')
     .showHelpAfterError();
 
+  addRenderCommand(program);
+  // The commands that talk to Temporal and Kubernetes load their modules lazily, so that `render`
+  // starts fast and works without either.
+  addServerCommands(program);
+  addRemoteCommands(program);
+  addOperationCommands(program);
+  return program;
+}
+
+/** `render`: the runtime copy and TrainJob of a request, offline. */
+function addRenderCommand(program: Command): void {
   program
     .command('render')
     .description('render the runtime copy and TrainJob of a request, without creating anything')
@@ -64,9 +75,10 @@ export function buildCli(): Command {
         return formatRendered(renderOffline(request, source, config), opts.output);
       }),
     );
+}
 
-  // The commands that talk to Temporal and Kubernetes load their modules lazily, so that `render`
-  // starts fast and works without either.
+/** The long-running processes: the worker and the codec server. */
+function addServerCommands(program: Command): void {
   program
     .command('worker')
     .description('run the worker: the workflows (Start, Capabilities, the preflight probe, Open, Hold, Release, Stop, Watch), their activities, the preflight, and in Kueue mode the admission check controller')
@@ -94,7 +106,10 @@ export function buildCli(): Command {
         return '';
       }),
     );
+}
 
+/** The calls of a caller through Temporal: start, check-runtime, probe, find. */
+function addRemoteCommands(program: Command): void {
   program
     .command('start')
     .description('start a TrainJob from a StartRequest')
@@ -147,9 +162,6 @@ export function buildCli(): Command {
         return findCommand(await loadConfig(opts.config), job, Number(submission), opts);
       }),
     );
-
-  addOperationCommands(program);
-  return program;
 }
 
 /** What each operation after Start does (docs/contract.md §9), as its --help says it. */

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError, type Client, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { Annotations, Dispatch, Trainer } from '../model/constants.js';
-import { fromFailure, type DispatchError } from '../model/errors.js';
+import type { DispatchError } from '../model/errors.js';
+import { fromFailure } from '../model/error-failures.js';
 import type { JobSpec, StartRequest } from '../model/request.js';
 import type { BackendGates, Capabilities, FindResult, StartResult } from '../model/results.js';
 import { startWorkflowIdPrefix, type Operation } from '../model/workflows.js';

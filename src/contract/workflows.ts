@@ -19,7 +19,7 @@ import {
   type Operation,
   type WorkflowKey,
 } from '../model/workflows.js';
-import { lifecycleWorkflowId } from '../core/operations/workflow-ids.js';
+import { operationWorkflowId } from '../core/operations/workflow-ids.js';
 import { operationSummary } from '../core/operations/summary.js';
 import { startSummary } from '../core/start/summary.js';
 
@@ -48,7 +48,7 @@ const operation = <O extends Operation, R>(op: O, result: z.ZodType<R>): Summari
   type: WorkflowTypes[op],
   input: TrainJobRefSchema,
   result,
-  id: (ref) => lifecycleWorkflowId(op, ref),
+  id: (ref) => operationWorkflowId(op, ref),
   summary: (ref) => operationSummary(op, ref),
   searchAttributes: (ref) => [{ key: DispatchTrainJob, value: ref.name }],
 });

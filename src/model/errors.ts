@@ -1,8 +1,7 @@
-// The six error types of docs/contract.md §6, in one module: how the worker builds a Temporal
-// ApplicationFailure for each, and how a client maps a failure back to a typed error. Workflow code
-// imports this module, so it stays free of zod: every workflow instantiates the modules it imports
-// (docs/performance.md); the schemas of these shapes are in error-schemas.ts.
-import { ApplicationFailure } from '@temporalio/common';
+// The six error types of docs/contract.md §6, in one module. Workflow code imports this module, so
+// it stays free of zod: every workflow instantiates the modules it imports (docs/performance.md);
+// the schemas of these shapes are in error-schemas.ts. It knows nothing of Temporal, so src/kube and
+// src/core may import it: the failures Temporal carries are made in error-failures.ts.
 
 export const ERROR_TYPES = [
   'ErrInvalid',
@@ -94,32 +93,4 @@ export class DispatchError extends Error {
 export function formatMessage(type: ErrorType, reasons: readonly string[], ref?: ObjectRef): string {
   const head = ref ? `${SUMMARY[type]} (TrainJob ${ref.namespace}/${ref.name})` : SUMMARY[type];
   return reasons.length === 0 ? head : `${head}: ${reasons.join('; ')}`;
-}
-
-/**
- * The ApplicationFailure a workflow throws for an error: non-retryable (Temporal does not retry a
- * Start on its own; the caller decides, by type), details `{reasons, step, ref?}`.
- */
-export function toApplicationFailure(error: DispatchError): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: error.type,
-    message: error.message,
-    nonRetryable: true,
-    details: [error.details],
-  });
-}
-
-/**
- * The typed error behind a failure a client received (a WorkflowFailedError's cause, an
- * ApplicationFailure directly, or anything in between), or undefined when it carries none.
- */
-export function fromFailure(error: unknown): DispatchError | undefined {
-  for (let current: unknown = error; current instanceof Error; current = (current as Error).cause) {
-    if (current instanceof ApplicationFailure && isErrorType(current.type)) {
-      const given: unknown = current.details?.[0];
-      const details = isFailureDetails(given) ? given : { reasons: [current.message], step: 0 };
-      return new DispatchError(current.type, details.reasons, details.step, details.ref);
-    }
-  }
-  return undefined;
 }

@@ -1,4 +1,4 @@
-// dispatch's admission check controller (Kueue mode, docs/contract.md §9; docs/lifecycle.md): the
+// dispatch's admission check controller (Kueue mode, docs/contract.md §9; docs/operations.md): the
 // imperative shell around src/core/admission/. As Kueue's own admission check controllers, it is two
 // reconcilers: one keeps dispatch's AdmissionCheck Active (admission/check-reconciler.ts), one sets
 // dispatch's check Ready on the Workloads whose TrainJob may run (admission/workload-reconciler.ts),

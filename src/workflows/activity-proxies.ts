@@ -10,7 +10,7 @@ import type { Activities } from '../activities/index.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { ERROR_TYPES } from '../model/errors.js';
-import { ACTIVITY_LABELS, STEPS, stepLabel, type ActivityOf, type CallStep } from './steps.js';
+import { ACTIVITY_LABELS, PHASES, phaseLabel, STEPS, stepLabel, type ActivityOf, type CallStep } from './steps.js';
 
 /**
  * The settings, and the request validated with them, are read in the worker's main thread by local
@@ -71,7 +71,7 @@ export function activitiesFor(config: Config) {
     retry,
   });
   const local = (summary: string) => localKubeCalls(summary, callMs);
-  const localStep = <N extends CallStep>(n: N) => local(stepLabel(n))[STEPS[n].activity as ActivityOf<N>];
+  const localStep = <P extends CallStep>(p: P) => local(phaseLabel(p))[PHASES[p].activity as ActivityOf<P>];
   return {
     readRuntime: localStep(2),
     createRuntimeCopy: localStep(5),

@@ -8,12 +8,12 @@ import type { CapabilitiesQuery } from '../core/start/validate.js';
 import { runtimeKey } from '../core/start/validated.js';
 import { activitiesFor, prepareCapabilities } from './activity-proxies.js';
 import { asWorkflowFailure, classify } from './failures.js';
-import { STEPS } from './steps.js';
+import { STEPS, VALIDATE } from './steps.js';
 
-/** The configuration and the validated query, from one local activity (as StartTrainJob's step 0). */
+/** The configuration and the validated query, from one local activity (as StartTrainJob's step 4 checks, run first). */
 async function prepare(request: unknown): Promise<{ config: Config; query: CapabilitiesQuery }> {
   const { settings, query } = await prepareCapabilities(request).catch((error: unknown) =>
-    Promise.reject(classify(error, 0, STEPS[0].unanswered, 'waiting for the query to be validated')),
+    Promise.reject(classify(error, VALIDATE.step, VALIDATE.unanswered, 'waiting for the query to be validated')),
   );
   return { config: settings.config, query };
 }

@@ -9,7 +9,7 @@ import { sleep } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
 import type { TrainJobState } from '../model/operations.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
-import { OP_NAMES, type GateOperation, type OperationPlan } from '../core/operations/plan.js';
+import { OPERATION_NAMES, type GateOperation, type OperationPlan } from '../core/operations/plan.js';
 import { planOperation } from '../core/operations/plans.js';
 import { planOperationPrePatch } from '../core/operations/plans-prepatch.js';
 import { classifyOperationCall } from './operation-failures.js';
@@ -56,7 +56,7 @@ export function changeTrainJob(op: GateOperation, input: unknown): Promise<Train
           stale.push(answer.why);
           if (stale.length >= MAX_STALE_WRITES) {
             const type = declarative ? 'ErrUnreachable' : 'ErrRejected';
-            throw new DispatchError(type, [`${OP_NAMES[op]}: the objects kept changing under ${stale.length} writes`, ...stale.slice(-3)], 0, ref);
+            throw new DispatchError(type, [`${OPERATION_NAMES[op]}: the objects kept changing under ${stale.length} writes`, ...stale.slice(-3)], 0, ref);
           }
           break;
         }

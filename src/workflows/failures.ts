@@ -2,7 +2,8 @@
 // refusal keeps the type the activity gave it; an activity that stayed unanswered until CallBound
 // becomes the type docs/start.md gives its step (ErrUnreachable at 2 and 5, ErrOutcomeUnknown at 6).
 import { ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
-import { DispatchError, fromFailure, toApplicationFailure, type ErrorType, type ObjectRef } from '../model/errors.js';
+import { DispatchError, type ErrorType, type ObjectRef } from '../model/errors.js';
+import { fromFailure, toApplicationFailure } from '../model/error-failures.js';
 
 /** What the last attempt of an unanswered activity said, in words. */
 function unansweredDetail(error: unknown): string {

@@ -6,7 +6,7 @@ import { DispatchError } from '../model/errors.js';
 import type { Operation } from '../model/workflows.js';
 import type { Phase, TrainJobRef } from '../model/operations.js';
 import { DispatchPhase, DispatchTrainJob } from '../model/search-attributes.js';
-import { OP_NAMES } from '../core/operations/plan.js';
+import { OPERATION_NAMES } from '../core/operations/plan.js';
 import { operationSummary } from '../core/operations/summary.js';
 
 export interface OperationProgress {
@@ -29,7 +29,7 @@ export class OperationReporter {
 
   constructor(operation: Operation) {
     this.state = { operation };
-    this.title = `${OP_NAMES[operation]} TrainJob`;
+    this.title = `${OPERATION_NAMES[operation]} TrainJob`;
     setHandler(operationProgressQuery, () => this.state);
     this.render();
   }

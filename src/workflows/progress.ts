@@ -3,7 +3,7 @@
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { DispatchJobId, DispatchStep, DispatchTrainJob } from '../model/search-attributes.js';
-import { STEPS, stepLabel, type StepNumber } from './steps.js';
+import { PHASES, phaseLabel, stepOf, type Phase, type StepNumber } from './steps.js';
 
 export interface Progress {
   step: StepNumber;
@@ -19,7 +19,8 @@ export interface Progress {
 export const progressQuery = defineQuery<Progress>('progress');
 
 export class ProgressReporter {
-  private state: Progress = { step: 0, stepName: STEPS[0].label };
+  private state: Progress = { step: stepOf('validate'), stepName: PHASES.validate.label };
+  private phase: Phase = 'validate';
   /**
    * Search attribute updates not sent yet, by key (the last value wins): updates made with no await
    * between them go out as one UpsertWorkflowSearchAttributes command when the workflow next
@@ -45,15 +46,21 @@ export class ProgressReporter {
     ]);
   }
 
-  enter(step: StepNumber, waitingFor: string): void {
-    this.state = { ...this.state, step, stepName: STEPS[step].label, waitingFor };
-    this.upsert([{ key: DispatchStep, value: stepLabel(step) }]);
+  enter(phase: Phase, waitingFor: string): void {
+    this.phase = phase;
+    this.state = { ...this.state, step: stepOf(phase), stepName: PHASES[phase].label, waitingFor };
+    this.upsert([{ key: DispatchStep, value: phaseLabel(phase) }]);
     this.render();
   }
 
   /** The step the Start is at, or stopped at. */
   get step(): StepNumber {
     return this.state.step;
+  }
+
+  /** What the Start is doing, or stopped doing, as an operator reads it ("4 validate request"). */
+  get label(): string {
+    return phaseLabel(this.phase);
   }
 
   created(uid: string): void {

@@ -3,21 +3,21 @@
 import type { ObjectRef } from '../model/errors.js';
 import { classify } from './failures.js';
 import type { ProgressReporter } from './progress.js';
-import { STEPS, type CallStep } from './steps.js';
+import { PHASES, stepOf, type CallStep } from './steps.js';
 
 /**
- * Enters `step` (progress query, current details, DispatchStep), runs `call`, and classifies its
+ * Enters `phase` (progress query, current details, DispatchStep), runs `call`, and classifies its
  * failure: a definite refusal keeps the type its activity gave it; a call left unanswered until
  * CallBound becomes the step's `unanswered` type, its reason naming what it waited for (the step's
  * number travels with the failure).
  * A cancellation is rethrown untouched.
  */
-export async function runStep<T>(progress: ProgressReporter, step: CallStep, waitingFor: string, call: () => Promise<T>, ref?: ObjectRef): Promise<T> {
-  progress.enter(step, waitingFor);
-  const { unanswered } = STEPS[step];
+export async function runStep<T>(progress: ProgressReporter, phase: CallStep, waitingFor: string, call: () => Promise<T>, ref?: ObjectRef): Promise<T> {
+  progress.enter(phase, waitingFor);
+  const { unanswered } = PHASES[phase];
   try {
     return await call();
   } catch (error) {
-    throw classify(error, step, unanswered, `waiting for ${waitingFor}`, ref);
+    throw classify(error, stepOf(phase), unanswered, `waiting for ${waitingFor}`, ref);
   }
 }

@@ -17,7 +17,7 @@ import { WorkflowTypes } from '../model/workflows.js';
 export async function StartTrainJob(request: unknown): Promise<StartResult> {
   const progress = new ProgressReporter(WorkflowTypes.start);
   try {
-    const { settings, valid } = await runStep(progress, 0, 'the request to be validated', () => prepareStart(request));
+    const { settings, valid } = await runStep(progress, 'validate', 'the request to be validated', () => prepareStart(request));
     const { namespace } = settings.config;
     const { job, submission } = valid.request;
     const name = trainJobName(job, submission);
@@ -38,6 +38,7 @@ export async function StartTrainJob(request: unknown): Promise<StartResult> {
 
 /** What DispatchStep reads after a Start that did not succeed: the outcome and the step it ended at. */
 export function endedAt(error: unknown, progress: ProgressReporter): string {
-  if (error instanceof DispatchError) return `${error.type} at step ${stepLabel(error.step)}`;
-  return `${isCancellation(error) ? 'cancelled' : 'failed'} at step ${stepLabel(progress.step)}`;
+  // A refusal of the phase the Start is in reads as that phase ("ErrInvalid at step 4 validate request").
+  if (error instanceof DispatchError) return `${error.type} at step ${error.step === progress.step ? progress.label : stepLabel(error.step)}`;
+  return `${isCancellation(error) ? 'cancelled' : 'failed'} at step ${progress.label}`;
 }

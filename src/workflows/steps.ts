@@ -25,7 +25,6 @@ export interface Step {
 }
 
 export const STEPS = {
-  0: { label: 'validate', activity: 'prepareStart', unanswered: 'ErrUnreachable', undo: 'nothing' },
   1: { label: 'backend gates', undo: 'nothing' },
   2: { label: 'read runtime', activity: 'readRuntime', unanswered: 'ErrUnreachable', undo: 'nothing' },
   3: { label: 'check runtime', undo: 'nothing' },
@@ -39,11 +38,29 @@ export const STEPS = {
 
 export type StepNumber = keyof typeof STEPS;
 
-/** The steps that make a Kubernetes call through an activity. */
-export type CallStep = { [N in StepNumber]: (typeof STEPS)[N] extends { activity: string } ? N : never }[StepNumber];
+/**
+ * Step 4's checks of the request and its spec (src/core/start/validate.ts), which Start runs first,
+ * before the gates of step 1, with the settings: its refusals carry step 4, and so does what an
+ * operator sees while it runs ("4 validate request").
+ */
+export const VALIDATE = { step: 4, label: 'validate request', activity: 'prepareStart', unanswered: 'ErrUnreachable', undo: 'nothing' } as const satisfies Step & { step: StepNumber };
 
-/** The activity of a call step. */
-export type ActivityOf<N extends CallStep> = (typeof STEPS)[N]['activity'];
+/** What a Start is doing: one of the nine steps, or step 4's checks run first. */
+export const PHASES = { validate: VALIDATE, ...STEPS } as const;
+
+export type Phase = keyof typeof PHASES;
+
+/** The step number a phase shows and its failures carry. */
+export const stepOf = (phase: Phase): StepNumber => (phase === 'validate' ? VALIDATE.step : phase);
+
+/** What an operator reads of a phase: "4 validate request", "5 create runtime copy". */
+export const phaseLabel = (phase: Phase): string => `${stepOf(phase)} ${PHASES[phase].label}`;
+
+/** The phases that make a Kubernetes call through an activity. */
+export type CallStep = { [P in Phase]: (typeof PHASES)[P] extends { activity: string } ? P : never }[Phase];
+
+/** The activity of a call phase. */
+export type ActivityOf<P extends CallStep> = (typeof PHASES)[P]['activity'];
 
 const isStepNumber = (step: number): step is StepNumber => Object.hasOwn(STEPS, step);
 
@@ -77,6 +94,9 @@ const OTHER_CALLS = {
 export const ACTIVITY_LABELS = {
   ...OTHER_CALLS,
   ...Object.fromEntries(
-    Object.entries(STEPS).flatMap(([n, step]) => ('activity' in step ? [[step.activity, stepLabel(Number(n))]] : [])),
+    (Object.keys(PHASES) as Phase[]).flatMap((phase) => {
+      const step = PHASES[phase];
+      return 'activity' in step ? [[step.activity, phaseLabel(phase)]] : [];
+    }),
   ),
 } as Record<keyof Activities, string>;

@@ -18,7 +18,7 @@ import { freePorts, signalGroup, stopServer } from '../../dev/harness/process.js
 import { applyKueueSamples, applySamples, KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../../dev/harness/samples.js';
 import { crdDirs } from '../../dev/harness/stack.js';
 import { startDevTemporal, type DevTemporal } from '../../dev/harness/temporal.js';
-import { runFor } from '../integration/lifecycle/support.js';
+import { runFor } from '../integration/operations/support.js';
 import { runtimeFixtures, type RuntimeRef } from '../integration/support/runtimes.js';
 import { bundleFile, startWorkerProcess, type WorkerProcess } from '../reliability/support/worker-handle.js';
 import type { Mode } from './schedule.js';

@@ -12,7 +12,7 @@ import type { DispatchKubeflowClient } from '../../src/client/dispatch-client.js
 import { startRequest } from '../support/requests.js';
 import type { FaultRule } from '../integration/support/fault-proxy.js';
 import { runtimeFixtures } from '../integration/support/runtimes.js';
-import { runFor } from '../integration/lifecycle/support.js';
+import { runFor } from '../integration/operations/support.js';
 import { lastAttempt } from './support/crash-points.js';
 import { eventually, reliabilityLab, type Lab } from './support/lab.js';
 

@@ -6,7 +6,7 @@ import type { Operation } from '../../model/workflows.js';
 import type { TrainJobRef } from '../../model/operations.js';
 import { describeObject, show } from '../objects/describe.js';
 import type { Observed } from './observed.js';
-import { OP_NAMES } from './plan.js';
+import { OPERATION_NAMES } from './plan.js';
 
 /** Why a TrainJob does not carry dispatch's labels (docs/contract.md §3); empty when it does. */
 export function dispatchLabelProblems(trainJob: KubeObject): string[] {
@@ -32,7 +32,7 @@ export function dispatchLabelProblems(trainJob: KubeObject): string[] {
  * TrainJob of that UID was read: that is Absent, not a refusal.
  */
 export function identityRefusals(op: Operation, ref: TrainJobRef, observed: Observed): string[] {
-  const head = `${OP_NAMES[op]} of TrainJob ${ref.namespace}/${ref.name}`;
+  const head = `${OPERATION_NAMES[op]} of TrainJob ${ref.namespace}/${ref.name}`;
   if (ref.namespace !== observed.config.namespace) {
     return [`${head}: dispatch works in namespace ${observed.config.namespace} only`];
   }

@@ -8,7 +8,7 @@ import type { PlannedWrite } from '../objects/planned-write.js';
 export type GateOperation = 'open' | 'hold' | 'release';
 
 /** Each operation as its reasons name it. */
-export const OP_NAMES: Record<Operation, string> = {
+export const OPERATION_NAMES: Record<Operation, string> = {
   open: 'Open',
   hold: 'Hold',
   release: 'Release',

@@ -47,7 +47,7 @@ import { isHeldMarked, isSuspended } from './facts.js';
 import { dispatchLabelProblems } from './identity.js';
 import { observedWorkload, type Observed } from './observed.js';
 import { stateOf } from './phase.js';
-import { OP_NAMES, writesOrDone, type GateOperation, type OperationPlan, type PlanOptions } from './plan.js';
+import { OPERATION_NAMES, writesOrDone, type GateOperation, type OperationPlan, type PlanOptions } from './plan.js';
 
 // ---- The plans
 
@@ -56,7 +56,7 @@ import { OP_NAMES, writesOrDone, type GateOperation, type OperationPlan, type Pl
  * TrainJob of another UID, name or namespace, or without dispatch's labels. Empty when it may.
  */
 export function identityRefusalsPrePatch(op: Operation, ref: TrainJobRef, observed: Observed): string[] {
-  const head = `${OP_NAMES[op]} of TrainJob ${ref.namespace}/${ref.name}`;
+  const head = `${OPERATION_NAMES[op]} of TrainJob ${ref.namespace}/${ref.name}`;
   const reasons: string[] = [];
   if (ref.namespace !== observed.config.namespace) {
     reasons.push(`${head}: dispatch works in namespace ${observed.config.namespace} only`);
@@ -93,7 +93,7 @@ function plan(
     return {
       kind: 'refuse',
       reasons: [
-        `${OP_NAMES[op]} of ${describeObject('TrainJob', trainJob)}: it has ${state.phase}`,
+        `${OPERATION_NAMES[op]} of ${describeObject('TrainJob', trainJob)}: it has ${state.phase}`,
         ...state.reasons,
       ],
     };

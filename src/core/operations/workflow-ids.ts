@@ -6,18 +6,18 @@ import { OPERATIONS, WorkflowTypes, type Operation } from '../../model/workflows
 import type { TrainJobRef } from '../../model/operations.js';
 
 /** `<op>/<namespace>/<name>/<uid>`. */
-export function lifecycleWorkflowId(op: Operation, ref: TrainJobRef): string {
+export function operationWorkflowId(op: Operation, ref: TrainJobRef): string {
   return `${op}/${ref.namespace}/${ref.name}/${ref.uid}`;
 }
 
-export const openWorkflowId = (ref: TrainJobRef): string => lifecycleWorkflowId('open', ref);
-export const holdWorkflowId = (ref: TrainJobRef): string => lifecycleWorkflowId('hold', ref);
-export const releaseWorkflowId = (ref: TrainJobRef): string => lifecycleWorkflowId('release', ref);
-export const stopWorkflowId = (ref: TrainJobRef): string => lifecycleWorkflowId('stop', ref);
-export const watchWorkflowId = (ref: TrainJobRef): string => lifecycleWorkflowId('watch', ref);
+export const openWorkflowId = (ref: TrainJobRef): string => operationWorkflowId('open', ref);
+export const holdWorkflowId = (ref: TrainJobRef): string => operationWorkflowId('hold', ref);
+export const releaseWorkflowId = (ref: TrainJobRef): string => operationWorkflowId('release', ref);
+export const stopWorkflowId = (ref: TrainJobRef): string => operationWorkflowId('stop', ref);
+export const watchWorkflowId = (ref: TrainJobRef): string => operationWorkflowId('watch', ref);
 
 /** The prefix of every operation's id on one TrainJob name, whatever its UID (for visibility queries). */
-export function lifecycleWorkflowIdPrefix(op: Operation, namespace: string, name: string): string {
+export function operationWorkflowIdPrefix(op: Operation, namespace: string, name: string): string {
   return `${op}/${namespace}/${name}/`;
 }
 
@@ -28,7 +28,7 @@ const isOperation = (value: string): value is Operation =>
  * The operation and TrainJob an id names, or undefined when it is not such an id (a Start's id,
  * `start/<ns>/<name>/a<attempt>`, is not). Namespaces, names and UIDs never contain "/".
  */
-export function parseLifecycleWorkflowId(
+export function parseOperationWorkflowId(
   id: string,
 ): { op: Operation; ref: TrainJobRef } | undefined {
   const parts = id.split('/');
@@ -39,6 +39,6 @@ export function parseLifecycleWorkflowId(
 }
 
 /** The workflow type a caller starts for an operation (`OpenTrainJob`, ...). */
-export function lifecycleWorkflowType(op: Operation): string {
+export function operationWorkflowType(op: Operation): string {
   return WorkflowTypes[op];
 }

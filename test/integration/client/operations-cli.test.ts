@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lifecycleWorkflowId } from '../../../src/core/operations/workflow-ids.js';
+import { operationWorkflowId } from '../../../src/core/operations/workflow-ids.js';
 import type { TrainJobRef } from '../../../src/model/operations.js';
 import type { CliRun } from '../../support/cli-process.js';
 import { startRequest } from '../../support/requests.js';
@@ -64,7 +64,7 @@ describe('the CLI verbs after Start, plain mode', { timeout: 300_000 }, () => {
     // watch without --wait: the workflow's ids, as start prints them; then --wait (attached to the
     // run, USE_EXISTING, or a new run if it has ended) answers the Outcome. By --name and --uid.
     expect(json(await cli(['watch', '--name', ref.name, '--uid', ref.uid, '--output', 'json']))).toEqual({
-      workflowId: lifecycleWorkflowId('watch', ref),
+      workflowId: operationWorkflowId('watch', ref),
       runId: expect.any(String),
     });
     const outcome = await cli(['watch', '--name', ref.name, '--uid', ref.uid, '--wait', '--output', 'json']);

@@ -11,7 +11,7 @@
 // may already read Trainer objects cluster-wide, which would hide a missing `get`.
 import type { V1ClusterRole, V1PolicyRule, V1Role } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lifecycleWorkflowId } from '../../../src/core/operations/workflow-ids.js';
+import { operationWorkflowId } from '../../../src/core/operations/workflow-ids.js';
 import { startWorkflowId } from '../../../src/model/workflows.js';
 import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
 import { trainJobName } from '../../../src/core/start/names.js';
@@ -359,7 +359,7 @@ describe('deploy/kubernetes/kueue as its ServiceAccount, on the real Kueue', () 
     // resourceVersion test failed) is read and planned again; a 403 would have failed the operation.
     for (const op of ['hold', 'release'] as const) {
       const applied = d.h.calls
-        .of(lifecycleWorkflowId(op, ref), 'applyWrite')
+        .of(operationWorkflowId(op, ref), 'applyWrite')
         .filter((c) => (c.result as { applied?: boolean } | undefined)?.applied === true)
         .map((c) => (c.input as { write: PlannedWrite }).write.kind);
       expect(applied, op).toEqual(['TrainJob', 'Workload']);

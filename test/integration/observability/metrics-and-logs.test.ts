@@ -112,8 +112,8 @@ describe('metrics and logs after a success, a refusal and a compensation', () =>
   it('dispatch_step_duration_seconds has one observation per activity of each step', async () => {
     const text = await scrape();
     const count = (step: string) => sample(text, 'dispatch_step_duration_seconds_count', { step });
-    // Starts read the settings and validate in one local activity (prepareStart, step 0).
-    expect(count('0 validate')).toBe(3);
+    // Starts read the settings and run step 4's checks first in one local activity (prepareStart).
+    expect(count('4 validate request')).toBe(3);
     expect(count('settings')).toBe(0);
     expect(count('2 read runtime')).toBe(3);
     for (const step of [

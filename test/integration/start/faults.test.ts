@@ -2,7 +2,8 @@
 // go missing (docs/start.md steps 5-8, docs/contract.md §6-7): what the caller gets, and what is left behind.
 import { WorkflowFailedError } from '@temporalio/client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DispatchError, fromFailure } from '../../../src/model/errors.js';
+import { DispatchError } from '../../../src/model/errors.js';
+import { fromFailure } from '../../../src/model/error-failures.js';
 import { startWorkflowId } from '../../../src/model/workflows.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { StartRequest } from '../../../src/model/request.js';

@@ -8,7 +8,7 @@ import type { TrainJob } from '../../../src/model/kube.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshKueueNamespace, type TestNamespace } from '../support/kube.js';
-import { REAL_KUEUE_CONFIG, workloadOf } from '../support/lifecycle.js';
+import { REAL_KUEUE_CONFIG, workloadOf } from '../support/operations.js';
 
 const KUEUE_CONFIG = REAL_KUEUE_CONFIG;
 

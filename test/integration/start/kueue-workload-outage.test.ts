@@ -9,7 +9,7 @@ import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { freshKueueNamespace, type TestNamespace } from '../support/kube.js';
-import { REAL_KUEUE_CONFIG, workloadOf } from '../support/lifecycle.js';
+import { REAL_KUEUE_CONFIG, workloadOf } from '../support/operations.js';
 
 const WORKLOAD_MS = 10_000;
 

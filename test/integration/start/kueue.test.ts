@@ -25,7 +25,7 @@ import { adminAccess, type LocalCluster } from '../../../dev/harness/cluster.js'
 import { startKueueFreeCluster } from '../support/kueue-free-cluster.js';
 import { freshNamespace, kubeAccess, type TestNamespace } from '../support/kube.js';
 import { parseConfig } from '../../../src/config/load-config.js';
-import { until } from '../support/lifecycle.js';
+import { until } from '../support/operations.js';
 
 const KUEUE_CONFIG = {
   mode: 'kueue',

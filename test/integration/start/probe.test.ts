@@ -15,7 +15,7 @@ import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { startFaultProxy, type FaultProxy, type FaultRule } from '../support/fault-proxy.js';
 import { grantRestricted, kubeAccess, kubeConfig, uniqueName } from '../support/kube.js';
 import { expectNothingCreated, expectRefusal, trainerObjectNames } from '../support/refusals.js';
-import { until } from '../support/lifecycle.js';
+import { until } from '../support/operations.js';
 import { rule } from '../support/rule-reasons.js';
 import { keyOf, type Json } from '../support/runtimes.js';
 import { dispatchSuite } from '../support/suite.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshKueueNamespace, freshNamespace, kubeConfig, type TestNamespace } from '../support/kube.js';
-import { finished, podsOfJob, REAL_KUEUE_CONFIG } from '../support/lifecycle.js';
+import { finished, podsOfJob, REAL_KUEUE_CONFIG } from '../support/operations.js';
 
 const KUEUE_CONFIG = REAL_KUEUE_CONFIG;
 

@@ -7,7 +7,8 @@ import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { expect } from 'vitest';
 import type { KubeClients } from '../../../src/kube/clients.js';
 import { Trainer } from '../../../src/model/constants.js';
-import { fromFailure, type ErrorType, type ObjectRef } from '../../../src/model/errors.js';
+import type { ErrorType, ObjectRef } from '../../../src/model/errors.js';
+import { fromFailure } from '../../../src/model/error-failures.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 import type { DispatchHarness } from './dispatch.js';
 

@@ -17,7 +17,7 @@ import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshNamespace, type TestNamespace } from '../support/kube.js';
 import { runtimeFixtures } from '../support/runtimes.js';
-import { refOf, runFor } from '../lifecycle/support.js';
+import { refOf, runFor } from '../operations/support.js';
 import { openBrowser, screenshotPath, type Browser } from './browser.js';
 import { startTemporalWithUi, type TemporalWithUi } from './temporal-with-ui.js';
 

@@ -11,7 +11,8 @@ import { TRAINING_RUNTIMES, ObjectCalls } from '../../../src/kube/objects.js';
 import { createActivities } from '../../../src/activities/index.js';
 import { fetchRuntime } from '../../../src/kube/read-runtime.js';
 import { renderStart } from '../../../src/core/start/render.js';
-import { DispatchError, fromFailure } from '../../../src/model/errors.js';
+import { DispatchError } from '../../../src/model/errors.js';
+import { fromFailure } from '../../../src/model/error-failures.js';
 import { config, exampleRequest, loadInputRuntime, validOf } from '../../golden/cases.js';
 
 const USER = 'system:serviceaccount:dispatch:dispatch-kubeflow';

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
 import type { KubeClients } from '../../../src/kube/clients.js';
 import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
-import { fromFailure } from '../../../src/model/errors.js';
+import { fromFailure } from '../../../src/model/error-failures.js';
 import { config } from '../../golden/cases.js';
 
 const REF = { namespace: 'ml-jobs', name: 'dj-x-s1', uid: 'u-1' };

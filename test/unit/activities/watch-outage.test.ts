@@ -9,7 +9,7 @@ import type { KubeClients } from '../../../src/kube/clients.js';
 import { watchActivities, type WatchCall } from '../../../src/activities/watch-activities.js';
 import { BatchedLists } from '../../../src/kube/batched-lists.js';
 import { config } from '../../golden/cases.js';
-import { OTHER_UID, REF, trainJob } from '../core/lifecycle-fixtures.js';
+import { OTHER_UID, REF, trainJob } from '../core/operation-fixtures.js';
 
 const CONFIG = config({ timeouts: { call: '1s', workload: '60s' } });
 

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
-import { ERROR_TYPES, fromFailure, isErrorType, isFailureDetails } from '../../../src/model/errors.js';
+import { ERROR_TYPES, isErrorType, isFailureDetails } from '../../../src/model/errors.js';
+import { fromFailure } from '../../../src/model/error-failures.js';
 import { ErrorTypeSchema, FailureDetailsSchema } from '../../../src/model/error-schemas.js';
 
 /** Values near the shape of failure details, and plenty that are not. */

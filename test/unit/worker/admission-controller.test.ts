@@ -9,7 +9,7 @@ import { WatchedLists } from '../../../src/kube/watched-lists.js';
 import { LabelValues, Labels } from '../../../src/model/constants.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 import { createAdmissionController, MIN_GAP_MS, type AdmissionControllerOptions } from '../../../src/worker/admission-controller.js';
-import { CHECK, KUEUE_CONFIG, NS } from '../core/lifecycle-fixtures.js';
+import { CHECK, KUEUE_CONFIG, NS } from '../core/operation-fixtures.js';
 import { activeCondition, admissionCheck, apiError, cluster, checkState, FakeApi, NOW } from './support/admission-cluster.js';
 
 function controller(api: FakeApi, logs: string[] = [], options: Partial<AdmissionControllerOptions> = {}) {

@@ -7,7 +7,7 @@ import { reconcileAdmissionCheck } from '../../../src/worker/admission/check-rec
 import { AdmissionPass, type AdmissionCounters } from '../../../src/worker/admission/pass.js';
 import { reconcileWorkloads } from '../../../src/worker/admission/workload-reconciler.js';
 import type { AdmissionCheck } from '../../../src/model/kube.js';
-import { CHECK, KUEUE_CONFIG } from '../core/lifecycle-fixtures.js';
+import { CHECK, KUEUE_CONFIG } from '../core/operation-fixtures.js';
 import { activeCondition, admissionCheck, apiError, checkState, cluster, type FakeApi } from './support/admission-cluster.js';
 
 const AT = '2026-01-02T03:04:05Z';

@@ -16,6 +16,8 @@ import type { UndoStartInput } from '../../../src/activities/undo-start-activiti
 import { attemptToken, trainJobName } from '../../../src/core/start/names.js';
 import type { FailureDetails, ObjectRef } from '../../../src/model/errors.js';
 import type { StartResult } from '../../../src/model/results.js';
+import { DispatchStep } from '../../../src/model/search-attributes.js';
+import { VALIDATE_STEP } from '../../../src/core/start/validate.js';
 import {
   cancelOwnWorkflow,
   configOf,
@@ -53,6 +55,8 @@ interface Outcome {
   /** Workflow time from start to close, in ms: skipped time counts. */
   workflowMs: number;
   wallMs: number;
+  /** The DispatchStep search attribute once the Start ended. */
+  dispatchStep?: string;
 }
 
 let started = 0;
@@ -74,8 +78,9 @@ async function start(stubs: StartStubs): Promise<Outcome> {
     ),
   );
   const wallMs = performance.now() - wallStart;
-  const { startTime, closeTime } = await handle.describe();
-  return { ...ended, wallMs, workflowMs: (closeTime?.getTime() ?? NaN) - startTime.getTime() };
+  const { startTime, closeTime, typedSearchAttributes } = await handle.describe();
+  const dispatchStep = typedSearchAttributes.get(DispatchStep);
+  return { ...ended, wallMs, workflowMs: (closeTime?.getTime() ?? NaN) - startTime.getTime(), dispatchStep };
 }
 
 /**
@@ -245,6 +250,14 @@ describe('StartTrainJob with stubbed activities on the time-skipping server', ()
     // CallBound (30 s) passed in skipped time.
     expect(outcome.workflowMs).toBeGreaterThan(30_000 - LAST_BACKOFF_MS);
     expect(outcome.wallMs).toBeLessThan(10_000);
+  });
+
+  it('the request refused by validation: the failure carries step 4, and DispatchStep names step 4 too', async () => {
+    const stubs = startStubs(configOf(), { prepareStart: () => refused('ErrInvalid', 'Submission: 0 is outside 1 to 999,999', VALIDATE_STEP) });
+    const outcome = await start(stubs);
+    expectFailure(outcome, 'ErrInvalid', VALIDATE_STEP, undefined);
+    expect(outcome.dispatchStep).toBe(`ErrInvalid at step ${VALIDATE_STEP} validate request`);
+    expect(stubs.called()).toEqual(['prepareStart']);
   });
 
   it('step 5 refused definitely: that refusal at 5, no ref, nothing stopped', async () => {

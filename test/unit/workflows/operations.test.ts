@@ -11,7 +11,7 @@ import { WorkflowTypes, type Operation } from '../../../src/model/workflows.js';
 import type { FailureDetails } from '../../../src/model/errors.js';
 import { DispatchPhase } from '../../../src/model/search-attributes.js';
 import { MAX_STALE_WRITES } from '../../../src/workflows/change-trainjob.js';
-import { condition, OTHER_UID, REF, trainJob, workload, GATE } from '../core/lifecycle-fixtures.js';
+import { condition, OTHER_UID, REF, trainJob, workload, GATE } from '../core/operation-fixtures.js';
 import { configOf, KUEUE, workflowBundle } from './support/start-stubs.js';
 import { operationStubs, type FakeServer, type OperationBehaviour, type OperationStubs } from './support/operation-stubs.js';
 import { timeSkippingSuite } from './support/time-skipping-suite.js';

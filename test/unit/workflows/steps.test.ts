@@ -1,21 +1,22 @@
 // The nine steps as data (src/workflows/steps.ts): what each step is called, which activity makes
 // its call, what an unanswered call becomes, and what a Start ending there must undo.
 import { describe, expect, it } from 'vitest';
-import { mustUndo, STEPS, stepLabel, type StepNumber } from '../../../src/workflows/steps.js';
+import { VALIDATE_STEP } from '../../../src/core/start/validate.js';
+import { ACTIVITY_LABELS, mustUndo, phaseLabel, PHASES, STEPS, stepLabel, stepOf, type StepNumber } from '../../../src/workflows/steps.js';
 
 const ALL = Object.keys(STEPS).map(Number) as StepNumber[];
 
 describe('the steps table', () => {
-  it('has the nine steps of Start and validation, in order', () => {
-    expect(ALL).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  it('has the nine steps of Start, in order', () => {
+    expect(ALL).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(stepLabel(5)).toBe('5 create runtime copy');
     expect(stepLabel(42)).toBe('42');
   });
 
   it('gives each unanswered call the type of its step: unreachable before anything exists, unknown for the create, rejected after', () => {
     const unanswered = Object.fromEntries(ALL.filter((n) => 'unanswered' in STEPS[n]).map((n) => [n, (STEPS[n] as { unanswered: string }).unanswered]));
+    expect(PHASES.validate.unanswered).toBe('ErrUnreachable');
     expect(unanswered).toEqual({
-      0: 'ErrUnreachable',
       2: 'ErrUnreachable',
       5: 'ErrUnreachable',
       6: 'ErrOutcomeUnknown',
@@ -25,6 +26,13 @@ describe('the steps table', () => {
     });
   });
 
+  it('the validation run first is step 4: what an operator sees of it says the step its refusals carry', () => {
+    expect(stepOf('validate')).toBe(VALIDATE_STEP);
+    expect(phaseLabel('validate')).toBe(`${VALIDATE_STEP} validate request`);
+    expect(ACTIVITY_LABELS.prepareStart).toBe(phaseLabel('validate'));
+    expect(Object.values(ACTIVITY_LABELS).filter((label) => /^0\b/.test(label))).toEqual([]);
+  });
+
   it('every step that calls an activity names what an unanswered call becomes', () => {
     for (const n of ALL) if ('activity' in STEPS[n]) expect(STEPS[n], `step ${n}`).toHaveProperty('unanswered');
   });
@@ -32,7 +40,7 @@ describe('the steps table', () => {
 
 describe('mustUndo', () => {
   it('undoes nothing before the runtime copy is created, failed or cancelled', () => {
-    for (const n of [0, 1, 2, 3, 4] as const) for (const cancelled of [false, true]) expect(mustUndo(n, cancelled)).toBe(false);
+    for (const n of [1, 2, 3, 4] as const) for (const cancelled of [false, true]) expect(mustUndo(n, cancelled)).toBe(false);
   });
 
   it('at steps 5 and 6 undoes only a cancellation: a failed create keeps the copy for a retried Start, or its activity deleted it', () => {

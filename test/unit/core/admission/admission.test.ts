@@ -21,7 +21,7 @@ import {
   trainJob,
   UID,
   workload,
-} from '../lifecycle-fixtures.js';
+} from '../operation-fixtures.js';
 import { CRDS, crdValidator } from '../../../support/crd-schema.js';
 
 const NOW = '2026-01-02T03:04:05Z';

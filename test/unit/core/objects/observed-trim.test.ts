@@ -11,7 +11,7 @@ import { planOperation } from '../../../../src/core/operations/plans.js';
 import { trimTrainJob, trimWorkload } from '../../../../src/core/objects/observed-trim.js';
 import type { Observed } from '../../../../src/core/operations/observed.js';
 import { stateOf } from '../../../../src/core/operations/phase.js';
-import { arbObserved, REF, T1, trainJob, workload } from '../lifecycle-fixtures.js';
+import { arbObserved, REF, T1, trainJob, workload } from '../operation-fixtures.js';
 
 const trimmed = (observed: Observed): Observed => ({
   ...observed,

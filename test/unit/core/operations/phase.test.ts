@@ -23,7 +23,7 @@ import {
   T1,
   trainJob,
   workload,
-} from '../lifecycle-fixtures.js';
+} from '../operation-fixtures.js';
 
 const plain = (tj = trainJob({ suspend: true })): Observed => ({ trainJob: tj, config: PLAIN });
 const kueue = (

@@ -34,7 +34,7 @@ import {
   T1,
   trainJob,
   workload,
-} from '../lifecycle-fixtures.js';
+} from '../operation-fixtures.js';
 
 // Only a fraction of what may be read leads to writes: more runs than the default, still well under a second.
 fc.configureGlobal({ numRuns: 500 });

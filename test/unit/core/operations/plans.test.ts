@@ -17,7 +17,7 @@ import { phaseOf } from '../../../../src/core/operations/phase.js';
 import { Annotations, Labels } from '../../../../src/model/constants.js';
 import { OperationAnnotations } from '../../../../src/model/constants.js';
 import type { TrainJob, Workload } from '../../../../src/model/kube.js';
-import { arbObserved, condition, GATE, KUEUE_CONFIG, OTHER_UID, PLAIN, REF, T1, trainJob, workload } from '../lifecycle-fixtures.js';
+import { arbObserved, condition, GATE, KUEUE_CONFIG, OTHER_UID, PLAIN, REF, T1, trainJob, workload } from '../operation-fixtures.js';
 
 fc.configureGlobal({ numRuns: 500 });
 

@@ -19,7 +19,7 @@ import {
   T1,
   trainJob,
   workload,
-} from '../lifecycle-fixtures.js';
+} from '../operation-fixtures.js';
 
 const NOW = '2026-01-02T03:04:05Z';
 

@@ -4,11 +4,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   holdWorkflowId,
-  lifecycleWorkflowId,
-  lifecycleWorkflowIdPrefix,
-  lifecycleWorkflowType,
+  operationWorkflowId,
+  operationWorkflowIdPrefix,
+  operationWorkflowType,
   openWorkflowId,
-  parseLifecycleWorkflowId,
+  parseOperationWorkflowId,
   releaseWorkflowId,
   stopWorkflowId,
   watchWorkflowId,
@@ -37,7 +37,7 @@ describe('lifecycle workflow ids', () => {
   });
 
   it('name the workflow types of docs/contract.md §9', () => {
-    expect(OPERATIONS.map(lifecycleWorkflowType)).toEqual([
+    expect(OPERATIONS.map(operationWorkflowType)).toEqual([
       'OpenTrainJob',
       'HoldTrainJob',
       'ReleaseTrainJob',
@@ -49,8 +49,8 @@ describe('lifecycle workflow ids', () => {
   it('parse back to the operation and ref they were made of', () => {
     fc.assert(
       fc.property(op, ref, (o, r) => {
-        expect(parseLifecycleWorkflowId(lifecycleWorkflowId(o, r))).toEqual({ op: o, ref: r });
-        expect(lifecycleWorkflowId(o, r).startsWith(lifecycleWorkflowIdPrefix(o, r.namespace, r.name))).toBe(
+        expect(parseOperationWorkflowId(operationWorkflowId(o, r))).toEqual({ op: o, ref: r });
+        expect(operationWorkflowId(o, r).startsWith(operationWorkflowIdPrefix(o, r.namespace, r.name))).toBe(
           true,
         );
       }),
@@ -61,7 +61,7 @@ describe('lifecycle workflow ids', () => {
     fc.assert(
       fc.property(op, ref, op, ref, (o1, r1, o2, r2) => {
         const same = o1 === o2 && r1.namespace === r2.namespace && r1.name === r2.name && r1.uid === r2.uid;
-        expect(lifecycleWorkflowId(o1, r1) === lifecycleWorkflowId(o2, r2)).toBe(same);
+        expect(operationWorkflowId(o1, r1) === operationWorkflowId(o2, r2)).toBe(same);
       }),
     );
   });
@@ -76,7 +76,7 @@ describe('lifecycle workflow ids', () => {
     'Open/ml-jobs/dj-x-s1/uid',
     '',
   ])('%j is not an operation id', (id) => {
-    expect(parseLifecycleWorkflowId(id)).toBeUndefined();
+    expect(parseOperationWorkflowId(id)).toBeUndefined();
   });
 });
 

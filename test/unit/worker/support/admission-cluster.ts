@@ -7,7 +7,7 @@ import type { KubeClients } from '../../../../src/kube/clients.js';
 import type { KubeObject, Workload } from '../../../../src/model/kube.js';
 import type { JsonPatchOp } from '../../../../src/model/kube.js';
 import { applyJsonPatch, JsonPatchError } from '../../../support/json-patch.js';
-import { CHECK, condition, NS, trainJob, workload } from '../../core/lifecycle-fixtures.js';
+import { CHECK, condition, NS, trainJob, workload } from '../../core/operation-fixtures.js';
 
 export const CONTROLLER = 'dispatch.phpboyscout.uk/admission-check';
 export const NOW = new Date('2026-01-02T03:04:05.678Z');

@@ -8,7 +8,8 @@ import type { WatchAnswer } from '../../../../src/activities/watch-activities.js
 import { applyJsonPatch, JsonPatchError } from '../../../support/json-patch.js';
 import { validateTrainJobRef } from '../../../../src/core/operations/validate-ref.js';
 import type { Config } from '../../../../src/model/config.js';
-import { DispatchError, toApplicationFailure } from '../../../../src/model/errors.js';
+import { DispatchError } from '../../../../src/model/errors.js';
+import { toApplicationFailure } from '../../../../src/model/error-failures.js';
 import type { TrainJob, Workload } from '../../../../src/model/kube.js';
 import { unanswered, PROVEN } from './start-stubs.js';
 

@@ -11,7 +11,7 @@ import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
 import { freshNamespace, type TestNamespace } from '../support/kube.js';
-import { until } from '../support/lifecycle.js';
+import { until } from '../support/operations.js';
 import { refOf } from './support.js';
 
 let ns: TestNamespace;

@@ -15,7 +15,7 @@ import type { AdmissionController } from '../../../src/worker/admission-controll
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshKueueNamespace, type TestNamespace } from '../support/kube.js';
-import { finished, REAL_KUEUE_CONFIG, until, workloadOf } from '../support/lifecycle.js';
+import { finished, REAL_KUEUE_CONFIG, until, workloadOf } from '../support/operations.js';
 
 /** One node of one GPU: the ClusterQueue's 16 GPUs admit several at once. */
 const SMALL = { spec: { nodes: 1, gpusPerNode: 1 } };

@@ -10,7 +10,7 @@ import { OperationAnnotations } from '../../../src/model/constants.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshNamespace, kubeConfig, type TestNamespace } from '../support/kube.js';
-import { until } from '../support/lifecycle.js';
+import { until } from '../support/operations.js';
 import { runtimeFixtures, type RuntimeFixtures, type RuntimeRef } from '../support/runtimes.js';
 import { minimalTrainJob, trainerObjects } from '../support/trainer.js';
 import { childrenOf, failWith, readTrainJob, refOf, runFor } from './support.js';
@@ -75,7 +75,7 @@ describe('Open and Watch', () => {
     await h.client.open(ref);
     const outcome = await h.client.watch(ref);
     expect(outcome).toMatchObject({ ref, phase: 'Failed', exitCode: 125 });
-    console.log(`[lifecycle] failing job: ${JSON.stringify(outcome)}`);
+    console.log(`[operations] failing job: ${JSON.stringify(outcome)}`);
   });
 
   it('activeDeadlineSeconds exceeded: Watch ends Failed, reason DeadlineExceeded', async () => {

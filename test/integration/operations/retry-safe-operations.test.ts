@@ -5,7 +5,7 @@
 // belongs to another UID is Absent for Stop and Watch, which leave the new one alone; RBAC's 403
 // is ErrReadOnly.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { lifecycleWorkflowId } from '../../../src/core/operations/workflow-ids.js';
+import { operationWorkflowId } from '../../../src/core/operations/workflow-ids.js';
 import { Trainer } from '../../../src/model/constants.js';
 import { DispatchError } from '../../../src/model/errors.js';
 import type { TrainJobRef } from '../../../src/model/operations.js';
@@ -14,7 +14,7 @@ import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { freshNamespace, kubeAccess, kubeConfig, type TestNamespace } from '../support/kube.js';
-import { until } from '../support/lifecycle.js';
+import { until } from '../support/operations.js';
 import { runtimeFixtures, type RuntimeFixtures, type RuntimeRef } from '../support/runtimes.js';
 import { minimalTrainJob, trainerObjects } from '../support/trainer.js';
 import { childrenOf, readTrainJob, refOf, runFor } from './support.js';
@@ -130,7 +130,7 @@ describe('Watch through an API that does not answer', () => {
     const { ref } = await started();
     const silence = proxy.inject({ method: 'GET', path: trainJobPath(ref), times: Infinity, action: 'status-500' });
     const watching = h.client.watch(ref);
-    const handle = h.env.client.workflow.getHandle(lifecycleWorkflowId('watch', ref));
+    const handle = h.env.client.workflow.getHandle(operationWorkflowId('watch', ref));
     const details = await until('the Watch to say the API has not answered', 90_000, async () => {
       const shown = await handle.query<{ currentDetails: string }>('__temporal_workflow_metadata').catch(() => undefined);
       return shown?.currentDetails.includes('the API has not answered since') ? shown.currentDetails : undefined;

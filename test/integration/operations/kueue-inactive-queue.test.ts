@@ -11,7 +11,7 @@ import { Kueue } from '../../../src/model/constants.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshNamespace, kubeConfig, uniqueName, type TestNamespace } from '../support/kube.js';
-import { createOneJobQueue, REAL_KUEUE_CONFIG, workloadOf } from '../support/lifecycle.js';
+import { createOneJobQueue, REAL_KUEUE_CONFIG, workloadOf } from '../support/operations.js';
 import { refOf } from './support.js';
 
 const api = () => kubeConfig().makeApiClient(CustomObjectsApi);

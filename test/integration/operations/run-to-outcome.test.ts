@@ -26,6 +26,6 @@ describe('plain mode: Start, Open, Watch', () => {
     expect(opened).toMatchObject({ ref, phase: 'Running', held: false });
     const outcome = await h.client.watch(ref);
     expect(outcome).toMatchObject({ ref, phase: 'Succeeded' });
-    console.log(`[lifecycle] plain: Open ${openMs} ms; outcome ${JSON.stringify(outcome)}`);
+    console.log(`[operations] plain: Open ${openMs} ms; outcome ${JSON.stringify(outcome)}`);
   });
 });

@@ -12,7 +12,7 @@ import { KUEUE_SAMPLE_CHECK } from '../../../dev/harness/samples.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshNamespace, kubeConfig, uniqueName, type TestNamespace } from '../support/kube.js';
-import { createOneJobQueue, REAL_KUEUE_CONFIG, until, workloadOf } from '../support/lifecycle.js';
+import { createOneJobQueue, REAL_KUEUE_CONFIG, until, workloadOf } from '../support/operations.js';
 import { runtimeFixtures, type RuntimeFixtures } from '../support/runtimes.js';
 import { readTrainJob, refOf, runFor } from './support.js';
 

@@ -10,7 +10,7 @@ import { startRequest } from '../../support/requests.js';
 import type { DispatchHarness } from '../support/dispatch.js';
 import type { FaultProxy, FaultRule } from '../support/fault-proxy.js';
 import { proxiedSuite } from '../support/proxied-suite.js';
-import { until } from '../support/lifecycle.js';
+import { until } from '../support/operations.js';
 import { readTrainJob, refOf } from './support.js';
 
 /** `h`: CallBound 5 s, the Stop under a fault; `patient`: 60 s, the Start before and the retried Stop after. */
