@@ -69,17 +69,9 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
   let lastProblems = '';
 
   async function pass(signal?: AbortSignal): Promise<PassResult> {
-    // Each pass's calls hang on a signal of the pass's own, not on the long-lived shutdown signal:
-    // a call's listener on it lasts as long as the call, and a pass's calls end with the pass.
-    const cut = new AbortController();
-    const onAbort = () => cut.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    if (signal?.aborted) cut.abort();
-    try {
-      return await reconcile(new ObjectCalls(options.kube, { requestTimeoutMs: options.requestTimeoutMs, signal: cut.signal }), signal);
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
+    // The calls hang on the shutdown signal directly: each call's listener on it is removed when
+    // the call ends (requestBound in src/kube/call.ts), so a long-lived signal gathers none.
+    return reconcile(new ObjectCalls(options.kube, { requestTimeoutMs: options.requestTimeoutMs, signal }), signal);
   }
 
   /** The two reconcilers, the AdmissionCheck's first; then the pass's problems are logged if they changed. */

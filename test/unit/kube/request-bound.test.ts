@@ -2,6 +2,7 @@
 // after requestTimeoutMs, also when the call hangs on a caller's signal (an activity's cancellation)
 // and the garbage collector runs meanwhile. On Node 20, AbortSignal.timeout inside AbortSignal.any
 // was collected before it fired, and such a request hung until the activity's own timeout.
+import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
@@ -65,6 +66,8 @@ describe('request bound', () => {
     );
     expect(outcome).toBeInstanceOf(KubeUnanswered);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(300);
+    // A long-lived caller signal (the admission controller's shutdown) keeps no listener of an ended call.
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
   }, 10_000);
 
   it("the caller's abort ends the request at once, and release leaves no listener behind", async () => {
