@@ -21,13 +21,16 @@ export function trainJobActivities(env: ActivityEnv) {
     /**
      * Step 6. Creates the TrainJob. A 409 whose object carries this attempt's token is the earlier,
      * unanswered create of this attempt: it is adopted (docs/contract.md §7; decideConflict). A
-     * definite refusal deletes the runtime copy (unless another TrainJob runs on it) and throws the cause.
+     * definite refusal deletes the runtime copy (unless another TrainJob runs on it) and throws the cause;
+     * a webhook that never saw the copy within the budget is ErrUnreachable and keeps it (runtime-lag.ts).
      */
     async createTrainJob(input: { trainJob: TrainJob; copy: CreatedObject }): Promise<CreatedObject & { adopted: boolean }> {
       const calls = callsFor(env);
       const { name = '', namespace = '' } = input.trainJob.metadata;
       const rule = { adopt: 'same-token', token: attemptTokenOf(input.trainJob), copyName: input.copy.name } as const;
       const outcome = await createOrAdopt(calls, TRAINJOBS, input.trainJob, rule, createWaits(), env.requestTimeoutMs);
+      // The copy stays for the retried Start: a webhook that has not seen it yet refused nothing.
+      if (outcome.do === 'unseen') throw new DispatchError('ErrUnreachable', [outcome.reason], 6);
       if (outcome.do !== 'refuse') return { name, uid: outcome.uid, adopted: outcome.do === 'adopt' };
       const reasons = [...outcome.reasons];
       if (!outcome.keepCopy) {

@@ -2,7 +2,7 @@
 // (src/core/start/create-conflict.ts) say whether to create again, wait for a deletion, adopt or refuse.
 import { decideConflict, type ConflictRule, type Refuse } from '../core/start/create-conflict.js';
 import { classifyRefusal } from '../core/start/refusal-type.js';
-import { isRuntimeCacheLag, runtimeLagBudgetMs, runtimeLagPauseMs } from '../core/start/runtime-lag.js';
+import { isRuntimeCacheLag, runtimeLagBudgetMs, runtimeLagPauseMs, runtimeStillUnseen } from '../core/start/runtime-lag.js';
 import type { KubeObject } from '../model/kube.js';
 import { describeRefusal } from './call.js';
 import { objectAddress, type NamespacedKind, type ObjectCalls } from './objects.js';
@@ -18,8 +18,14 @@ export interface CreateWaits {
   pause(ms: number, details: { waitingFor: string }): Promise<void>;
 }
 
-/** A refusal after a 409 carries the object in the way, as the read after the 409 saw it. */
-export type CreateOutcome = { do: 'created' | 'adopt'; uid: string } | (Refuse & { existing?: KubeObject });
+/**
+ * A refusal after a 409 carries the object in the way, as the read after the 409 saw it. `unseen`:
+ * step 6's webhook went on denying this Start's own runtime copy, which exists, for the whole budget.
+ */
+export type CreateOutcome =
+  | { do: 'created' | 'adopt'; uid: string }
+  | (Refuse & { existing?: KubeObject })
+  | { do: 'unseen'; reason: string };
 
 /** A definite refusal of a call, typed by classifyRefusal: ErrReadOnly for RBAC's 403 alone (docs/contract.md §6). */
 export function refusedCall(what: string, answer: { status: number; reason: string; message: string }): Refuse {
@@ -48,7 +54,8 @@ export async function createOrAdopt(
     const created = await calls.create(kind, namespace, body);
     if (created.answered === 'ok') return { do: 'created', uid: created.value.metadata?.uid ?? '' };
     // Step 6: Trainer's webhook has not seen this Start's runtime copy yet (runtime-lag.ts).
-    if (rule.adopt === 'same-token' && isRuntimeCacheLag(created, rule.copyName) && Date.now() < lagUntil) {
+    if (rule.adopt === 'same-token' && isRuntimeCacheLag(created, rule.copyName)) {
+      if (Date.now() >= lagUntil) return { do: 'unseen', reason: runtimeStillUnseen(`creating ${where}`, rule.copyName, lagged + 1, describeRefusal(created)) };
       lagged += 1;
       const ms = Math.min(runtimeLagPauseMs(lagged), Math.max(0, lagUntil - Date.now()));
       await waits.pause(ms, { waitingFor: `Trainer's webhook to see runtime copy ${rule.copyName} (denied ${lagged} time(s))` });

@@ -8,8 +8,11 @@
 // backoff (0.8 s doubling, jittered), and Trainer denied such creates for more than 10 s after the
 // API server answered again (test/reliability/apiserver-outage.test.ts). Such a denial of the
 // TrainJob on this Start's own copy is tried again for the create's CallBound less one request's
-// bound (at least half of CallBound), so that the refusal, when it comes, still leaves time to
-// delete the copy (and the workflow's compensation deletes it otherwise); any other refusal is final.
+// bound (at least half of CallBound). A webhook still denying our own copy at the end of that has
+// not refused the TrainJob: the copy exists, the webhook cannot see it yet. So that is the retryable
+// ErrUnreachable, not ErrRejected, and the copy stays for the retried Start of the attempt, which
+// adopts it at step 5. (After a restart of both the API server and Trainer, Trainer denied so for
+// longer than a 30 s CallBound in the 1,000-lifecycle chaos run.) Any other refusal is final.
 
 /** The reason Trainer v2.3.0's TrainJob validator gives when the runtime is not in its cache. */
 export const RUNTIME_NOT_YET_SEEN = 'specified trainingRuntime must be created before the TrainJob is created';
@@ -34,3 +37,7 @@ export function isRuntimeCacheLag(answer: { status: number; message: string }, c
   const trainers = answer.message.includes(RUNTIME_NOT_YET_SEEN) && answer.message.includes(`"${copyName}" not found`);
   return trainers || answer.message.includes(kueueRuntimeNotFound(copyName));
 }
+
+/** The reason of a step 6 that ended with the webhook still denying our copy after `denials` creates. */
+export const runtimeStillUnseen = (what: string, copyName: string, denials: number, answer: string) =>
+  `${what}: the webhook still does not see runtime copy ${copyName}, which exists, after ${denials} denial(s) (its cache lags the API server; retry the Start): ${answer}`;
