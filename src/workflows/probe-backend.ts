@@ -7,7 +7,7 @@ import { Probe } from '../model/constants.js';
 import { DispatchError, type ErrorType } from '../model/errors.js';
 import type { BackendGates } from '../model/results.js';
 import { attemptToken, trainJobName } from '../core/start/names.js';
-import { probeJobId, probeRequest } from '../core/start/probe.js';
+import { probeGoneAtReadBack, probeJobId, probeRequest } from '../core/start/probe.js';
 import { activitiesFor, getSettings, type StartActivities } from './activity-proxies.js';
 import { classify } from './failures.js';
 import { ProgressReporter } from './progress.js';
@@ -33,8 +33,15 @@ const PROBE_STOPS_UNKNOWN = 'probe-stops-what-it-may-have-made';
 /** The refusals that prove the start gate unproven; anything else (no answer) leaves it unknown (docs/contract.md §8). */
 const DEFINITE: readonly string[] = ['ErrInvalid', 'ErrUnsupported', 'ErrRejected', 'ErrReadOnly'] satisfies ErrorType[];
 
-/** Whether the probe Start was definitely refused, rather than left without an answer. */
-const isDefinite = (error: unknown): boolean => error instanceof DispatchError && DEFINITE.includes(error.type);
+/**
+ * Whether the probe Start was definitely refused, rather than left without an answer. A read-back
+ * that found the probe's own TrainJob gone says nothing of the backend: when a workflow task is
+ * lost (Temporal unreachable as it completes), the next worker runs that task's local activities
+ * again, and the first execution may have gone on to stop the probe (seen in the chaos run: seven
+ * Starts refused ErrUnsupported until the next preflight). The probe Start runs again next time.
+ */
+const isDefinite = (error: unknown): boolean =>
+  error instanceof DispatchError && DEFINITE.includes(error.type) && !probeGoneAtReadBack(error);
 
 /** Whether a probe Start that failed so may have left something of this attempt's behind. */
 function mayHaveMade(error: unknown): error is DispatchError {

@@ -127,6 +127,20 @@ describe('ProbeBackend with stubbed activities on the time-skipping server', () 
     expect(stubs.called()).toEqual([...UP_TO_STEP_5, 'createTrainJob']);
   });
 
+  it('step 8 finds the TrainJob gone (an earlier execution of a lost workflow task stopped it): start unknown, not unproven', async () => {
+    const reason = 'reading back TrainJob ml-jobs/x: HTTP 404 NotFound: trainjobs.trainer.kubeflow.org "x" not found';
+    const { gates } = await probe(configOf(), { readBack: () => refused('ErrRejected', reason, 8) });
+    expect(gates).toMatchObject({ reach: true, write: true, start: false, startUnknown: true, reasons: [`start: ${reason}`] });
+  });
+
+  it('step 8 refused otherwise (a read-back that differs, or a 403): start unproven', async () => {
+    for (const reason of ['spec.trainer.image: wrote a, read b', 'reading back TrainJob ml-jobs/x: HTTP 403 Forbidden: no']) {
+      const { gates } = await probe(configOf(), { readBack: () => refused('ErrRejected', reason, 8) });
+      expect(gates).toMatchObject({ reach: true, write: true, start: false, reasons: [`start: ${reason}`] });
+      expect(gates!.startUnknown).toBeUndefined();
+    }
+  });
+
   it('cancelled while it stops: the stop is retried to its end all the same, and the probe ends cancelled, neither proven nor unproven', async () => {
     let attempts = 0;
     const { gates, error, stubs, name } = await probe(configOf(), {
