@@ -10,6 +10,7 @@ import { prepareStart } from './activity-proxies.js';
 import { asWorkflowFailure } from './failures.js';
 import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
+import { removeCopyThenRefuse, removesCopyFirst } from './gate-refusal.js';
 import { runStep } from './run-step.js';
 import { stepLabel } from './steps.js';
 import { WorkflowTypes } from '../model/workflows.js';
@@ -25,7 +26,8 @@ export async function StartTrainJob(request: unknown): Promise<StartResult> {
 
     progress.enter(1, `backend gates (attempt ${valid.request.attempt})`);
     const refused = gateRefusal(settings.gates);
-    if (refused) throw refused;
+    if (refused && !removesCopyFirst(settings.gates)) throw refused;
+    if (refused) throw await removeCopyThenRefuse(refused, settings.config, name, valid.request.attempt);
 
     const result = await runStart(valid, settings.config, progress);
     progress.finish(`started ${result.ref}`);

@@ -15,7 +15,8 @@ import { describe, expect, it } from 'vitest';
 import type { UndoStartInput } from '../../../src/activities/undo-start-activities.js';
 import { attemptToken, trainJobName } from '../../../src/core/start/names.js';
 import type { FailureDetails, ObjectRef } from '../../../src/model/errors.js';
-import type { StartResult } from '../../../src/model/results.js';
+import type { BackendGates, StartResult } from '../../../src/model/results.js';
+import { validate } from '../../../src/core/start/validate.js';
 import { DispatchStep } from '../../../src/model/search-attributes.js';
 import { VALIDATE_STEP } from '../../../src/core/start/validate.js';
 import {
@@ -23,6 +24,7 @@ import {
   configOf,
   COPY_UID,
   KUEUE,
+  PROVEN,
   REQUEST,
   refused,
   serverCopy,
@@ -352,5 +354,41 @@ describe('StartTrainJob: the compensation leaves what the caller took over (docs
     });
     const reasons = expectFailure(await start(stubs), 'ErrRejected', 8, REF);
     expect(reasons.at(-1)).toBe(opened);
+  });
+});
+
+describe('StartTrainJob: a refusal at step 1 removes the copy a lost first workflow task may have made', () => {
+  /** prepareStart answering these gates, as a worker whose preflight has not proven them does. */
+  const gated = (gates: Partial<BackendGates>) =>
+    (async (request: unknown) => ({ settings: { config: configOf(), gates: { ...PROVEN, ...gates } }, valid: validate(request) })) as never;
+  /** What the stop is given: by name and token, no UID, nothing created by this run (step 1). */
+  const byToken: UndoStartInput = { namespace: NAMESPACE, name: NAME, token: TOKEN, ownerSet: false, step: 1, mode: 'plain', kueue: configOf().kueue };
+
+  it.each([
+    { what: 'the start gate unproven: ErrUnsupported', gates: { start: false, reasons: ['start: no'] }, type: 'ErrUnsupported' },
+    { what: 'the start gate unknown: ErrUnreachable', gates: { start: false, startUnknown: true, reasons: ['start: no answer'] }, type: 'ErrUnreachable' },
+  ])('$what, after the stop of this attempt\'s copy by name and token', async ({ gates, type }) => {
+    const stubs = startStubs(configOf(), { prepareStart: gated(gates) });
+    const reasons = expectFailure(await start(stubs), type, 1, undefined);
+    expect(reasons).toEqual(gates.reasons);
+    expect(stubs.called()).toEqual(['prepareStart', 'stopTrainJob']);
+    expect(stubs.inputsOf('stopTrainJob')).toEqual([byToken]);
+  });
+
+  it('reach or write unproven: nothing to try, the refusal alone', async () => {
+    for (const gates of [{ reach: false, write: false, start: false }, { write: false, start: false }]) {
+      const stubs = startStubs(configOf(), { prepareStart: gated(gates) });
+      expectFailure(await start(stubs), gates.reach === false ? 'ErrUnreachable' : 'ErrReadOnly', 1, undefined);
+      expect(stubs.called()).toEqual(['prepareStart']);
+    }
+  });
+
+  it('the stop refused: the refusal keeps its type, and says the copy may remain', async () => {
+    const stubs = startStubs(configOf(), {
+      prepareStart: gated({ start: false, reasons: ['start: no'] }),
+      stopTrainJob: (() => refused('ErrOutcomeUnknown', 'reading TrainingRuntime x: HTTP 403 Forbidden', 1)) as never,
+    });
+    const reasons = expectFailure(await start(stubs), 'ErrUnsupported', 1, undefined);
+    expect(reasons).toEqual(['start: no', 'a runtime copy this attempt may have made could not be removed: reading TrainingRuntime x: HTTP 403 Forbidden']);
   });
 });
