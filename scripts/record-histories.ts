@@ -23,14 +23,14 @@ import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { createKubeClients, loadKubeConfig, type KubeClients } from '../src/kube/clients.js';
 import { DispatchKubeflowClient } from '../src/client/dispatch-client.js';
 import { parseConfig } from '../src/config/load-config.js';
-import { trainJobName } from '../src/core/start/names.js';
+import { attemptToken, trainJobName } from '../src/core/start/names.js';
 import { adminAccess } from '../dev/harness/cluster.js';
 import { FaultProxy, type FaultRule, type ProxiedRequest } from '../dev/harness/fault-proxy.js';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../dev/harness/kube-access.js';
 import { devDir, repoRoot } from '../dev/harness/paths.js';
 import { startTestStack } from '../dev/harness/stack.js';
 import type { ConfigInput } from '../src/model/config.js';
-import { Trainer } from '../src/model/constants.js';
+import { Annotations, Trainer } from '../src/model/constants.js';
 import { fromFailure } from '../src/model/error-failures.js';
 import type { Operation } from '../src/model/workflows.js';
 import type { TrainJobRef } from '../src/model/operations.js';
@@ -43,7 +43,7 @@ import { TEMPORAL_DYNAMIC_CONFIG } from '../dev/harness/temporal.js';
 import { runFor } from '../test/integration/support/run-for.js';
 import { bendRankRestart } from '../test/integration/support/rule-reasons.js';
 import type { Json, RuntimeDraft, RuntimeEdit } from '../test/integration/support/runtimes.js';
-import { minimalTrainJob, sampleRuntime } from '../test/integration/support/trainer.js';
+import { minimalTrainJob, sampleRuntime, trainingRuntime } from '../test/integration/support/trainer.js';
 import { startRequest } from '../test/support/requests.js';
 import { HISTORIES_DIR, manifestOf, setNames, type Manifest } from '../test/unit/replay/corpus.js';
 import { historyToJson } from '../test/unit/replay/history-json.js';
@@ -133,6 +133,8 @@ interface Workers {
   kueueUnlisted: DispatchKubeflowClient;
   lenient: DispatchKubeflowClient;
   unproven: DispatchKubeflowClient;
+  /** Reach and write proven, the start gate not (a probe definitely refused). */
+  startUnproven: DispatchKubeflowClient;
   proxy: FaultProxy;
   admin: KubeClients;
 }
@@ -263,6 +265,25 @@ const SCENARIOS: Scenario[] = [
     what: 'no preflight has proven the gates yet: ErrUnreachable at step 1, nothing created',
     expect: { type: 'ErrUnreachable', step: 1 },
     run: (w, r) => ended(w.unproven, r),
+  },
+  {
+    file: 'start-step1-start-gate-unproven-copy-removed',
+    what: "the start gate unproven, and a runtime copy of this attempt's with no owner (as a lost first workflow task leaves it): ErrUnsupported at step 1, the copy removed first (patch gate-refusal-removes-unowned-copy)",
+    expect: { type: 'ErrUnsupported', step: 1 },
+    async run(w, r) {
+      const name = nameOf(r);
+      const copy = await trainingRuntime(name);
+      copy.metadata = { name, annotations: { [Annotations.attemptToken]: attemptToken(NAMESPACE, name, r.attempt) } };
+      const runtimes = trainerAt(NAMESPACE, Trainer.trainingRuntimePlural);
+      await w.admin.custom.createNamespacedCustomObject({ ...runtimes, body: copy });
+      const handle = await ended(w.startUnproven, r);
+      const left = await w.admin.custom.getNamespacedCustomObject({ ...runtimes, name }).then(
+        () => true,
+        () => false,
+      );
+      if (left) throw new Error(`runtime copy ${NAMESPACE}/${name} is still there after the refusal at step 1`);
+      return handle;
+    },
   },
   {
     file: 'start-step5-unanswered',
@@ -950,6 +971,7 @@ async function main(): Promise<void> {
       kueueUnlisted: await worker(kueueAdmin, { ...kueueConfig(UNLISTED_CHECK), timeouts }),
       lenient: await worker(admin, { namespace: NAMESPACE, timeouts, allowRankRestart: true }),
       unproven: await worker(admin, { namespace: NAMESPACE, timeouts }, 'none'),
+      startUnproven: await worker(admin, { namespace: NAMESPACE, timeouts }, { ...PROVEN, start: false, reasons: ['start: refused for the recording'] }),
       proxy,
       admin: adminClients,
     };
