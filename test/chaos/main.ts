@@ -3,7 +3,7 @@
 // once everything has settled, the checker judges the recorded calls and the final state. Prints
 // its seed first (a seed replays its schedule), progress while it runs, and a report at the end;
 // writes the whole record to .dev/chaos/<seed>-<time>/. Exits 1 on any violation.
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -126,9 +126,11 @@ async function main(): Promise<number> {
     let collectedAfterRestart: Violation[] = [];
     const left = () => new Set(report.violations.map(violationLine));
     const settled = [...seenWhileSettling].filter(([line]) => !left().has(line)).map(([, v]) => v);
-    if (report.violations.length > 0 && report.violations.every((v) => v.collectible)) {
-      log(`${report.violations.length} object(s) whose owners are gone are still there: kube-controller-manager restarted, its collector lists afresh`);
-      const before = report.violations;
+    // Run for the collectible ones even beside others: those stay violations whatever the collector does.
+    const collectible = report.violations.filter((v) => v.collectible);
+    if (collectible.length > 0) {
+      log(`${collectible.length} object(s) whose owners are gone are still there: kube-controller-manager restarted, its collector lists afresh`);
+      const before = collectible;
       // Its log is written afresh by the new process: keep the old one's.
       const kcmLog = join(runDir, 'logs', 'cluster', 'kube-controller-manager.log');
       copyFileSync(kcmLog, kcmLog.replace(/\.log$/, '.before-restart.log'));
@@ -146,6 +148,9 @@ async function main(): Promise<number> {
   } finally {
     done.abort();
     await stack.stop();
+    // A lifecycle given up leaves its workflows' histories here: kept for whoever reads why.
+    const gaveUp = lifecycles.some((l) => l.ended?.how === 'gave-up');
+    if (gaveUp && existsSync(join(stateDir, 'temporal.db'))) copyFileSync(join(stateDir, 'temporal.db'), join(runDir, 'temporal.db'));
     rmSync(stateDir, { recursive: true, force: true });
   }
 }
