@@ -255,3 +255,14 @@ func TestFindAsksTheTypeScriptClientsQueries(t *testing.T) {
 		t.Errorf("Find asked %v", fake.queries)
 	}
 }
+
+func TestRandomJobIDsAreCanonicalULIDs(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := RandomJobID()
+		if !jobIDRegexp.MatchString(id) || seen[id] {
+			t.Fatalf("%q is not a fresh canonical ULID", id)
+		}
+		seen[id] = true
+	}
+}
