@@ -147,3 +147,31 @@ func TestResolveOutcomeUnknownWaitsWhileFindAnswersInFlight(t *testing.T) {
 		t.Errorf("Find asked %d times, want 3 (two InFlight, then Present)", runningAsked)
 	}
 }
+
+func TestRestartAfterOutcomeUnknownStartsTheSameAttemptUnlessAnotherMadeTheTrainJob(t *testing.T) {
+	running, _ := FindQueries("ml-jobs", testRef.Name, time.Now())
+	a1 := StartWorkflowID("ml-jobs", testRef.Name, 1)
+	answer := `{"ref":"ml-jobs/` + testRef.Name + `","uid":"0b5b2c1e","namespace":"ml-jobs","name":"` + testRef.Name + `","runtimeCopy":"` + testRef.Name + `","mode":"plain"}`
+	for _, c := range []struct {
+		what      string
+		trainJobs fakeTrainJobs
+		restarted bool
+	}{
+		{"the create landed", fakeTrainJobs{testRef.Name: {"0b5b2c1e", AttemptToken("ml-jobs", testRef.Name, 1)}}, true},
+		{"nothing was made", fakeTrainJobs{}, true},
+		{"another attempt made it", fakeTrainJobs{testRef.Name: {"0b5b2c1e", AttemptToken("ml-jobs", testRef.Name, 0)}}, false},
+	} {
+		fake := newFake()
+		fake.listSeq[running] = [][]string{{a1}}
+		fake.answers[a1] = answer
+		dk := New(fake, Options{Namespace: "ml-jobs", TrainJobs: c.trainJobs})
+		result, err := dk.RestartAfterOutcomeUnknown(t.Context(), testRequest(1), time.Millisecond)
+		if c.restarted {
+			if err != nil || result.UID != "0b5b2c1e" || len(fake.started) != 1 || fake.started[0].options.ID != a1 {
+				t.Errorf("%s: %+v %v, started %d", c.what, result, err, len(fake.started))
+			}
+		} else if !errors.Is(err, ErrAnotherAttempt) || len(fake.started) != 0 {
+			t.Errorf("%s: %v, started %d", c.what, err, len(fake.started))
+		}
+	}
+}

@@ -51,7 +51,7 @@ func (c *Client) Find(ctx context.Context, job string, submission int64) (FindRe
 	}
 	unknown := func(execution executionID) bool {
 		err := c.temporal.GetWorkflow(ctx, execution.workflowID, execution.runID).Get(ctx, nil)
-		return errors.Is(err, ErrOutcomeUnknown) || isOutcomeUnknown(err)
+		return isOutcomeUnknown(err)
 	}
 	if id, found, err := c.firstExecution(ctx, failed, unknown); err != nil || found {
 		return FindResult{State: FindInFlight, WorkflowID: id}, err
@@ -126,4 +126,25 @@ func (r FindResult) ThisAttempt(request StartRequest) bool {
 // listRequest asks for one page of the query (the Temporal client fills in its namespace).
 func listRequest(query string, token []byte) *workflowservice.ListWorkflowExecutionsRequest {
 	return &workflowservice.ListWorkflowExecutionsRequest{Query: query, NextPageToken: token}
+}
+
+// ErrAnotherAttempt is RestartAfterOutcomeUnknown's answer when Find finds the submission's
+// TrainJob made by another attempt: start no attempt of it before asking why.
+var ErrAnotherAttempt = errors.New("dispatchkubeflow: the submission's TrainJob was made by another attempt")
+
+// RestartAfterOutcomeUnknown does what docs/errors.md says after a Start ended ErrOutcomeUnknown:
+// it waits while Find answers InFlight (ResolveOutcomeUnknown), then, when the TrainJob is this
+// attempt's (the create landed) or Absent, starts the same attempt again, which adopts the
+// TrainJob or makes it anew, and answers that Start. Present with another attempt's token is
+// ErrAnotherAttempt, and nothing is started.
+func (c *Client) RestartAfterOutcomeUnknown(ctx context.Context, request StartRequest, poll time.Duration) (StartResult, error) {
+	found, err := c.ResolveOutcomeUnknown(ctx, request, poll)
+	if err != nil {
+		return StartResult{}, err
+	}
+	if found.State == FindPresent && !found.ThisAttempt(request) {
+		return StartResult{}, fmt.Errorf("%w: TrainJob %s/%s (uid %s) carries token %s, not attempt %d's",
+			ErrAnotherAttempt, found.Ref.Namespace, found.Ref.Name, found.Ref.UID, found.AttemptToken, request.Attempt)
+	}
+	return c.Start(ctx, request)
 }

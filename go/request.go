@@ -33,7 +33,7 @@ type JobSpec struct {
 	// GPUsPerNode and ProcsPerNode: 0 is unset.
 	GPUsPerNode  int64 `json:"gpusPerNode,omitempty"`
 	ProcsPerNode int64 `json:"procsPerNode,omitempty"`
-	// TimeLimit is a Go duration string ("90m"); "" or "0s" is no limit. Duration formats one.
+	// TimeLimit is a Go duration string ("90m", time.Duration's String()); "" or "0s" is no limit.
 	TimeLimit string `json:"timeLimit,omitempty"`
 	// Checkpoint is an absolute path or an s3:// URL.
 	Checkpoint string      `json:"checkpoint,omitempty"`
