@@ -64,26 +64,60 @@ const REFS: TrainJobRef[] = [
   { namespace: 'ml-jobs', name: 'dj-01jd0q3j0y6q7j7z4w2x5v8k9m-s12', uid: '0b5b2c1e-1111-2222-3333-444455556666' },
   { namespace: 'team-a', name: 'a.b-c', uid: 'x' },
 ];
+/** A seeded generator (a 32-bit LCG), so the recorded file is the same on every run. */
+function seeded(seed: number) {
+  let state = seed >>> 0;
+  const next = (below: number) => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    // From the high bits: an LCG's low bits repeat with a short period.
+    return Math.floor((state / 2 ** 32) * below);
+  };
+  const of = (alphabet: string, length: number) => Array.from({ length }, () => alphabet[next(alphabet.length)]).join('');
+  return { next, of };
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const LOWER = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const random = seeded(26);
+/** A DNS-1123 label of `length` characters, a dash inside. */
+const label = (length: number) => `${random.of(LOWER, 1)}${random.of(LOWER, length - 3)}-${random.of(LOWER, 1)}`;
+/** Random identities, each with a namespace of its own, and random refs: the edges as well as the middle. */
+const RANDOM_STARTS = Array.from({ length: 16 }, () => ({
+  namespace: label(3 + random.next(60)),
+  identity: {
+    job: `${random.of('01234567', 1)}${random.of(CROCKFORD, 25)}`,
+    generation: random.next(18_000_001),
+    submission: 1 + random.next(999_999),
+    attempt: random.next(2) === 0 ? random.next(10) : random.next(2 ** 31),
+  },
+}));
+const RANDOM_REFS: TrainJobRef[] = Array.from({ length: 8 }, () => ({
+  namespace: label(3 + random.next(60)),
+  name: `${label(3 + random.next(30))}.${label(3 + random.next(30))}`,
+  uid: `${random.of('0123456789abcdef', 8)}-${random.of('0123456789abcdef', 4)}-4${random.of('0123456789abcdef', 3)}-8${random.of('0123456789abcdef', 3)}-${random.of('0123456789abcdef', 12)}`,
+}));
+
 const FIND_NOW = Date.parse('2026-12-02T03:04:05.678Z');
 const CALL_BOUND_MS = 30_000;
 
+/** Every (namespace, identity) the Start cases and the names are recorded for. */
+const START_SUBJECTS = [...NAMESPACES.flatMap((namespace) => IDENTITIES.map((identity) => ({ namespace, identity }))), ...RANDOM_STARTS];
+
 async function recordStarts() {
   const cases = [];
-  for (const namespace of NAMESPACES) {
-    for (const identity of IDENTITIES) {
-      const { workflow, started } = recording();
-      const client = new DispatchKubeflowClient({ workflow } as unknown as Client, { namespace });
-      const request = { ...exampleRequest({ kind: 'ClusterTrainingRuntime', name: 'torch-distributed' }), ...identity };
-      await client.submit(request);
-      cases.push({ namespace, request: identity, name: trainJobName(identity.job, identity.submission), started: options(started[0]!) });
-    }
+  for (const { namespace, identity } of START_SUBJECTS) {
+    const { workflow, started } = recording();
+    const client = new DispatchKubeflowClient({ workflow } as unknown as Client, { namespace });
+    const request = { ...exampleRequest({ kind: 'ClusterTrainingRuntime', name: 'torch-distributed' }), ...identity };
+    await client.submit(request);
+    cases.push({ namespace, request: identity, name: trainJobName(identity.job, identity.submission), started: options(started[0]!) });
   }
   return cases;
 }
 
 async function recordOperations() {
   const cases = [];
-  for (const ref of REFS) {
+  for (const ref of [...REFS, ...RANDOM_REFS]) {
     for (const op of OPERATIONS) {
       const { workflow, started } = recording();
       await new DispatchKubeflowClient({ workflow } as unknown as Client, { namespace: ref.namespace }).submitOperation(op, ref);
@@ -154,12 +188,10 @@ function recordFailures() {
 }
 
 function recordNames() {
-  return NAMESPACES.flatMap((namespace) =>
-    IDENTITIES.map(({ job, submission, attempt }) => {
-      const name = trainJobName(job, submission);
-      return { namespace, job, submission, attempt, name, attemptToken: attemptToken(namespace, name, attempt) };
-    }),
-  );
+  return START_SUBJECTS.map(({ namespace, identity: { job, submission, attempt } }) => {
+    const name = trainJobName(job, submission);
+    return { namespace, job, submission, attempt, name, attemptToken: attemptToken(namespace, name, attempt) };
+  });
 }
 
 /** The text of go/testdata/contract.json. */
