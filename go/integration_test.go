@@ -125,6 +125,23 @@ func itContext(t *testing.T) context.Context {
 	return ctx
 }
 
+// eventually polls check every 250 ms until it says done, and answers its last value; the test
+// fails when ctx ends first.
+func eventually[T any](t *testing.T, ctx context.Context, check func() (T, bool)) T {
+	t.Helper()
+	for {
+		value, done := check()
+		if done {
+			return value
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("still %+v when the test's time ran out", value)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
 // refusal is err as a typed failure of type want, or fails the test.
 func refusal(t *testing.T, err error, want ErrorType) *Error {
 	t.Helper()
@@ -169,6 +186,9 @@ func TestIntegrationPlainStartOpenWatchAndFind(t *testing.T) {
 	}
 	if s.codec {
 		events := s.temporal.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		if !events.HasNext() {
+			t.Fatal("the Start has no history")
+		}
 		first, err := events.Next()
 		if err != nil {
 			t.Fatal(err)
@@ -179,9 +199,16 @@ func TestIntegrationPlainStartOpenWatchAndFind(t *testing.T) {
 		}
 	}
 
-	found, err := s.plain.Find(ctx, req.Job, req.Submission)
-	if err != nil || found.State != FindPresent || *found.Ref != ref || !found.ThisAttempt(req) {
-		t.Errorf("Find after Start: %+v %v", found, err)
+	// Visibility is eventually consistent: the Start may list as running a moment after it ended.
+	found := eventually(t, ctx, func() (FindResult, bool) {
+		found, err := s.plain.Find(ctx, req.Job, req.Submission)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return found, found.State != FindInFlight
+	})
+	if found.State != FindPresent || *found.Ref != ref || !found.ThisAttempt(req) {
+		t.Errorf("Find after Start: %+v", found)
 	}
 	opened, err := s.plain.Open(ctx, ref)
 	if err != nil || opened.Ref != ref || opened.Phase != PhaseRunning || opened.Held {
@@ -331,7 +358,7 @@ func TestIntegrationTypedRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if failure := refusal(t, run.Get(ctx, nil), ErrInvalid); failure.Ref != nil || failure.Step != 0 || !strings.HasPrefix(failure.Reasons[0], "namespace") {
+	if failure := refusal(t, Typed(run.Get(ctx, nil)), ErrInvalid); failure.Ref != nil || failure.Step != 0 || !strings.HasPrefix(failure.Reasons[0], "namespace") {
 		t.Errorf("ErrInvalid for a malformed ref: %+v", failure)
 	}
 }
