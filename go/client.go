@@ -176,12 +176,16 @@ type capabilitiesRequest struct {
 	} `json:"spec"`
 }
 
+func capabilitiesInput(spec JobSpec) capabilitiesRequest {
+	var input capabilitiesRequest
+	input.Spec.ProcsPerNode, input.Spec.Extensions = spec.ProcsPerNode, spec.Extensions
+	return input
+}
+
 // Capabilities asks whether the worker can run this spec's runtime: only its kubeflow/RuntimeRef
 // and ProcsPerNode are read, and sent.
 func (c *Client) Capabilities(ctx context.Context, spec JobSpec) (Capabilities, error) {
-	var input capabilitiesRequest
-	input.Spec.ProcsPerNode, input.Spec.Extensions = spec.ProcsPerNode, spec.Extensions
-	handle, err := start[Capabilities](ctx, c, c.CapabilitiesOptions(uuid.NewString()), WorkflowCapabilities, input)
+	handle, err := start[Capabilities](ctx, c, c.CapabilitiesOptions(uuid.NewString()), WorkflowCapabilities, capabilitiesInput(spec))
 	if err != nil {
 		return Capabilities{}, err
 	}
