@@ -46,15 +46,19 @@ func (c *Client) Find(ctx context.Context, job string, submission int64) (FindRe
 	}
 	name := TrainJobName(job, submission)
 	running, failed := FindQueries(c.options.Namespace, name, time.Now().Add(-c.options.CallBound))
-	if id, found, err := c.firstExecution(ctx, running, nil); err != nil || found {
-		return FindResult{State: FindInFlight, WorkflowID: id}, err
+	if id, found, err := c.firstExecution(ctx, running, nil); err != nil {
+		return FindResult{}, err
+	} else if found {
+		return FindResult{State: FindInFlight, WorkflowID: id}, nil
 	}
 	unknown := func(execution executionID) bool {
 		err := c.temporal.GetWorkflow(ctx, execution.workflowID, execution.runID).Get(ctx, nil)
 		return isOutcomeUnknown(err)
 	}
-	if id, found, err := c.firstExecution(ctx, failed, unknown); err != nil || found {
-		return FindResult{State: FindInFlight, WorkflowID: id}, err
+	if id, found, err := c.firstExecution(ctx, failed, unknown); err != nil {
+		return FindResult{}, err
+	} else if found {
+		return FindResult{State: FindInFlight, WorkflowID: id}, nil
 	}
 	uid, token, present, err := c.options.TrainJobs.ReadTrainJob(ctx, c.options.Namespace, name)
 	if err != nil {
