@@ -8,7 +8,10 @@
 //	DISPATCH_IT_TEMPORAL_ADDRESS, DISPATCH_IT_TEMPORAL_NAMESPACE   the Temporal server
 //	DISPATCH_IT_PLAIN_NAMESPACE, DISPATCH_IT_PLAIN_TASK_QUEUE       the plain-mode worker
 //	DISPATCH_IT_KUEUE_NAMESPACE, DISPATCH_IT_KUEUE_TASK_QUEUE       the Kueue-mode worker
-//	DISPATCH_IT_CALL_BOUND                                          the workers' timeouts.call
+//	DISPATCH_IT_UNREACHABLE_*, DISPATCH_IT_READONLY_*               workers without gates, and with RBAC
+//	DISPATCH_IT_LOST_*, DISPATCH_IT_RESET_*                         workers whose TrainJob creates a
+//	                                                                fault proxy answers not (landed) or resets
+//	DISPATCH_IT_CALL_BOUND, DISPATCH_IT_PROXIED_CALL_BOUND          the workers' timeouts.call
 //	DISPATCH_IT_KUBE_SERVER, DISPATCH_IT_KUBE_TOKEN, DISPATCH_IT_KUBE_CA_FILE   for Find
 //	DISPATCH_IT_RUNTIME, DISPATCH_IT_FAIL_RUNTIME, DISPATCH_IT_SLOW_RUNTIME      <Kind>/<name>
 //	DISPATCH_CODEC_KEYS, DISPATCH_CODEC_KEY_ID                      the workers' codec, when on
@@ -32,10 +35,12 @@ import (
 type itStack struct {
 	temporal     client.Client
 	plain, kueue *Client
-	runtime      RuntimeRefExtension
-	failRuntime  RuntimeRefExtension
-	slowRuntime  RuntimeRefExtension
-	codec        bool
+	// Workers that refuse on demand: no gates yet, RBAC, TrainJob creates unanswered.
+	unreachable, readOnly, lost, reset *Client
+	runtime                            RuntimeRefExtension
+	failRuntime                        RuntimeRefExtension
+	slowRuntime                        RuntimeRefExtension
+	codec                              bool
 }
 
 func runtimeFromEnv(t *testing.T, name, fallback string) RuntimeRefExtension {
@@ -77,18 +82,27 @@ func stack(t *testing.T) itStack {
 	if err != nil {
 		t.Fatalf("DISPATCH_IT_CALL_BOUND: %v", err)
 	}
-	client := func(mode string) *Client {
+	proxiedCallBound, err := time.ParseDuration(os.Getenv("DISPATCH_IT_PROXIED_CALL_BOUND"))
+	if err != nil {
+		t.Fatalf("DISPATCH_IT_PROXIED_CALL_BOUND: %v", err)
+	}
+	clientWith := func(worker string, bound time.Duration) *Client {
 		return New(temporalClient, Options{
-			Namespace: os.Getenv("DISPATCH_IT_" + mode + "_NAMESPACE"),
-			TaskQueue: os.Getenv("DISPATCH_IT_" + mode + "_TASK_QUEUE"),
+			Namespace: os.Getenv("DISPATCH_IT_" + worker + "_NAMESPACE"),
+			TaskQueue: os.Getenv("DISPATCH_IT_" + worker + "_TASK_QUEUE"),
 			TrainJobs: trainJobs,
-			CallBound: callBound,
+			CallBound: bound,
 		})
 	}
+	client := func(worker string) *Client { return clientWith(worker, callBound) }
 	return itStack{
 		temporal:    temporalClient,
 		plain:       client("PLAIN"),
 		kueue:       client("KUEUE"),
+		unreachable: client("UNREACHABLE"),
+		readOnly:    client("READONLY"),
+		lost:        clientWith("LOST", proxiedCallBound),
+		reset:       clientWith("RESET", proxiedCallBound),
 		runtime:     runtimeFromEnv(t, "DISPATCH_IT_RUNTIME", "ClusterTrainingRuntime/dispatch-kind"),
 		failRuntime: runtimeFromEnv(t, "DISPATCH_IT_FAIL_RUNTIME", ""),
 		slowRuntime: runtimeFromEnv(t, "DISPATCH_IT_SLOW_RUNTIME", ""),
@@ -400,4 +414,70 @@ func TestIntegrationKueueStartOpenWatch(t *testing.T) {
 		t.Fatalf("Watch: %+v %v", outcome, err)
 	}
 	t.Logf("kueue: %+v; outcome %+v", started, outcome)
+}
+
+func TestIntegrationErrUnreachableBeforeAnyPreflightIsRetryable(t *testing.T) {
+	s := stack(t)
+	_, err := s.unreachable.Start(itContext(t), request(s.runtime))
+	failure := refusal(t, err, ErrUnreachable)
+	if failure.Step != 1 || !IsRetryable(err) || !strings.Contains(strings.Join(failure.Reasons, "\n"), "reach") {
+		t.Errorf("%+v", failure)
+	}
+}
+
+func TestIntegrationErrReadOnlyUnderRBAC(t *testing.T) {
+	s := stack(t)
+	_, err := s.readOnly.Start(itContext(t), request(s.runtime))
+	failure := refusal(t, err, ErrReadOnly)
+	if failure.Step != 6 || !strings.Contains(failure.Reasons[0], "is forbidden") || IsRetryable(err) || failure.Type.CallerRetry() != "later" {
+		t.Errorf("%+v", failure)
+	}
+}
+
+// outcomeUnknown starts req on a proxied worker and checks it ends ErrOutcomeUnknown at step 6,
+// naming the TrainJob without a UID.
+func outcomeUnknown(t *testing.T, ctx context.Context, dk *Client, req StartRequest) {
+	t.Helper()
+	_, err := dk.Start(ctx, req)
+	failure := refusal(t, err, ErrOutcomeUnknown)
+	want := TrainJobRef{Namespace: dk.Namespace(), Name: TrainJobName(req.Job, req.Submission)}
+	if failure.Step != 6 || failure.Ref == nil || *failure.Ref != want || IsRetryable(err) {
+		t.Errorf("%+v", failure)
+	}
+}
+
+func TestIntegrationErrOutcomeUnknownResolvesPresentWhenTheCreateLanded(t *testing.T) {
+	s := stack(t)
+	ctx := itContext(t)
+	req := request(s.runtime)
+	outcomeUnknown(t, ctx, s.lost, req)
+	// InFlight for CallBound after the failure, then what the API server holds: this attempt's TrainJob.
+	found, err := s.lost.ResolveOutcomeUnknown(ctx, req, 500*time.Millisecond)
+	if err != nil || found.State != FindPresent || found.Ref.UID == "" || !found.ThisAttempt(req) {
+		t.Errorf("%+v %v", found, err)
+	}
+}
+
+func TestIntegrationRestartAfterOutcomeUnknownStartsTheSameAttemptWhenNothingLanded(t *testing.T) {
+	s := stack(t)
+	ctx := itContext(t)
+	req := request(s.runtime)
+	outcomeUnknown(t, ctx, s.reset, req)
+	found, err := s.reset.ResolveOutcomeUnknown(ctx, req, 500*time.Millisecond)
+	if err != nil || found.State != FindAbsent {
+		t.Fatalf("%+v %v", found, err)
+	}
+	// Absent: the same attempt is started again, and (the creates still reset) ends the same way.
+	_, err = s.reset.RestartAfterOutcomeUnknown(ctx, req, 500*time.Millisecond)
+	if !errors.Is(err, ErrOutcomeUnknown) {
+		t.Errorf("the restarted Start: %v", err)
+	}
+	id := StartWorkflowID(s.reset.Namespace(), TrainJobName(req.Job, req.Submission), req.Attempt)
+	eventually(t, ctx, func() (int, bool) {
+		runs, err := s.temporal.ListWorkflow(ctx, listRequest("WorkflowId = '"+id+"' AND ExecutionStatus = 'Failed'", nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(runs.GetExecutions()), len(runs.GetExecutions()) == 2
+	})
 }

@@ -1,6 +1,8 @@
 // The Go client (go/) against the real worker: this file starts a plain-mode and a Kueue-mode
-// worker, both encrypting payloads, and runs go/integration_test.go (`go test -tags integration`)
-// on them, passing what it needs in the environment. Off unless DISPATCH_GO_INTEGRATION=1: it needs
+// worker, and workers that refuse on demand (no gates yet: ErrUnreachable; a restricted identity:
+// ErrReadOnly; TrainJob creates whose answers a fault proxy drops, or which it resets:
+// ErrOutcomeUnknown), all encrypting payloads, and runs go/integration_test.go (`go test -tags
+// integration`) on them, passing what it needs in the environment. Off unless DISPATCH_GO_INTEGRATION=1: it needs
 // the machine's Go, and its first run builds the Temporal Go SDK (minutes, into Go's own cache).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -9,8 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODEC_KEY_ID_ENV, CODEC_KEYS_ENV, dataConverterFromEnv } from '../../../src/codec/index.js';
+import { Trainer } from '../../../src/model/constants.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
-import { freshKueueNamespace, freshNamespace, kubeAccess, type TestNamespace } from '../support/kube.js';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
+import { freshKueueNamespace, freshNamespace, grantRestricted, kubeAccess, type TestNamespace } from '../support/kube.js';
 import { REAL_KUEUE_CONFIG } from '../support/operations.js';
 import { keyOf, runtimeFixtures, type RuntimeFixtures } from '../support/runtimes.js';
 import { stackInfo } from '../support/context.js';
@@ -33,19 +37,46 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 
 describe.skipIf(!enabled)('the Go client against the real worker (go/integration_test.go)', () => {
   const codecEnv = { [CODEC_KEYS_ENV]: `go-it:${randomBytes(32).toString('base64')}`, [CODEC_KEY_ID_ENV]: 'go-it' };
-  let plainNs: TestNamespace;
-  let kueueNs: TestNamespace;
-  let plain: DispatchHarness;
-  let kueue: DispatchHarness;
+  const namespaces: TestNamespace[] = [];
+  const workers: DispatchHarness[] = [];
+  let proxy: FaultProxy | undefined;
   let runtimes: RuntimeFixtures;
   let goEnv: NodeJS.ProcessEnv;
+  /** The proxied workers' CallBound: long enough for the calls that do answer on a loaded machine. */
+  const proxiedCall = '10s';
 
   beforeAll(async () => {
-    plainNs = await freshNamespace('go-plain');
-    kueueNs = await freshKueueNamespace('go-kueue');
-    const dataConverter = dataConverterFromEnv(codecEnv);
-    plain = await startDispatch({ namespace: plainNs.name, config: {}, ...(dataConverter ? { dataConverter } : {}) });
-    kueue = await startDispatch({ namespace: kueueNs.name, config: REAL_KUEUE_CONFIG, ...(dataConverter ? { dataConverter } : {}) });
+    const namespace = async (made: Promise<TestNamespace>) => (namespaces.push(await made), namespaces.at(-1)!);
+    const dataConverter = dataConverterFromEnv(codecEnv)!;
+    const worker = async (options: Parameters<typeof startDispatch>[0]) => (workers.push(await startDispatch({ ...options, dataConverter })), workers.at(-1)!);
+
+    const plainNs = await namespace(freshNamespace('go-plain'));
+    const plain = await worker({ namespace: plainNs.name, config: {} });
+    const kueue = await worker({ namespace: (await namespace(freshKueueNamespace('go-kueue'))).name, config: REAL_KUEUE_CONFIG });
+    // No preflight has run: every Start is ErrUnreachable naming the reach gate.
+    const unreachable = await worker({ namespace: plainNs.name, config: {}, gates: 'none' });
+    // The restricted identity may make runtime copies but not TrainJobs: ErrReadOnly at step 6.
+    const readOnlyNs = await namespace(freshNamespace('go-readonly'));
+    await grantRestricted(readOnlyNs.name, 'runtimes-only', [
+      { apiGroups: [Trainer.group], resources: ['trainingruntimes'], verbs: ['create', 'get', 'patch', 'delete'] },
+      { apiGroups: [Trainer.group], resources: ['trainjobs'], verbs: ['get'] },
+    ]);
+    const readOnly = await worker({ namespace: readOnlyNs.name, access: kubeAccess('restricted', readOnlyNs.name) });
+    // TrainJob creates through a fault proxy: in one namespace each lands and its answer is lost,
+    // in the other each is reset before it reaches the API server. Both end ErrOutcomeUnknown.
+    proxy = await startFaultProxy();
+    const proxied = async (prefix: string, action: 'drop-response' | 'reset') => {
+      const ns = await namespace(freshNamespace(prefix));
+      proxy!.inject({ method: 'POST', path: `/apis/${Trainer.group}/${Trainer.version}/namespaces/${ns.name}/${Trainer.trainJobPlural}`, times: Infinity, action });
+      return worker({
+        namespace: ns.name,
+        access: proxy!.accessFor({ ...proxy!.accessFor(), namespace: ns.name }),
+        config: { timeouts: { call: proxiedCall, workload: '5s' } },
+        requestTimeoutMs: 1_000,
+      });
+    };
+    const lost = await proxied('go-lost', 'drop-response');
+    const reset = await proxied('go-reset', 'reset');
     runtimes = runtimeFixtures(plain.kube);
     const failing = await runtimes.namespaced(plainNs.name, 'fail125', failWith(125));
     const slow = await runtimes.namespaced(plainNs.name, 'slow', runFor('20s'));
@@ -61,6 +92,15 @@ describe.skipIf(!enabled)('the Go client against the real worker (go/integration
       DISPATCH_IT_PLAIN_TASK_QUEUE: plain.config.temporal.taskQueue,
       DISPATCH_IT_KUEUE_NAMESPACE: kueue.config.namespace,
       DISPATCH_IT_KUEUE_TASK_QUEUE: kueue.config.temporal.taskQueue,
+      DISPATCH_IT_UNREACHABLE_NAMESPACE: unreachable.config.namespace,
+      DISPATCH_IT_UNREACHABLE_TASK_QUEUE: unreachable.config.temporal.taskQueue,
+      DISPATCH_IT_READONLY_NAMESPACE: readOnly.config.namespace,
+      DISPATCH_IT_READONLY_TASK_QUEUE: readOnly.config.temporal.taskQueue,
+      DISPATCH_IT_LOST_NAMESPACE: lost.config.namespace,
+      DISPATCH_IT_LOST_TASK_QUEUE: lost.config.temporal.taskQueue,
+      DISPATCH_IT_RESET_NAMESPACE: reset.config.namespace,
+      DISPATCH_IT_RESET_TASK_QUEUE: reset.config.temporal.taskQueue,
+      DISPATCH_IT_PROXIED_CALL_BOUND: proxiedCall,
       DISPATCH_IT_CALL_BOUND: plain.config.timeouts.call,
       DISPATCH_IT_KUBE_SERVER: access.server,
       DISPATCH_IT_KUBE_TOKEN: access.token,
@@ -71,11 +111,10 @@ describe.skipIf(!enabled)('the Go client against the real worker (go/integration
     };
   });
   afterAll(async () => {
-    await plain?.close();
-    await kueue?.close();
+    for (const worker of workers) await worker.close();
     await runtimes?.dispose();
-    await plainNs?.dispose();
-    await kueueNs?.dispose();
+    await proxy?.close();
+    for (const ns of namespaces) await ns.dispose();
   });
 
   it('every integration test of the Go client passes, none skipped', async () => {
