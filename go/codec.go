@@ -11,7 +11,9 @@ import (
 	"strings"
 
 	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -58,13 +60,31 @@ func NewEncryptionCodec(keys CodecKeys) *EncryptionCodec {
 	return &EncryptionCodec{keys: keys, random: rand.Reader}
 }
 
-// NewCodecDataConverter is the default data converter with the codec, for client.Options.DataConverter.
+// NewCodecDataConverter is the default data converter with the codec; give it to the Temporal client
+// through WithDataConverter.
 func NewCodecDataConverter(keys CodecKeys) converter.DataConverter {
 	return converter.NewCodecDataConverter(converter.GetDefaultDataConverter(), NewEncryptionCodec(keys))
 }
 
+// WithDataConverter is options with dataConverter as both its DataConverter and its failure
+// converter's: the SDK's default failure converter decodes a failure's details with the default
+// data converter, so without it every failure the worker sealed would come back with its details
+// unreadable (FromError would see the message alone, step 0 and no ref). A nil dataConverter (the
+// codec off) leaves options as they are.
+//
+//	temporal, err := client.Dial(dk.WithDataConverter(client.Options{HostPort: address}, dataConverter))
+func WithDataConverter(options client.Options, dataConverter converter.DataConverter) client.Options {
+	if dataConverter == nil {
+		return options
+	}
+	options.DataConverter = dataConverter
+	options.FailureConverter = temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{DataConverter: dataConverter})
+	return options
+}
+
 // DataConverterFromEnv is the data converter the environment configures (DISPATCH_CODEC_KEYS and
-// DISPATCH_CODEC_KEY_ID, as the worker reads them), or nil when the codec is off.
+// DISPATCH_CODEC_KEY_ID, as the worker reads them), or nil when the codec is off; give it to the
+// Temporal client through WithDataConverter.
 func DataConverterFromEnv() (converter.DataConverter, error) {
 	keys, err := CodecKeysFromEnv()
 	if err != nil || keys == nil {

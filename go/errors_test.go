@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	failurepb "go.temporal.io/api/failure/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/proto"
 )
 
-// The failures of testdata/contract.json are toApplicationFailure's (src/model/errors.ts) through
+// The failures of testdata/contract.json are toApplicationFailure's (src/model/error-failures.ts) through
 // the TypeScript SDK's failure converter: the Failure protobuf as it crosses Temporal, and what the
 // TypeScript client's fromFailure reads from it.
 type recordedFailure struct {
@@ -154,5 +155,55 @@ func TestTheClientRefusesAMalformedIdentityOrRefBeforeStarting(t *testing.T) {
 	}
 	if len(fake.started) != 0 {
 		t.Errorf("started %d workflows", len(fake.started))
+	}
+}
+
+// The worker's codec seals a failure's details as it seals every payload. A Temporal client given
+// the codec through WithDataConverter reads them: each recorded failure, its details sealed, decodes
+// to what the TypeScript client reads from it.
+func TestSealedFailureDetailsDecodeThroughWithDataConverter(t *testing.T) {
+	keys, err := ParseCodecKeys(loadVectors(t).Keys[CodecKeysEnv], "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc := NewCodecDataConverter(keys)
+	options := WithDataConverter(client.Options{HostPort: "temporal:7233"}, dc)
+	if options.HostPort != "temporal:7233" || options.DataConverter != dc || options.FailureConverter == nil {
+		t.Fatalf("options %+v", options)
+	}
+	if off := WithDataConverter(client.Options{HostPort: "temporal:7233"}, nil); off.DataConverter != nil || off.FailureConverter != nil {
+		t.Errorf("the codec off changed the options: %+v", off)
+	}
+	codec := NewEncryptionCodec(keys)
+	checked := 0
+	for _, c := range loadContract(t).Failures {
+		if c.Typed == nil {
+			continue
+		}
+		raw, err := base64.StdEncoding.DecodeString(c.Failure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		failure := &failurepb.Failure{}
+		if err := proto.Unmarshal(raw, failure); err != nil {
+			t.Fatal(err)
+		}
+		details := failure.GetApplicationFailureInfo().GetDetails()
+		if len(details.GetPayloads()) == 0 {
+			continue // nothing to seal: read from the message alone, with or without the codec
+		}
+		sealed, err := codec.Encode(details.GetPayloads())
+		if err != nil || !IsEncrypted(sealed[0]) {
+			t.Fatalf("%s: details not sealed: %v", c.What, err)
+		}
+		details.Payloads = sealed
+		got, ok := FromError(options.FailureConverter.FailureToError(failure))
+		if !ok || got.Type != c.Typed.Type || got.Step != c.Typed.Step || !reflect.DeepEqual(got.Ref, c.Typed.Ref) || !reflect.DeepEqual(got.Reasons, c.Typed.Reasons) {
+			t.Errorf("%s: decoded %+v; TypeScript %+v", c.What, got, c.Typed)
+		}
+		checked++
+	}
+	if checked < 6 {
+		t.Errorf("only %d typed failures checked", checked)
 	}
 }

@@ -65,7 +65,7 @@ func stack(t *testing.T) itStack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	temporalClient, err := client.Dial(client.Options{HostPort: address, Namespace: os.Getenv("DISPATCH_IT_TEMPORAL_NAMESPACE"), DataConverter: dataConverter})
+	temporalClient, err := client.Dial(WithDataConverter(client.Options{HostPort: address, Namespace: os.Getenv("DISPATCH_IT_TEMPORAL_NAMESPACE")}, dataConverter))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,11 +53,11 @@ func run(runtime string, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	temporal, err := client.Dial(client.Options{
-		HostPort:      env("TEMPORAL_ADDRESS", "localhost:7233"),
-		Namespace:     env("TEMPORAL_NAMESPACE", "default"),
-		DataConverter: dataConverter, // nil: plain JSON
-	})
+	// The codec (nil: plain JSON) for payloads and for the failures' details.
+	temporal, err := client.Dial(dk.WithDataConverter(client.Options{
+		HostPort:  env("TEMPORAL_ADDRESS", "localhost:7233"),
+		Namespace: env("TEMPORAL_NAMESPACE", "default"),
+	}, dataConverter))
 	if err != nil {
 		return err
 	}
