@@ -2,8 +2,8 @@
 
 // Integration tests of the client against the real worker (plain and Kueue mode) on the local
 // stack. They build only with `-tags integration` and skip unless DISPATCH_IT_TEMPORAL_ADDRESS is
-// set: test/integration/go-client/go-client.test.ts starts the stack's workers and runs them
-// (DISPATCH_GO_INTEGRATION=1), passing what they need in the environment:
+// set: test/integration/go-client/go-client.test.ts (part of npm test) starts the stack's workers
+// and runs them, passing what they need in the environment:
 //
 //	DISPATCH_IT_TEMPORAL_ADDRESS, DISPATCH_IT_TEMPORAL_NAMESPACE   the Temporal server
 //	DISPATCH_IT_PLAIN_NAMESPACE, DISPATCH_IT_PLAIN_TASK_QUEUE       the plain-mode worker

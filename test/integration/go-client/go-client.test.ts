@@ -2,15 +2,17 @@
 // worker, and workers that refuse on demand (no gates yet: ErrUnreachable; a restricted identity:
 // ErrReadOnly; TrainJob creates whose answers a fault proxy drops, or which it resets:
 // ErrOutcomeUnknown), all encrypting payloads, and runs go/integration_test.go (`go test -tags
-// integration`) on them, passing what it needs in the environment. Off unless DISPATCH_GO_INTEGRATION=1: it needs
-// the machine's Go, and its first run builds the Temporal Go SDK (minutes, into Go's own cache).
+// integration`) on them, passing what it needs in the environment; then the example program
+// go/examples/start-open-watch on the plain worker. Go runs through scripts/go-client.sh, whose
+// module and build caches npm test fills before the tests (a cold one: the first run here compiles
+// the Temporal Go SDK, a few minutes on two cores).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CODEC_KEY_ID_ENV, CODEC_KEYS_ENV, dataConverterFromEnv } from '../../../src/codec/index.js';
+import { CODEC_KEY_ID_ENV, CODEC_KEYS_ENV, dataConverterFromEnv, ENCODING_ENCRYPTED } from '../../../src/codec/index.js';
 import { Trainer } from '../../../src/model/constants.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
@@ -20,8 +22,10 @@ import { keyOf, runtimeFixtures, type RuntimeFixtures } from '../support/runtime
 import { stackInfo } from '../support/context.js';
 import { failWith, runFor } from '../operations/support.js';
 
-const goDir = join(import.meta.dirname, '..', '..', '..', 'go');
-const enabled = process.env.DISPATCH_GO_INTEGRATION === '1';
+const repoRoot = join(import.meta.dirname, '..', '..', '..');
+const goDir = join(repoRoot, 'go');
+/** `go <args>` in go/ with the caches of scripts/go-client.sh. */
+const go = (args: string[], env: NodeJS.ProcessEnv) => run('bash', [join(repoRoot, 'scripts', 'go-client.sh'), 'go', ...args], goDir, env);
 
 /** Runs a command to its end: its exit code and its output (stdout and stderr, interleaved). */
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
@@ -35,13 +39,14 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
   });
 }
 
-describe.skipIf(!enabled)('the Go client against the real worker (go/integration_test.go)', () => {
+describe('the Go client against the real worker (go/integration_test.go)', () => {
   const codecEnv = { [CODEC_KEYS_ENV]: `go-it:${randomBytes(32).toString('base64')}`, [CODEC_KEY_ID_ENV]: 'go-it' };
   const namespaces: TestNamespace[] = [];
   const workers: DispatchHarness[] = [];
   let proxy: FaultProxy | undefined;
   let runtimes: RuntimeFixtures;
   let goEnv: NodeJS.ProcessEnv;
+  let plainWorker: DispatchHarness;
   /** The proxied workers' CallBound: long enough for the calls that do answer on a loaded machine. */
   const proxiedCall = '10s';
 
@@ -51,7 +56,7 @@ describe.skipIf(!enabled)('the Go client against the real worker (go/integration
     const worker = async (options: Parameters<typeof startDispatch>[0]) => (workers.push(await startDispatch({ ...options, dataConverter })), workers.at(-1)!);
 
     const plainNs = await namespace(freshNamespace('go-plain'));
-    const plain = await worker({ namespace: plainNs.name, config: {} });
+    const plain = (plainWorker = await worker({ namespace: plainNs.name, config: {} }));
     const kueue = await worker({ namespace: (await namespace(freshKueueNamespace('go-kueue'))).name, config: REAL_KUEUE_CONFIG });
     // No preflight has run: every Start is ErrUnreachable naming the reach gate.
     const unreachable = await worker({ namespace: plainNs.name, config: {}, gates: 'none' });
@@ -118,7 +123,7 @@ describe.skipIf(!enabled)('the Go client against the real worker (go/integration
   });
 
   it('every integration test of the Go client passes, none skipped', async () => {
-    const { code, output } = await run('go', ['test', '-tags', 'integration', '-count=1', '-v', '-run', '^TestIntegration', '.'], goDir, goEnv);
+    const { code, output } = await go(['test', '-tags', 'integration', '-count=1', '-v', '-run', '^TestIntegration', '.'], goEnv);
     console.log(output);
     const written = [...readFileSync(join(goDir, 'integration_test.go'), 'utf8').matchAll(/^func (TestIntegration\w+)\(/gm)].map((m) => m[1]);
     const passed = [...output.matchAll(/^--- PASS: (TestIntegration\w+)/gm)].map((m) => m[1]);
@@ -127,4 +132,28 @@ describe.skipIf(!enabled)('the Go client against the real worker (go/integration
     expect(passed.sort()).toEqual(written.sort());
     console.log(`go client integration: ${passed.length} passed, 0 failed`);
   }, 900_000);
+
+  it('the example program runs a job from Start through Open to Succeeded, payloads encrypted', async () => {
+    const { code, output } = await go(['run', './examples/start-open-watch', '-runtime', goEnv.DISPATCH_IT_RUNTIME!, '-timeout', '3m'], {
+      ...goEnv,
+      TEMPORAL_ADDRESS: goEnv.DISPATCH_IT_TEMPORAL_ADDRESS,
+      TEMPORAL_NAMESPACE: goEnv.DISPATCH_IT_TEMPORAL_NAMESPACE,
+      K8S_NAMESPACE: goEnv.DISPATCH_IT_PLAIN_NAMESPACE,
+      DISPATCH_TASK_QUEUE: goEnv.DISPATCH_IT_PLAIN_TASK_QUEUE,
+    });
+    console.log(output);
+    expect(code, output).toBe(0);
+    const namespace = goEnv.DISPATCH_IT_PLAIN_NAMESPACE!;
+    expect(output).toMatch(new RegExp(`^  Start: TrainJob ${namespace}/dj-[0-9a-z]{26}-s12 \\(uid [0-9a-f-]{36}\\), mode plain$`, 'm'));
+    expect(output).toMatch(/^ {2}Open: Running: /m);
+    expect(output).toMatch(/^ {2}Watch: Succeeded, AllJobsCompleted, at \d{4}-\d\d-\d\dT/m);
+    // Each workflow's input, as the Temporal server stores it (read by a client without the codec): sealed.
+    const ids = [...output.matchAll(/^workflow (\S+)$/gm)].map((m) => m[1]!);
+    expect(ids).toHaveLength(3);
+    for (const id of ids) {
+      const history = await plainWorker.env.client.workflow.getHandle(id).fetchHistory();
+      const input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
+      expect(input.map((p) => Buffer.from(p.metadata?.encoding ?? []).toString()), id).toEqual([ENCODING_ENCRYPTED]);
+    }
+  }, 600_000);
 });
