@@ -43,17 +43,8 @@ binary_dir() { # cache folder for one tool: <tool>-<version>-<hash of go.mod, go
   echo "$cache_root/$tool-$version-$hash"
 }
 
-with_progress() { # run a command, printing elapsed time every 30 s so a long build is visibly alive
-  local label=$1; shift
-  local start=$SECONDS
-  "$@" &
-  local pid=$!
-  while kill -0 "$pid" 2>/dev/null; do
-    for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
-    kill -0 "$pid" 2>/dev/null && echo "  … still building $label ($((SECONDS - start))s elapsed)" >&2
-  done
-  wait "$pid"
-}
+# shellcheck source=scripts/with-progress.sh
+. "$here/with-progress.sh"
 
 missing=0
 for entry in "${tools[@]}"; do
@@ -70,7 +61,7 @@ for entry in "${tools[@]}"; do
   start=$SECONDS
   mkdir -p "$out.tmp"
   # -trimpath and no VCS stamping keep the build independent of where the repo is checked out.
-  with_progress "$tool $version" \
+  with_progress "building $tool $version" \
     env -C "$dir" CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "$ldflags" -o "$out.tmp/$binary" "$pkg"
   rm -rf "$out" && mv "$out.tmp" "$out"
   echo "built $tool $version in $((SECONDS - start))s" >&2
@@ -92,7 +83,7 @@ elif ! $print_only; then
   echo "fetching temporal-test-server $tts_version from Maven Central (once; cached in $tts_out) …" >&2
   start=$SECONDS
   rm -rf "$tts_out.tmp" && mkdir -p "$tts_out.tmp"
-  with_progress "temporal-test-server $tts_version" \
+  with_progress "fetching temporal-test-server $tts_version" \
     mvn -q -B -f "$tts_dir/pom.xml" dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$tts_out.tmp/lib" >&2
   # $1 is the port; --enable-time-skipping may follow (the SDK's client unlocks time skipping anyway).
   printf '%s\n' '#!/bin/sh' \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The README's test command (`npm test`): static checks, then every test of the unit and
-# integration projects against the real servers, which are built first if not cached; then, on a
+# The README's test command (`npm test`): static checks, the Go client's vet and unit tests, then
+# every test of the unit and integration projects against the real servers, which are built first
+# if not cached (the integration project runs the Go client's integration tests too); then, on a
 # whole run (no arguments), the short chaos schedule and the quick API server outage and Temporal
 # restart tests (docs/reliability.md).
 set -euo pipefail
@@ -10,6 +11,11 @@ echo "== typecheck and lint"
 npx tsc -p tsconfig.json --noEmit
 npx eslint .
 bash scripts/test-artefact.sh # dist/, the workflow bundles and a production install (docs/testing.md)
+
+echo "== the Go client (go/): go vet and go test, its modules downloaded and compiled once, then cached"
+# Its module and build caches are outside the work tree (scripts/go-client.sh), warm for the Go
+# integration tests below. go/testdata/contract.json's freshness is a unit test of the tests step.
+bash scripts/go-client.sh check
 
 echo "== servers (built once from the Go module proxy, then cached)"
 bash scripts/build-servers.sh

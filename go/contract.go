@@ -1,0 +1,120 @@
+package dispatchkubeflow
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+// DefaultTaskQueue is the worker's task queue unless its configuration's temporal.taskQueue says otherwise.
+const DefaultTaskQueue = "dispatch-kubeflow"
+
+// The workflow types (docs/contract.md §1, §9): part of every recorded history, never renamed.
+const (
+	WorkflowStart        = "StartTrainJob"
+	WorkflowCapabilities = "TrainJobCapabilities"
+	WorkflowProbe        = "ProbeBackend"
+	WorkflowOpen         = "OpenTrainJob"
+	WorkflowHold         = "HoldTrainJob"
+	WorkflowRelease      = "ReleaseTrainJob"
+	WorkflowStop         = "StopTrainJob"
+	WorkflowWatch        = "WatchTrainJob"
+)
+
+// Operation is one of the operations after Start, as it begins its workflow id.
+type Operation string
+
+const (
+	OpOpen    Operation = "open"
+	OpHold    Operation = "hold"
+	OpRelease Operation = "release"
+	OpStop    Operation = "stop"
+	OpWatch   Operation = "watch"
+)
+
+// Operations lists every Operation.
+var Operations = []Operation{OpOpen, OpHold, OpRelease, OpStop, OpWatch}
+
+var operationTypes = map[Operation]string{
+	OpOpen: WorkflowOpen, OpHold: WorkflowHold, OpRelease: WorkflowRelease, OpStop: WorkflowStop, OpWatch: WorkflowWatch,
+}
+
+var operationNames = map[Operation]string{
+	OpOpen: "Open", OpHold: "Hold", OpRelease: "Release", OpStop: "Stop", OpWatch: "Watch",
+}
+
+// WorkflowType is the workflow type the operation starts ("OpenTrainJob", ...).
+func (o Operation) WorkflowType() string { return operationTypes[o] }
+
+// The search attributes the workflows set (Keyword; the Temporal namespace must have them registered).
+var (
+	SearchAttributeJobID    = temporal.NewSearchAttributeKeyKeyword("DispatchJobId")
+	SearchAttributeTrainJob = temporal.NewSearchAttributeKeyKeyword("DispatchTrainJob")
+	SearchAttributeStep     = temporal.NewSearchAttributeKeyKeyword("DispatchStep")
+	SearchAttributePhase    = temporal.NewSearchAttributeKeyKeyword("DispatchPhase")
+)
+
+// TrainJobName is the TrainJob's (and its runtime copy's) name: dj-<lowercase JobID>-s<submission>.
+func TrainJobName(job string, submission int64) string {
+	return fmt.Sprintf("dj-%s-s%d", strings.ToLower(job), submission)
+}
+
+// AttemptToken is the token a Start of this attempt writes on its objects (docs/contract.md §3):
+// Find answers it for a Present TrainJob, so that a caller can tell which attempt made it.
+func AttemptToken(namespace, name string, attempt int64) string {
+	digest := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%d", namespace, name, attempt)))
+	return fmt.Sprintf("%d-%s", attempt, hex.EncodeToString(digest[:])[:12])
+}
+
+// StartWorkflowIDPrefix is what every Start id of one TrainJob begins with, whatever its attempt.
+func StartWorkflowIDPrefix(namespace, name string) string {
+	return fmt.Sprintf("start/%s/%s/", namespace, name)
+}
+
+// StartWorkflowID is a Start's id: start/<namespace>/<name>/a<attempt>.
+func StartWorkflowID(namespace, name string, attempt int64) string {
+	return fmt.Sprintf("%sa%d", StartWorkflowIDPrefix(namespace, name), attempt)
+}
+
+// ProbeWorkflowID is the one probe of a namespace, which every worker and caller attaches to.
+func ProbeWorkflowID(namespace string) string { return "probe/" + namespace }
+
+// CapabilitiesWorkflowID is one capabilities query's id: capabilities/<namespace>/<unique>.
+func CapabilitiesWorkflowID(namespace, unique string) string {
+	return fmt.Sprintf("capabilities/%s/%s", namespace, unique)
+}
+
+// OperationWorkflowID is an operation's id on one TrainJob: <op>/<namespace>/<name>/<uid>.
+func OperationWorkflowID(op Operation, ref TrainJobRef) string {
+	return fmt.Sprintf("%s/%s/%s/%s", op, ref.Namespace, ref.Name, ref.UID)
+}
+
+// StartSummary is a Start's static summary, as the Temporal UI shows it.
+func StartSummary(request StartRequest, namespace, name string) string {
+	return fmt.Sprintf("Start job %s g=%d s=%d a=%d as TrainJob %s/%s",
+		request.Job, request.Generation, request.Submission, request.Attempt, namespace, name)
+}
+
+// OperationSummary is an operation's static summary: "Open TrainJob <ns>/<name> (uid <uid>)".
+func OperationSummary(op Operation, ref TrainJobRef) string {
+	return fmt.Sprintf("%s TrainJob %s/%s (uid %s)", operationNames[op], ref.Namespace, ref.Name, ref.UID)
+}
+
+// ProbeSummary is the probe's static summary.
+func ProbeSummary(namespace string) string { return "Preflight probe of namespace " + namespace }
+
+// StartSearchAttributes are the search attributes a Start is started with.
+func StartSearchAttributes(request StartRequest, name string) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(
+		SearchAttributeJobID.ValueSet(request.Job),
+		SearchAttributeTrainJob.ValueSet(name),
+	)
+}
+
+// OperationSearchAttributes are the search attributes an operation is started with.
+func OperationSearchAttributes(ref TrainJobRef) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(SearchAttributeTrainJob.ValueSet(ref.Name))
+}
