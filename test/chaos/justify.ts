@@ -58,6 +58,14 @@ export const FAULT_RULES: readonly FaultRule[] = [
     window: 'gate',
   },
   {
+    // The webhooks' informers reconnect with client-go's backoff after their part or the API
+    // server restarts: their lag outlasts the call window (77 s after an outage was seen).
+    rule: "§6 (note): Trainer's or Kueue's webhook not yet seeing the Start's own runtime copy is ErrUnreachable at step 6, the copy kept; the caller retries",
+    applies: (call, a) => call.op === 'start' && a.type === 'ErrUnreachable' && a.step === 6 && a.message.includes('still does not see runtime copy'),
+    kinds: ['apiserver-restart', 'trainer-restart', 'kueue-restart'],
+    window: 'gate',
+  },
+  {
     rule: '§6, §9a: no answer within CallBound, or writes that kept losing races, is ErrUnreachable; the caller retries',
     applies: (_, a) => a.type === 'ErrUnreachable' && a.step !== 1,
     kinds: ANY_FAULT,

@@ -53,4 +53,16 @@ describe('chaos refusal rules', () => {
       }),
     );
   });
+
+  it("step 6's webhook lag is justified within the gate window after a restart of the API server, Trainer or Kueue, and by nothing else", () => {
+    const lag = call('start', { ok: false, type: 'ErrUnreachable', step: 6, message: 'creating TrainJob c/x: the webhook still does not see runtime copy x, which exists, after 9 denial(s)' });
+    const restart = (kind: FaultKind, backMsBefore: number): FaultRecord => ({ index: 1, kind, what: kind, from: T0 - backMsBefore - 5_000, to: T0 - backMsBefore });
+    // 100 s after the part was back: past the call window, inside the gate window.
+    for (const k of ['apiserver-restart', 'trainer-restart', 'kueue-restart'] as const) {
+      expect(justifyRefusal(lag, [lag], [restart(k, 100_000)], OPTIONS)?.rule).toMatch(/webhook not yet seeing/);
+    }
+    expect(justifyRefusal(lag, [lag], [restart('worker-kill', 100_000)], OPTIONS)).toBeUndefined();
+    expect(justifyRefusal(lag, [lag], [restart('trainer-restart', OPTIONS.gateWindowMs + 1_000)], OPTIONS)).toBeUndefined();
+    expect(justifyRefusal(lag, [lag], [], OPTIONS)).toBeUndefined();
+  });
 });
