@@ -6,7 +6,7 @@
 // stored read back from PostgreSQL itself, and replay of the committed histories and of this run's
 // own, fetched from the PostgreSQL-backed server. The run's Temporal server is used when it is this
 // one (`npm run test:postgres`); otherwise the file starts its own.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { temporal } from '@temporalio/proto';
@@ -52,12 +52,27 @@ beforeAll(async () => {
   address = own.address;
   pg = own.postgres.info;
   stopOwn = own.stop;
-  console.log(
-    `[postgres] Temporal on PostgreSQL at ${address}, PostgreSQL at ${pg.host}:${pg.port}, logs ${stack.logDir}`,
-  );
+  console.log(`[postgres] Temporal on PostgreSQL at ${address}, logs ${stack.logDir}`);
 }, 600_000);
 afterAll(async () => {
   await stopOwn?.();
+});
+
+it('the schemas are at the newest version of the release the server runs (update-schema applied them all)', async () => {
+  // Which PostgreSQL ran, for the record: docker-compose.yml pins the one last seen here.
+  console.log(`[postgres] ${await psql(pg, 'temporal', 'SELECT version()')}`);
+  const { schemaDir } = await postgresTemporalBinaries(stackInfo().temporal.cli);
+  const newest = (store: string) =>
+    readdirSync(join(schemaDir, 'postgresql/v12', store, 'versioned'))
+      .map((v) => v.replace(/^v/, ''))
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+      .at(-1);
+  expect(newest('temporal')).toBe('1.18'); // temporal-server 1.29.1's
+  for (const [store, database] of [
+    ['temporal', 'temporal'],
+    ['visibility', 'temporal_visibility'],
+  ] as const)
+    expect(await psql(pg, database, 'SELECT curr_version FROM schema_version'), database).toBe(newest(store));
 });
 
 /** A worker in its own namespace on the PostgreSQL-backed server, and the task queues used. */
