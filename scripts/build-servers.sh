@@ -68,6 +68,35 @@ for entry in "${tools[@]}"; do
   echo "$tool=$out/$binary"
 done
 
+# The Temporal server and its SQL schema tool, for Temporal on PostgreSQL (dev/harness/postgres.ts,
+# docker-compose.yml, docs/deploy.md), built from one consumer module at the server version the CLI
+# above pins: most of their packages are the CLI's, already compiled. The PostgreSQL schemas of that
+# version are copied from the module beside them (schema/postgresql/v12/...), as the admin-tools
+# image has them in /etc/temporal/schema. Like the test server below, a missing one leaves the
+# --print exit status alone: only the PostgreSQL tests and `dev:up -- --temporal postgres` need it.
+ts_dir="$here/servers/temporal-server"
+ts_out=$(binary_dir temporal-server "$ts_dir" go.temporal.io/server "")
+ts_version=$(module_version "$ts_dir" go.temporal.io/server)
+if [ ! -x "$ts_out/temporal-server" ] && ! $print_only; then
+  echo "building temporal-server and temporal-sql-tool $ts_version from the Go module proxy (once; cached in $ts_out) …" >&2
+  start=$SECONDS
+  rm -rf "$ts_out.tmp" && mkdir -p "$ts_out.tmp"
+  with_progress "building temporal-server $ts_version" \
+    env -C "$ts_dir" CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$ts_out.tmp/temporal-server" go.temporal.io/server/cmd/server
+  with_progress "building temporal-sql-tool $ts_version" \
+    env -C "$ts_dir" CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$ts_out.tmp/temporal-sql-tool" go.temporal.io/server/cmd/tools/sql
+  mkdir -p "$ts_out.tmp/schema"
+  cp -R "$(env -C "$ts_dir" go list -m -f '{{.Dir}}' go.temporal.io/server)/schema/postgresql" "$ts_out.tmp/schema/"
+  chmod -R u+w "$ts_out.tmp/schema" # the module cache's files are read-only
+  rm -rf "$ts_out" && mv "$ts_out.tmp" "$ts_out"
+  echo "built temporal-server and temporal-sql-tool $ts_version in $((SECONDS - start))s" >&2
+fi
+if [ -x "$ts_out/temporal-server" ]; then
+  echo "temporal-server=$ts_out/temporal-server"
+  echo "temporal-sql-tool=$ts_out/temporal-sql-tool"
+  echo "temporal-schema=$ts_out/schema"
+fi
+
 # The Java time-skipping test server (TestWorkflowEnvironment.createTimeSkipping), from Maven
 # Central: its runtime classpath, copied by the consumer project scripts/servers/temporal-test-server/
 # (pinned in its pom.xml), and a launcher that runs it. Skipped, with a note, without java and mvn.

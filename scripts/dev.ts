@@ -1,10 +1,12 @@
-// npm run dev:up | dev:down | dev:status: a local Temporal dev server (UI on) and a local cluster
+// npm run dev:up [-- --temporal postgres] | dev:down | dev:status: a local Temporal dev server (UI on;
+// with `--temporal postgres`, temporal-server on PostgreSQL as docker-compose.yml runs it) and a local cluster
 // (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, KWOK's simulated nodes, the real
 // JobSet, Trainer and Kueue controllers with their webhooks, the sample runtimes and Kueue queues),
 // running in the background. `. .dev/env` points a shell, the product or the temporal CLI at them.
 import { relative } from 'node:path';
 import { devDown, devHealth, devPaths, devUp, readDevState, type DevState } from '../dev/harness/dev-stack.js';
 import { repoRoot } from '../dev/harness/paths.js';
+import type { TemporalKind } from '../dev/harness/stack.js';
 
 const rel = (p: string) => relative(process.cwd(), p) || '.';
 
@@ -14,7 +16,8 @@ function describe(state: DevState): string {
     .map(([name, s]) => `${name} ${s.pid}`)
     .join(', ');
   return [
-    `  Temporal     ${temporal.address} (namespace ${temporal.namespace})`,
+    `  Temporal     ${temporal.address} (namespace ${temporal.namespace})${temporal.postgres ? ', temporal-server on PostgreSQL' : ''}`,
+    ...(temporal.postgres ? [`  PostgreSQL   ${temporal.postgres.host}:${temporal.postgres.port} (user ${temporal.postgres.user}, data ${temporal.postgres.dataDir})`] : []),
     `  Temporal UI  ${temporal.uiUrl ?? '(off)'}`,
     `  API server   ${kube.server} (namespace ${kube.namespace})`,
     `  kubeconfig   ${rel(kube.kubeconfig)} (admin); ${rel(kube.restrictedKubeconfig)} (restricted)`,
@@ -25,8 +28,16 @@ function describe(state: DevState): string {
   ].join('\n');
 }
 
+/** `--temporal postgres` (or `--temporal=postgres`): Temporal on PostgreSQL instead of the dev server. */
+function temporalKind(args: string[]): TemporalKind {
+  const at = args.findIndex((a) => a === '--temporal' || a.startsWith('--temporal='));
+  const value = at < 0 ? 'dev' : args[at]!.includes('=') ? args[at]!.split('=')[1] : args[at + 1];
+  if (value !== 'dev' && value !== 'postgres') throw new Error(`--temporal takes dev or postgres, not ${value ?? 'nothing'}`);
+  return value;
+}
+
 async function up(): Promise<number> {
-  const result = await devUp();
+  const result = await devUp({ temporal: temporalKind(process.argv.slice(3)) });
   if (result.already) {
     console.log(`dev stack already up and healthy (since ${result.state.startedAt}):\n${describe(result.state)}`);
     return 0;

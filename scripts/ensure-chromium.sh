@@ -9,14 +9,7 @@ if [ -x "$chromium" ]; then
   exit 0
 fi
 
-as_root=()
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || { echo "ensure-chromium: $chromium is missing and installing it needs root (no sudo)" >&2; exit 1; }
-  as_root=(sudo)
-fi
-
-echo "ensure-chromium: installing Debian's chromium" >&2
-export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update >&2
-"${as_root[@]}" apt-get install -y chromium >&2
+# shellcheck source=scripts/apt-install.sh
+. "$(dirname "$0")/apt-install.sh"
+apt_install ensure-chromium chromium
 [ -x "$chromium" ] || { echo "ensure-chromium: apt-get installed chromium but $chromium is not there" >&2; exit 1; }

@@ -20,6 +20,7 @@ bash scripts/go-client.sh check
 echo "== servers (built once from the Go module proxy, then cached)"
 bash scripts/build-servers.sh
 bash scripts/ensure-chromium.sh # the Temporal UI test drives Debian's chromium
+bash scripts/ensure-postgres.sh # the PostgreSQL smoke suite (test/integration/postgres) runs Debian's PostgreSQL
 
 echo "== tests"
 npx vitest run --coverage "$@"

@@ -39,10 +39,10 @@ export function parseServerPaths(stdout: string): Partial<ServerBinaries> {
   return found;
 }
 
-function runScript(args: string[]): Promise<{ code: number; stdout: string }> {
+/** Runs scripts/<script>; answers its exit status and stdout (its stderr, a cold build's progress, is ours). */
+export function runBuildScript(script: string, args: string[]): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve, reject) => {
-    // stderr is inherited: a cold build prints its progress there.
-    const child = spawn('bash', [join(repoRoot, 'scripts', 'build-servers.sh'), ...args], {
+    const child = spawn('bash', [join(repoRoot, 'scripts', script), ...args], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let stdout = '';
@@ -51,6 +51,8 @@ function runScript(args: string[]): Promise<{ code: number; stdout: string }> {
     child.once('exit', (code) => resolve({ code: code ?? 1, stdout }));
   });
 }
+
+const runScript = (args: string[]) => runBuildScript('build-servers.sh', args);
 
 /**
  * Paths of the servers. Builds what is missing (minutes, once per version) unless

@@ -8,7 +8,8 @@ import { adminAccess } from './cluster.js';
 import { kubeRequest } from './kube-access.js';
 import { devDir, logsDir } from './paths.js';
 import { isAlive, stopServer } from './process.js';
-import { killServersOnExit, startDevStack, type StackInfo, type StackTimings } from './stack.js';
+import { stopPostgres } from './postgres.js';
+import { killServersOnExit, startDevStack, type StackInfo, type StackTimings, type TemporalKind } from './stack.js';
 import { answers200 } from './health.js';
 import { temporalReady } from './temporal.js';
 
@@ -110,13 +111,20 @@ export async function devDown(state: DevState | undefined = readDevState()): Pro
       stopped.push(name);
     }
   };
-  const others = Object.keys(state?.servers ?? {}).filter((n) => !CLUSTER_STOP_ORDER.includes(n));
+  // PostgreSQL (Temporal on PostgreSQL) stops after Temporal, with a fast shutdown.
+  const others = Object.keys(state?.servers ?? {}).filter((n) => !CLUSTER_STOP_ORDER.includes(n) && n !== 'postgres');
   await Promise.all([
     (async () => {
       for (const name of CLUSTER_STOP_ORDER) await stop(name);
     })(),
     ...others.map(stop),
   ]);
+  const postgres = state?.servers.postgres;
+  if (postgres && isOurs(postgres)) {
+    await stopPostgres(postgres.pid);
+    stopped.push('postgres');
+  }
+  if (state?.info.temporal.postgres) rmSync(state.info.temporal.postgres.dataDir, { recursive: true, force: true });
   rmSync(devPaths.state, { force: true });
   rmSync(devPaths.env, { force: true });
   // The data is of no use once etcd is down (each dev:up starts afresh); the logs stay.
@@ -130,16 +138,23 @@ export type DevUpResult = { already: true; state: DevState } | { already: false;
  * Starts the stack unless a healthy one runs. A recorded stack that is not healthy is stopped
  * first. The servers are detached: they keep running after this process exits.
  */
-export async function devUp(options: { namespace?: string } = {}): Promise<DevUpResult> {
+export async function devUp(options: { namespace?: string; temporal?: TemporalKind } = {}): Promise<DevUpResult> {
   const previous = readDevState();
-  if (previous && (await devHealth(previous)).healthy) return { already: true, state: previous };
+  const sameTemporal = (previous?.info.temporal.postgres !== undefined) === (options.temporal === 'postgres');
+  if (previous && sameTemporal && (await devHealth(previous)).healthy) return { already: true, state: previous };
   const replaced = previous ? await devDown(previous) : [];
   const binaries = await serverBinaries();
   // Until the stack is recorded, an interrupted start must not leave orphans behind.
   const unhook = killServersOnExit();
   try {
-    const stack = await startDevStack({ binaries, stateDir: devPaths.cluster, logDir: devPaths.logs, namespace: options.namespace });
-    const binaryOf: Record<string, string> = { ...binaries };
+    const stack = await startDevStack({
+      binaries,
+      stateDir: devPaths.cluster,
+      logDir: devPaths.logs,
+      namespace: options.namespace,
+      temporal: options.temporal,
+    });
+    const binaryOf: Record<string, string> = { ...binaries, ...stack.binaries };
     const servers = Object.fromEntries(
       Object.entries(stack.pids).map(([name, pid]) => [name, { pid, binary: binaryOf[name] ?? '' }]),
     );

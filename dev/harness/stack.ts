@@ -4,13 +4,13 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { serverBinaries, type ServerBinaries } from './binaries.js';
 import { adminAccess, startCluster, type ClusterInfo, type ClusterTimings, type LocalCluster } from './cluster.js';
 import { allCrdDirs } from './crd-sources.js';
 import { logsDir } from './paths.js';
 import { freePorts, isAlive, killStartedServers, portIsFree, stopServer } from './process.js';
 import { activateAdmissionCheck, applyKueueSamples, applySamples, KUEUE_SAMPLE_CHECK } from './samples.js';
+import { postgresTemporalBinaries, startPostgresTemporal, type PostgresInfo } from './postgres.js';
 import { createLocalTemporal, startDevTemporal, TEMPORAL_NAMESPACE, type DevTemporal } from './temporal.js';
 
 export interface TemporalInfo {
@@ -21,6 +21,24 @@ export interface TemporalInfo {
   uiUrl?: string;
   /** Path of the temporal CLI binary (TEMPORAL_CLI). */
   cli: string;
+  /** Temporal on PostgreSQL (temporal-server; dev/harness/postgres.ts): its database. Absent for the dev server. */
+  postgres?: PostgresInfo;
+}
+
+/** The Temporal server a stack runs: the CLI's dev server (default), or temporal-server on PostgreSQL. */
+export type TemporalKind = 'dev' | 'postgres';
+
+/** Temporal on PostgreSQL for a stack, its data in <tmp>/<prefix><random>. */
+async function postgresTemporal(options: { cli: string; dataPrefix: string; logDir: string; lifeline?: number; detach?: boolean }) {
+  const binaries = await postgresTemporalBinaries(options.cli);
+  const started = await startPostgresTemporal({
+    binaries,
+    dataDir: mkdtempSync(join(tmpdir(), options.dataPrefix)),
+    logDir: options.logDir,
+    lifeline: options.lifeline,
+    detach: options.detach,
+  });
+  return { ...started, binaries };
 }
 
 /** Everything a test or a developer needs to reach the stack: plain data. */
@@ -160,6 +178,8 @@ export async function startTestStack(
     temporalDynamicConfig?: Readonly<Record<string, number | boolean>>;
     /** Run the real Kueue (default true); without it, Kueue mode is served by a stand-in. */
     kueue?: boolean;
+    /** Default 'dev'; 'postgres' ignores temporalDynamicConfig (deploy/temporal/config/dynamicconfig/ holds its own). */
+    temporal?: TemporalKind;
   } = {},
 ): Promise<Stack> {
   const t0 = Date.now();
@@ -173,15 +193,17 @@ export async function startTestStack(
   const removeState = () => rmSync(stateDir, { recursive: true, force: true });
   const unhook = killServersOnExit(removeState);
 
-  const temporal = createLocalTemporal({
-    binary: binaries.temporal,
-    logDir,
-    lifeline,
-    ...(options.temporalDynamicConfig ? { dynamicConfig: options.temporalDynamicConfig } : {}),
-  }).then((env) => ({
-    env,
-    stop: () => env.teardown(),
-  }));
+  const temporal: Promise<{ address: string; postgres?: PostgresInfo; stop(): Promise<void> }> =
+    options.temporal === 'postgres'
+      ? postgresTemporal({ cli: binaries.temporal, dataPrefix: `${STATE_DIR_PREFIX}${process.pid}-postgres-`, logDir, lifeline }).then(
+          (t) => ({ address: t.address, postgres: t.postgres.info, stop: t.stop }),
+        )
+      : createLocalTemporal({
+          binary: binaries.temporal,
+          logDir,
+          lifeline,
+          ...(options.temporalDynamicConfig ? { dynamicConfig: options.temporalDynamicConfig } : {}),
+        }).then((env) => ({ address: env.address, stop: () => env.teardown() }));
   const cluster = startCluster({
     binaries,
     stateDir,
@@ -191,23 +213,29 @@ export async function startTestStack(
     lifeline,
     ...(options.kueue === false ? { kueue: false } : {}),
   });
-  let env: TestWorkflowEnvironment;
+  let t: Awaited<typeof temporal>;
   let kube: LocalCluster;
   let tTemporal: number;
   try {
-    const started = await startBoth(temporal, cluster);
-    [{ env }, kube, tTemporal] = started;
+    [t, kube, tTemporal] = await startBoth(temporal, cluster);
   } catch (err) {
     unhook();
     removeState();
     throw err;
   }
   const stop = async () => {
-    await Promise.all([env.teardown(), kube.stop()]);
+    await Promise.all([t.stop(), kube.stop()]);
     unhook();
     removeState();
   };
-  return finishStack({ t0, kube, tTemporal, logDir, stop, temporal: { address: env.address, namespace: TEMPORAL_NAMESPACE, cli: binaries.temporal } });
+  return finishStack({
+    t0,
+    kube,
+    tTemporal,
+    logDir,
+    stop,
+    temporal: { address: t.address, namespace: TEMPORAL_NAMESPACE, cli: binaries.temporal, ...(t.postgres ? { postgres: t.postgres } : {}) },
+  });
 }
 
 /** The Temporal ports dev:up uses: the CLI's defaults when free, so `temporal` works unconfigured. */
@@ -216,22 +244,39 @@ async function devTemporalPorts(): Promise<[number, number]> {
   return (await freePorts(2)) as [number, number];
 }
 
+/** dev:up's Temporal: the dev server with its UI, or temporal-server on PostgreSQL (no UI). */
+async function devTemporal(options: { binaries: ServerBinaries; logDir: string; temporal?: TemporalKind }) {
+  if (options.temporal === 'postgres') {
+    const t = await postgresTemporal({ cli: options.binaries.temporal, dataPrefix: 'dispatch-kubeflow-dev-postgres-', logDir: options.logDir, detach: true });
+    return {
+      address: t.address,
+      postgres: t.postgres.info,
+      stop: t.stop,
+      servers: {
+        postgres: { pid: t.postgres.process.pid, binary: join(t.binaries.postgresBin, 'postgres') },
+        temporal: { pid: t.server.pid, binary: t.binaries.temporalServer },
+      },
+    };
+  }
+  const [port, uiPort] = await devTemporalPorts();
+  const t: DevTemporal = await startDevTemporal({ binary: options.binaries.temporal, logDir: options.logDir, port, uiPort, detach: true });
+  return { address: t.address, uiUrl: t.uiUrl, stop: () => stopServer(t.process), servers: { temporal: { pid: t.process.pid, binary: options.binaries.temporal } } };
+}
+
 /** dev:up's stack: detached servers that outlive this process; `stop()` is only for a failed start. */
 export async function startDevStack(options: {
   binaries: ServerBinaries;
   stateDir: string;
   logDir: string;
   namespace?: string;
-}): Promise<Stack & { pids: Record<string, number> }> {
+  temporal?: TemporalKind;
+}): Promise<Stack & { pids: Record<string, number>; binaries: Record<string, string> }> {
   const t0 = Date.now();
   rmSync(options.stateDir, { recursive: true, force: true });
   rmSync(options.logDir, { recursive: true, force: true });
   mkdirSync(options.stateDir, { recursive: true });
   mkdirSync(options.logDir, { recursive: true });
-  const [port, uiPort] = await devTemporalPorts();
-  const temporal = startDevTemporal({ binary: options.binaries.temporal, logDir: options.logDir, port, uiPort, detach: true }).then(
-    (t: DevTemporal) => ({ ...t, stop: () => stopServer(t.process) }),
-  );
+  const temporal = devTemporal(options);
   const cluster = startCluster({
     binaries: options.binaries,
     stateDir: options.stateDir,
@@ -251,7 +296,18 @@ export async function startDevStack(options: {
     logDir: options.logDir,
     stop,
     activateAdmissionCheck: true,
-    temporal: { address: t.address, namespace: TEMPORAL_NAMESPACE, uiUrl: t.uiUrl, cli: options.binaries.temporal },
+    temporal: {
+      address: t.address,
+      namespace: TEMPORAL_NAMESPACE,
+      cli: options.binaries.temporal,
+      ...('uiUrl' in t ? { uiUrl: t.uiUrl } : {}),
+      ...('postgres' in t ? { postgres: t.postgres } : {}),
+    },
   });
-  return { ...stack, pids: { temporal: t.process.pid, ...kube.info.pids } };
+  const servers = Object.entries(t.servers);
+  return {
+    ...stack,
+    pids: { ...Object.fromEntries(servers.map(([name, s]) => [name, s.pid])), ...kube.info.pids },
+    binaries: Object.fromEntries(servers.map(([name, s]) => [name, s.binary])),
+  };
 }

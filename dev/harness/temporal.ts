@@ -89,15 +89,20 @@ export async function createLocalTemporal(options: {
   }
 }
 
-/** Resolves once the server answers and lists the search attributes the workflows need. */
-export async function temporalReady(address: string, namespace = TEMPORAL_NAMESPACE): Promise<true | undefined> {
+/** The search attributes the workflows need that the server does not list for the namespace. */
+export async function missingSearchAttributes(address: string, namespace = TEMPORAL_NAMESPACE): Promise<string[]> {
   const connection = await Connection.connect({ address, connectTimeout: 2_000 });
   try {
     const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-    return Object.values(SearchAttributes).every((name) => customAttributes?.[name] !== undefined) ? true : undefined;
+    return Object.values(SearchAttributes).filter((name) => customAttributes?.[name] === undefined);
   } finally {
     await connection.close();
   }
+}
+
+/** Resolves once the server answers and lists the search attributes the workflows need. */
+export async function temporalReady(address: string, namespace = TEMPORAL_NAMESPACE): Promise<true | undefined> {
+  return (await missingSearchAttributes(address, namespace)).length === 0 ? true : undefined;
 }
 
 export interface DevTemporal {

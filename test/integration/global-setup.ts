@@ -6,7 +6,8 @@ import { startTestStack } from '../../dev/harness/stack.js';
 import './support/context.js';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const stack = await startTestStack();
+  // DISPATCH_KUBEFLOW_TEMPORAL=postgres (npm run test:postgres): temporal-server on PostgreSQL.
+  const stack = await startTestStack(process.env.DISPATCH_KUBEFLOW_TEMPORAL === 'postgres' ? { temporal: 'postgres' } : {});
   const t = stack.timings;
   const { kube, temporal, logDir } = stack.info;
   console.log(

@@ -13,6 +13,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { readDocument, parseConfig } from '../../../src/config/load-config.js';
+import { TEMPORAL_DEPLOY_DIR, TEMPORAL_SERVER_ARGS } from '../../../dev/harness/postgres.js';
 import { TEMPORAL_DYNAMIC_CONFIG } from '../../../dev/harness/temporal.js';
 import { SearchAttributes } from '../../../src/model/constants.js';
 import { DispatchJobId, DispatchPhase, DispatchStep, DispatchTrainJob } from '../../../src/model/search-attributes.js';
@@ -48,12 +49,14 @@ function validator() {
   return new Ajv({ allErrors: true, strict: false }).compile(schema);
 }
 
-/** The shell script a one-shot service runs (`entrypoint: [/bin/sh, -c]`, the script as command). */
-function scriptOf(service: Service): string {
-  expect(service.entrypoint).toEqual(['/bin/sh', '-c']);
-  const command = service.command;
-  expect(Array.isArray(command) && command.length === 1).toBe(true);
-  return (command as string[])[0]!;
+/** The script a one-shot service runs (`entrypoint: [/bin/sh, <script>]`) from its bind mount of the repository. */
+function mountedScript(service: Service): { path: string; text: string } {
+  const [shell, script, ...rest] = service.entrypoint as string[];
+  expect([shell, rest]).toEqual(['/bin/sh', []]);
+  const mount = bindMounts(service).find((m) => script!.startsWith(`${m.target}/`));
+  expect(mount, `${script} is in no mount`).toBeDefined();
+  const path = join(mount!.source, script!.slice(mount!.target.length + 1)).replace(/^\.\//, '');
+  return { path, text: readFileSync(resolve(REPO, path), 'utf8') };
 }
 
 describe('docker-compose.yml', () => {
@@ -168,40 +171,54 @@ describe('docker-compose.yml', () => {
 
   it('registers, in the namespace the worker polls, exactly the search attributes Start sets, each a Keyword', () => {
     const setup = resolved.services['temporal-setup']!;
-    const script = scriptOf(setup);
-    const loops = [...script.matchAll(/^\s*for name in ([^;]+); do$/gm)].map((m) =>
-      m[1]!.split(/\s+/).sort(),
-    );
+    const script = mountedScript(setup);
+    expect(script.path).toBe('deploy/temporal/setup-namespace.sh');
+    const loops = [...script.text.matchAll(/^\s*for name in ([^;]+); do$/gm)].map((m) => m[1]!.split(/\s+/).sort());
     const expected = Object.values(SearchAttributes).sort();
     expect(loops).toEqual([expected, expected]);
-    expect(script).toContain('temporal operator search-attribute create --name "$name" --type Keyword');
-    expect(script).toContain('"\\"$name\\": *\\"INDEXED_VALUE_TYPE_KEYWORD\\""');
+    expect(script.text).toContain('cli operator search-attribute create --namespace "$ns" --name "$name" --type Keyword');
+    expect(script.text).toContain('"\\"$name\\": *\\"INDEXED_VALUE_TYPE_KEYWORD\\""');
     for (const key of [DispatchJobId, DispatchTrainJob, DispatchStep, DispatchPhase]) expect(key.type).toBe('KEYWORD');
+    // SQL visibility (PostgreSQL) allows 10 Keyword attributes per namespace.
+    expect(expected.length).toBeLessThanOrEqual(10);
     expect(environmentOf(setup, 'TEMPORAL_NAMESPACE')).toBe(environmentOf(worker, 'TEMPORAL_NAMESPACE'));
     expect(environmentOf(setup, 'TEMPORAL_ADDRESS')).toBe(environmentOf(worker, 'TEMPORAL_ADDRESS'));
     expect(worker.depends_on).toEqual({ 'temporal-setup': { condition: 'service_completed_successfully' } });
   });
 
-  it('runs Temporal on PostgreSQL, with the schema set up before the server starts', () => {
+  it('runs Temporal on PostgreSQL as the PostgreSQL smoke suite does: its version, configuration and scripts', () => {
     const temporal = resolved.services.temporal!;
-    expect(environmentOf(temporal, 'DB')).toBe('postgres12');
-    expect(environmentOf(temporal, 'POSTGRES_SEEDS')).toBe('postgresql');
-    expect(environmentOf(temporal, 'POSTGRES_PWD')).toBe(
-      environmentOf(resolved.services.postgresql!, 'POSTGRES_PASSWORD'),
-    );
-    expect(temporal.depends_on).toEqual({
-      'temporal-schema': { condition: 'service_completed_successfully' },
-    });
-    const schema = scriptOf(resolved.services['temporal-schema']!);
-    for (const db of ['temporal', 'temporal_visibility'])
-      expect(schema).toMatch(new RegExp(`--db ${db} update-schema -d \\S+`));
-    // The dynamic configuration the server is told to read is the one mounted.
-    const target = (temporal.configs as { source: string; target: string }[])[0]!;
-    expect(environmentOf(temporal, 'DYNAMIC_CONFIG_FILE_PATH')).toBe(target.target);
-    const content = resolved.configs?.[target.source]?.content ?? '';
-    expect(content).toContain('system.forceSearchAttributesCacheRefreshOnRead');
+    const schemaService = resolved.services['temporal-schema']!;
+    // The server is the version the tests build (scripts/servers/temporal-server/go.mod), and the
+    // admin tools (temporal-sql-tool, the schema folders, the CLI) are of the same release.
+    const goMod = readFileSync(join(REPO, 'scripts/servers/temporal-server/go.mod'), 'utf8');
+    const built = /^\s*go\.temporal\.io\/server (v\S+)/m.exec(goMod)![1]!.slice(1);
+    expect(temporal.image).toBe(`temporalio/server:${built}`);
+    for (const name of ['temporal-schema', 'temporal-setup'])
+      expect(resolved.services[name]!.image).toMatch(new RegExp(`^temporalio/admin-tools:${built.replaceAll('.', '\\.')}-`));
+    // The same command, from the same folder of the repository, as dev/harness/postgres.ts.
+    expect(temporal.entrypoint).toEqual(['temporal-server', ...TEMPORAL_SERVER_ARGS]);
+    const mount = bindMounts(temporal).find((m) => m.target === temporal.working_dir);
+    expect(mount?.readOnly).toBe(true);
+    expect(resolve(REPO, mount!.source)).toBe(TEMPORAL_DEPLOY_DIR);
+    expect(mountedScript(schemaService).path).toBe('deploy/temporal/setup-schema.sh');
+    expect(environmentOf(schemaService, 'TEMPORAL_SCHEMA_DIR')).toBe('/etc/temporal/schema');
+    // One database server and password for the schema step and the server.
+    const postgresql = resolved.services.postgresql!;
+    for (const service of [temporal, schemaService]) {
+      expect(environmentOf(service, 'POSTGRES_HOST')).toBe('postgresql');
+      expect(environmentOf(service, 'POSTGRES_USER')).toBe(environmentOf(postgresql, 'POSTGRES_USER'));
+      expect(environmentOf(service, 'POSTGRES_PASSWORD')).toBe(environmentOf(postgresql, 'POSTGRES_PASSWORD'));
+    }
+    expect(temporal.depends_on).toEqual({ 'temporal-schema': { condition: 'service_completed_successfully' } });
+    // The configuration: both stores on PostgreSQL (postgres12), the dynamic config it names.
+    const config = readFileSync(join(TEMPORAL_DEPLOY_DIR, 'config/dispatch.yaml'), 'utf8');
+    expect(config.split('\n')[0]).toBe('# enable-template');
+    expect([...config.matchAll(/pluginName: (\S+)/g)].map((m) => m[1])).toEqual(['postgres12', 'postgres12']);
+    const dynamicFile = /filepath: (\S+)/.exec(config)![1]!;
+    const dynamic = parse(readFileSync(join(TEMPORAL_DEPLOY_DIR, dynamicFile), 'utf8')) as Record<string, { value: unknown }[]>;
+    expect(dynamic['system.forceSearchAttributesCacheRefreshOnRead']?.[0]?.value).toBe(true);
     // The server settings the tests and the bench run with (docs/performance.md).
-    const dynamic = parse(content) as Record<string, { value: unknown }[]>;
     for (const [key, value] of Object.entries(TEMPORAL_DYNAMIC_CONFIG)) expect(dynamic[key]?.[0]?.value, key).toBe(value);
   });
 
