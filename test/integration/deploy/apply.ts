@@ -67,6 +67,22 @@ export async function createAll(objects: KubeBody[], options: { dryRun?: boolean
   }
 }
 
+/**
+ * Applies each object as the admin with a server-side apply in dry-run mode, as `kubectl apply
+ * --server-side --dry-run=server` does: the server defaults, validates (strictly: an unknown field
+ * fails) and admits it, and stores nothing.
+ */
+export async function applyDryRun(objects: KubeBody[], fieldManager: string): Promise<void> {
+  for (const object of objects) {
+    const query = `fieldManager=${fieldManager}&fieldValidation=Strict&dryRun=All&force=true`;
+    const answer = await kubeRequest(kubeAccess('admin'), 'PATCH', `${collection(object)}/${object.metadata.name}?${query}`, object, {
+      contentType: 'application/apply-patch+yaml',
+    });
+    if (answer.status !== 200 && answer.status !== 201)
+      throw new Error(`server-side apply (dry run) of ${object.kind}/${object.metadata.name}: HTTP ${answer.status} ${answer.body}`);
+  }
+}
+
 /** Replaces an object as the admin (RBAC objects allow an unconditional update). */
 export async function replace(object: KubeBody): Promise<void> {
   await send('PUT', `${collection(object)}/${object.metadata.name}?fieldValidation=Strict`, object, 200);
