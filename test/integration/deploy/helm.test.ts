@@ -21,8 +21,16 @@ import { monitoringCrdDir } from '../../../dev/harness/crd-sources.js';
 import { installCrds } from '../../../dev/harness/crds.js';
 import { all, configOf, KUEUE, kustomize, one, PLAIN, type Manifest } from '../../unit/deploy/manifests.js';
 import { describeAccess, granted, neededAccesses } from '../../unit/deploy/rbac.js';
-import { freshNamespace, kubeAccess, type TestNamespace } from '../support/kube.js';
-import { applyDryRun, type KubeBody } from './apply.js';
+import { freshNamespace, kubeAccess, uniqueName, type TestNamespace } from '../support/kube.js';
+import {
+  applyDryRun,
+  createAll,
+  deleteClusterScoped,
+  expectAccessesAsSelf,
+  serviceAccountIdentity,
+  untilAuthorized,
+  type KubeBody,
+} from './apply.js';
 import { CHART_DIR, chartCopy, lintChart, renderChart } from './helm.js';
 
 const MONITORING_CRDS = ['servicemonitors.monitoring.coreos.com', 'prometheusrules.monitoring.coreos.com'];
@@ -210,6 +218,30 @@ describe('deploy/helm/dispatch-kubeflow', () => {
         );
       }
     });
+  });
+
+  it("lets the ServiceAccount itself do every access the worker's calls need, and none of their neighbours, with the TrainJobs in a namespace apart from the worker's (the RBAC created for real)", async () => {
+    // A release name of its own: its cluster-scoped objects are stored, for the length of this test.
+    const objects = await renderChart({
+      namespace: release.name,
+      release: uniqueName('dk'),
+      values: everything(jobs.name),
+      chart: chart.dir,
+    });
+    const rbac = bodies(objects).filter((o) => RBAC_KINDS.includes(o.kind));
+    await createAll(rbac);
+    try {
+      const account = one<V1ServiceAccount>(objects, 'ServiceAccount').metadata.name;
+      const identity = await serviceAccountIdentity(release.name, account);
+      // The same values as the everything set: the same configuration (configOf reads the ConfigMap by its default name).
+      const config = configOf(rendered.everything);
+      // RBAC reaches the authorizer through its informers, a moment after it is stored.
+      for (const access of neededAccesses(config)) await untilAuthorized(identity, access, true);
+      // The worker's own namespace is "another namespace" here: nothing is granted there.
+      await expectAccessesAsSelf(identity, config, release.name);
+    } finally {
+      await deleteClusterScoped(rbac);
+    }
   });
 
   it.each([
