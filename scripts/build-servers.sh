@@ -18,6 +18,10 @@ print_only=false
 k8s_version=v1.35.4
 k8s_ldflags="-X k8s.io/component-base/version.gitVersion=$k8s_version -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=35 -X k8s.io/component-base/version.gitTreeState=clean"
 
+# Helm reports its release (`helm version`, .Capabilities.HelmVersion) only when stamped, as its Makefile does.
+helm_version=$(awk '$1=="helm.sh/helm/v4" {print $2; exit}' "$here/servers/helm/go.mod")
+helm_ldflags="-X helm.sh/helm/v4/internal/version.version=$helm_version -X helm.sh/helm/v4/internal/version.gitTreeState=clean"
+
 # tool | binary | package built | module that pins the version | extra -ldflags
 tools=(
   "etcd|etcd|go.etcd.io/etcd/server/v3|go.etcd.io/etcd/server/v3|"
@@ -29,6 +33,7 @@ tools=(
   "jobset|jobset-manager|sigs.k8s.io/jobset|sigs.k8s.io/jobset|"
   "trainer|trainer-controller-manager|github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager|github.com/kubeflow/trainer/v2|"
   "kueue|kueue|sigs.k8s.io/kueue/cmd/kueue|sigs.k8s.io/kueue|"
+  "helm|helm|helm.sh/helm/v4/cmd/helm|helm.sh/helm/v4|$helm_ldflags"
 )
 
 module_version() { # the pinned version of a module in a consumer module's go.mod

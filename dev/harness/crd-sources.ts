@@ -44,5 +44,18 @@ export function moduleDir(source: CrdSource): { dir: string; version: string } {
 /** The CRD folder of one set, e.g. <GOMODCACHE>/sigs.k8s.io/kueue@v0.19.2/config/components/crd/bases. */
 export const crdDir = (set: CrdSet): string => join(moduleDir(CRD_SOURCES[set]).dir, CRD_SOURCES[set].dir);
 
+/**
+ * The Prometheus Operator's CRDs (ServiceMonitor, PrometheusRule, …), from its module zip. Not part
+ * of the local cluster: only the Helm chart's test installs the two it renders.
+ */
+export const MONITORING_CRDS = {
+  server: 'prometheus-operator',
+  module: 'github.com/prometheus-operator/prometheus-operator',
+  dir: 'example/prometheus-operator-crd',
+} as const satisfies CrdSource;
+
+/** The Prometheus Operator's CRD folder in the Go module cache. */
+export const monitoringCrdDir = (): string => join(moduleDir(MONITORING_CRDS).dir, MONITORING_CRDS.dir);
+
 /** The CRD folders the local cluster installs: Trainer's, JobSet's and Kueue's. */
 export const allCrdDirs = (): string[] => (Object.keys(CRD_SOURCES) as CrdSet[]).map(crdDir);

@@ -31,15 +31,20 @@ export async function readCrds(dirs: string[]): Promise<Crd[]> {
 
 /**
  * Creates the CRDs (replacing none: the cluster is fresh) and waits until discovery serves them.
- * `conversions` sets spec.conversion of the named CRDs, as a release's kustomize patch does.
+ * `conversions` sets spec.conversion of the named CRDs, as a release's kustomize patch does; `only`
+ * installs the named CRDs alone (each must be in the folders).
  */
 export async function installCrds(
   admin: KubeAccess,
   dirs: string[],
-  options: { conversions?: Record<string, unknown>; timeoutMs?: number } = {},
+  options: { conversions?: Record<string, unknown>; only?: string[]; timeoutMs?: number } = {},
 ): Promise<string[]> {
   const timeoutMs = options.timeoutMs ?? 60_000;
-  const crds = await readCrds(dirs);
+  const found = await readCrds(dirs);
+  const { only } = options;
+  const missing = only?.filter((name) => !found.some((crd) => crd.metadata.name === name)) ?? [];
+  if (missing.length > 0) throw new Error(`no CRD ${missing.join(', ')} in ${dirs.join(', ')}`);
+  const crds = only ? found.filter((crd) => only.includes(crd.metadata.name)) : found;
   await Promise.all(
     crds.map(async (read) => {
       const conversion = options.conversions?.[read.metadata.name];

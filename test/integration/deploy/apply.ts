@@ -12,7 +12,9 @@ import {
 import { expect } from 'vitest';
 import { kubeRequest, type KubeAccess } from '../../../dev/harness/kube-access.js';
 import { kubeAccess, kubeConfig } from '../support/kube.js';
+import type { Config } from '../../../src/model/config.js';
 import type { Manifest } from '../../unit/deploy/manifests.js';
+import { deniedAccesses, describeAccess, neededAccesses, type Access } from '../../unit/deploy/rbac.js';
 
 /** An object as sent to the API server: the manifest without its `source`. */
 export interface KubeBody {
@@ -64,6 +66,22 @@ export async function createAll(objects: KubeBody[], options: { dryRun?: boolean
   for (const object of objects) {
     const query = `fieldValidation=Strict${options.dryRun ? '&dryRun=All' : ''}`;
     await send('POST', `${collection(object)}?${query}`, object, 201);
+  }
+}
+
+/**
+ * Applies each object as the admin with a server-side apply in dry-run mode, as `kubectl apply
+ * --server-side --dry-run=server` does: the server defaults, validates (strictly: an unknown field
+ * fails) and admits it, and stores nothing.
+ */
+export async function applyDryRun(objects: KubeBody[], fieldManager: string): Promise<void> {
+  for (const object of objects) {
+    const query = `fieldManager=${fieldManager}&fieldValidation=Strict&dryRun=All&force=true`;
+    const answer = await kubeRequest(kubeAccess('admin'), 'PATCH', `${collection(object)}/${object.metadata.name}?${query}`, object, {
+      contentType: 'application/apply-patch+yaml',
+    });
+    if (answer.status !== 200 && answer.status !== 201)
+      throw new Error(`server-side apply (dry run) of ${object.kind}/${object.metadata.name}: HTTP ${answer.status} ${answer.body}`);
   }
 }
 
@@ -142,4 +160,21 @@ export async function reviewAsSelf(identity: ServiceAccountIdentity, attributes:
   });
   if (answer.status !== 201) throw new Error(`SelfSubjectAccessReview as ${identity.user}: HTTP ${answer.status} ${answer.body}`);
   return (answer.json as { status?: { allowed?: boolean } }).status?.allowed ?? false;
+}
+
+/**
+ * As the ServiceAccount itself: every access the worker's calls need with this configuration is
+ * allowed, and each neighbour of them (another verb, subresource, name, or `otherNamespace`) is denied.
+ */
+export async function expectAccessesAsSelf(
+  identity: ServiceAccountIdentity,
+  config: Config,
+  otherNamespace: string,
+): Promise<void> {
+  const answers = async (accesses: Access[]) =>
+    Promise.all(accesses.map(async (a) => `${describeAccess(a)}: ${(await reviewAsSelf(identity, a)) ? 'allowed' : 'denied'}`));
+  const needed = neededAccesses(config);
+  expect(await answers(needed)).toEqual(needed.map((a) => `${describeAccess(a)}: allowed`));
+  const denied = deniedAccesses(config, otherNamespace);
+  expect(await answers(denied)).toEqual(denied.map((a) => `${describeAccess(a)}: denied`));
 }

@@ -20,7 +20,7 @@ import type { ConfigInput } from '../../../src/model/config.js';
 import { Kueue, Trainer } from '../../../src/model/constants.js';
 import { startRequest } from '../../support/requests.js';
 import { configOf, KUEUE, kustomize, PLAIN, type Manifest } from '../../unit/deploy/manifests.js';
-import { deniedAccesses, describeAccess, neededAccesses, writeGateAccesses, type Access } from '../../unit/deploy/rbac.js';
+import { writeGateAccesses } from '../../unit/deploy/rbac.js';
 import { PROVEN, startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { applyKueueSamples } from '../../../dev/harness/samples.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
@@ -30,9 +30,9 @@ import { runtimeFixtures } from '../support/runtimes.js';
 import {
   createAll,
   deleteClusterScoped,
+  expectAccessesAsSelf,
   placeIn,
   replace,
-  reviewAsSelf,
   serviceAccountIdentity,
   untilAuthorized,
   type KubeBody,
@@ -184,19 +184,9 @@ async function expectAllProven(d: Deployed): Promise<void> {
   await gone(d, PROBE_NAME);
 }
 
-/**
- * As the ServiceAccount itself: every access the worker's calls need is allowed, and each neighbour
- * of them (another verb, subresource, namespace or name) is denied. The configuration's namespace
- * is the test's; cluster-wide accesses stay as they are.
- */
+/** As the ServiceAccount itself, in the test's namespace (the configuration's), with `default` as another. */
 async function expectAccesses(d: Deployed, dir: string): Promise<void> {
-  const config = { ...configOf(kustomize(dir)), namespace: d.ns.name };
-  const answers = async (accesses: Access[]) =>
-    Promise.all(accesses.map(async (a) => `${describeAccess(a)}: ${(await reviewAsSelf(d.identity, a)) ? 'allowed' : 'denied'}`));
-  const needed = neededAccesses(config);
-  expect(await answers(needed)).toEqual(needed.map((a) => `${describeAccess(a)}: allowed`));
-  const denied = deniedAccesses(config, 'default');
-  expect(await answers(denied)).toEqual(denied.map((a) => `${describeAccess(a)}: denied`));
+  await expectAccessesAsSelf(d.identity, { ...configOf(kustomize(dir)), namespace: d.ns.name }, 'default');
 }
 
 describe('deploy/kubernetes (plain mode) as its ServiceAccount on the real API server', () => {
