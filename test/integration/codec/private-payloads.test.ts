@@ -1,10 +1,12 @@
 // Private payloads: with the codec on, a Start whose env holds secrets completes, the history the
 // Temporal server stores holds none of them (read raw, by a client without the codec), and the
-// codec server decodes it for the Temporal UI as the UI calls it (preflight, then POST /decode).
+// codec server decodes it for the Temporal UI as the UI calls it (preflight, then POST /decode with
+// its bearer token).
 import { randomBytes } from 'node:crypto';
 import type { WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { staticTokenCheck } from '../../../src/codec/caller-check.js';
 import { startCodecServer } from '../../../src/codec/codec-server.js';
 import { EncryptionCodec, ENCODING_ENCRYPTED } from '../../../src/codec/encryption-codec.js';
 import { parseCodecKeys } from '../../../src/codec/keys.js';
@@ -22,11 +24,16 @@ const codec = new EncryptionCodec(
     'new',
   ),
 );
+const TOKEN = randomBytes(32).toString('base64url');
 const suite = dispatchSuite('codec', { dataConverter: { payloadCodecs: [codec] } });
 let server: ListeningServer;
 
 beforeAll(async () => {
-  server = await startCodecServer('127.0.0.1:0', { codecs: [codec], origins: [UI] });
+  server = await startCodecServer('127.0.0.1:0', {
+    codecs: [codec],
+    origins: [UI],
+    callerCheck: staticTokenCheck([TOKEN]),
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -89,13 +96,13 @@ describe('private payloads (codec on)', () => {
     expect(input.map(({ payload }) => encodingOf(payload))).toEqual([ENCODING_ENCRYPTED]);
   });
 
-  it('the codec server decodes the stored payloads for the UI: preflight, then POST /decode with its headers', async () => {
+  it('the codec server decodes the stored payloads for the UI: preflight, then POST /decode with its headers and token', async () => {
     const preflight = await fetch(`${server.url}/decode`, {
       method: 'OPTIONS',
       headers: {
         Origin: UI,
         'Access-Control-Request-Method': 'POST',
-        'Access-Control-Request-Headers': 'content-type,x-namespace',
+        'Access-Control-Request-Headers': 'authorization,content-type,x-namespace',
       },
     });
     expect(preflight.status).toBe(204);
@@ -109,6 +116,7 @@ describe('private payloads (codec on)', () => {
         Origin: UI,
         'Content-Type': 'application/json',
         'X-Namespace': suite.h.env.namespace ?? 'default',
+        Authorization: `Bearer ${TOKEN}`,
       },
       body: JSON.stringify({ payloads: sealed.map(({ payload }) => asJson(payload)) }),
     });
