@@ -27,6 +27,9 @@ export async function runCodecServer(
 ): Promise<void> {
   const codec = codecFromEnv(env);
   if (!codec) throw new Error(`${CODEC_KEYS_ENV} is not set: the codec server has no key to decode with`);
+  // A variable holds several origins or audiences as one value: split on commas and spaces.
+  const split = (values: string[] = []) => values.flatMap((v) => v.split(/[\s,]+/)).filter((v) => v !== '');
+  opts = { ...opts, uiOrigin: split(opts.uiOrigin), jwtAudience: split(opts.jwtAudience) };
   const { check, describe } = await callerCheckFrom(opts);
   const tls = await tlsFiles(opts);
   const server = await startCodecServer(
