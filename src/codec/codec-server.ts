@@ -2,20 +2,24 @@
 // POST /decode take and return {"payloads": [{"metadata": {k: base64}, "data": base64}]}; each is
 // also served under a namespace segment (/<namespace>/decode) for the CLI's --codec-endpoint
 // templating. The UI calls it from the browser, so it answers CORS for the UI's origin only, with the
-// headers the UI sends (Content-Type, X-Namespace, and Authorization when it passes the user's
-// token) and credentials allowed (the UI's "include cross-origin credentials").
+// headers the UI sends (Content-Type, X-Namespace, and Authorization and Authorization-Extras when it
+// passes the user's tokens) and credentials allowed (the UI's "include cross-origin credentials").
 //
 // It returns plaintext, so every POST passes the caller check first (caller-check.ts: 401 without a
 // bearer token, 403 with one that does not pass); a preflight carries no credentials (browsers never
 // send Authorization in one), so it is answered on the origin alone. Each refusal is one log line
 // with its reason and the remote address, never the token. Over TLS when given a certificate.
+// GET /healthz answers anyone, for probes: it says nothing but that the server is up.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { listen, type ListeningServer, type TlsFiles } from '../observability/listen.js';
 import type { CallerCheck } from './caller-check.js';
 import { CodecError } from './encryption-codec.js';
 
-export const CORS_ALLOW_HEADERS = 'Content-Type, X-Namespace, Authorization';
+/** What the UI sends: Authorization with its user's access token, and Authorization-Extras with their ID token when it has one. */
+export const CORS_ALLOW_HEADERS = 'Content-Type, X-Namespace, Authorization, Authorization-Extras';
+/** Answered 200 to anyone, for liveness and readiness probes. */
+export const HEALTH_PATH = '/healthz';
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export interface CodecServerOptions {
@@ -110,8 +114,11 @@ export function codecServerHandler(options: CodecServerOptions): RequestListener
   };
 
   return (request, response) => {
-    const origin = request.headers.origin;
     const path = new URL(request.url ?? '/', 'http://codec').pathname;
+    // For probes: says only that the server answers; not logged, not checked, no CORS.
+    if (path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD'))
+      return answer(response, 200, { status: 'ok' });
+    const origin = request.headers.origin;
     const action = /^(?:\/[^/]+)?\/(encode|decode)$/.exec(path)?.[1] as 'encode' | 'decode' | undefined;
     const namespace = request.headers['x-namespace'];
     const where = {

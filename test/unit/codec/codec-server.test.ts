@@ -55,20 +55,20 @@ const post = (path: string, body: unknown, headers: Record<string, string> = uiH
   });
 
 describe('codec server (Temporal Codec Server Protocol)', () => {
-  it('answers the UI preflight without credentials (a browser sends none in one): its origin, POST, Content-Type, X-Namespace and Authorization, credentials', async () => {
+  it('answers the UI preflight without credentials (a browser sends none in one): its origin, POST, Content-Type, X-Namespace, Authorization and Authorization-Extras, credentials', async () => {
     const response = await fetch(`${server.url}/decode`, {
       method: 'OPTIONS',
       headers: {
         Origin: UI,
         'Access-Control-Request-Method': 'POST',
-        'Access-Control-Request-Headers': 'authorization,content-type,x-namespace',
+        'Access-Control-Request-Headers': 'authorization,authorization-extras,content-type,x-namespace',
       },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(UI);
     expect(response.headers.get('access-control-allow-methods')).toContain('POST');
     expect(response.headers.get('access-control-allow-headers')).toBe(
-      'Content-Type, X-Namespace, Authorization',
+      'Content-Type, X-Namespace, Authorization, Authorization-Extras',
     );
     expect(response.headers.get('access-control-allow-credentials')).toBe('true');
   });
@@ -173,6 +173,14 @@ describe('codec server (Temporal Codec Server Protocol)', () => {
     );
     const decoded = (await (await post('/decode', encoded)).json()) as { payloads: unknown[] };
     expect(decoded.payloads).toEqual([original]);
+  });
+
+  it('GET /healthz answers anyone 200, for probes, and is not logged', async () => {
+    logged.length = 0;
+    const response = await fetch(`${server.url}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+    expect(logged).toEqual([]);
   });
 
   it('a CLI without an Origin is served, given its token', async () => {
