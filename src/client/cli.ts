@@ -7,6 +7,7 @@ import { loadConfig, readDocument } from '../config/load-config.js';
 import { formatRefusal, formatRendered, renderOffline, runtimeFromManifest } from './render-command.js';
 import { OPERATIONS, type Operation } from '../model/workflows.js';
 import { refFromOptions, type RefOptions } from './trainjob-ref.js';
+import { addCodecServerOptions, type CodecServerCommandOptions } from '../codec/command-options.js';
 
 type Output = 'yaml' | 'json';
 const outputOption = () => new Option('--output <format>', 'output format').choices(['yaml', 'json']).default('yaml');
@@ -94,18 +95,16 @@ function addServerCommands(program: Command): void {
       }),
     );
 
-  program
+  const codecServer = program
     .command('codec-server')
-    .description('serve the payload codec to the Temporal UI and CLI (POST /encode, POST /decode), with the keys of DISPATCH_CODEC_KEYS')
-    .option('--listen <address>', 'bind address', '127.0.0.1:8888')
-    .option('--ui-origin <origin...>', 'browser origin of the Temporal UI allowed to call it', ['http://localhost:8233', 'http://127.0.0.1:8233'])
-    .action(async (opts: { listen: string; uiOrigin: string[] }) =>
-      act('yaml', async () => {
-        const { runCodecServer } = await import('../codec/command.js');
-        await runCodecServer(opts);
-        return '';
-      }),
-    );
+    .description('serve the payload codec to the Temporal UI and CLI (POST /encode, POST /decode), with the keys of DISPATCH_CODEC_KEYS, to callers with a valid bearer token');
+  addCodecServerOptions(codecServer).action(async (opts: CodecServerCommandOptions) =>
+    act('yaml', async () => {
+      const { runCodecServer } = await import('../codec/command.js');
+      await runCodecServer(opts);
+      return '';
+    }),
+  );
 }
 
 /** The calls of a caller through Temporal: start, check-runtime, probe, find. */

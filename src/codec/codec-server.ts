@@ -2,16 +2,24 @@
 // POST /decode take and return {"payloads": [{"metadata": {k: base64}, "data": base64}]}; each is
 // also served under a namespace segment (/<namespace>/decode) for the CLI's --codec-endpoint
 // templating. The UI calls it from the browser, so it answers CORS for the UI's origin only, with the
-// headers the UI sends (Content-Type, X-Namespace, and Authorization when it passes the user's
-// token) and credentials allowed (the UI's "include cross-origin credentials").
+// headers the UI sends (Content-Type, X-Namespace, and Authorization and Authorization-Extras when it
+// passes the user's tokens) and credentials allowed (the UI's "include cross-origin credentials").
 //
-// It decrypts for anyone who can reach it: bind it where only the UI's users can, as the UI itself.
+// It returns plaintext, so every POST passes the caller check first (caller-check.ts: 401 without a
+// bearer token, 403 with one that does not pass); a preflight carries no credentials (browsers never
+// send Authorization in one), so it is answered on the origin alone. Each refusal is one log line
+// with its reason and the remote address, never the token. Over TLS when given a certificate.
+// GET /healthz answers anyone, for probes: it says nothing but that the server is up.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { listen, type ListeningServer } from '../observability/listen.js';
+import { listen, type ListeningServer, type TlsFiles } from '../observability/listen.js';
+import type { CallerCheck } from './caller-check.js';
 import { CodecError } from './encryption-codec.js';
 
-export const CORS_ALLOW_HEADERS = 'Content-Type, X-Namespace, Authorization';
+/** What the UI sends: Authorization with its user's access token, and Authorization-Extras with their ID token when it has one. */
+export const CORS_ALLOW_HEADERS = 'Content-Type, X-Namespace, Authorization, Authorization-Extras';
+/** Answered 200 to anyone, for liveness and readiness probes. */
+export const HEALTH_PATH = '/healthz';
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export interface CodecServerOptions {
@@ -19,6 +27,8 @@ export interface CodecServerOptions {
   codecs: PayloadCodec[];
   /** Browser origins allowed to call, e.g. http://localhost:8233 (the Temporal UI). */
   origins: string[];
+  /** Who may call /encode and /decode (caller-check.ts). */
+  callerCheck: CallerCheck;
   maxBodyBytes?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
@@ -104,24 +114,41 @@ export function codecServerHandler(options: CodecServerOptions): RequestListener
   };
 
   return (request, response) => {
-    const origin = request.headers.origin;
     const path = new URL(request.url ?? '/', 'http://codec').pathname;
+    // For probes: says only that the server answers; not logged, not checked, no CORS.
+    if (path === HEALTH_PATH && (request.method === 'GET' || request.method === 'HEAD'))
+      return answer(response, 200, { status: 'ok' });
+    const origin = request.headers.origin;
     const action = /^(?:\/[^/]+)?\/(encode|decode)$/.exec(path)?.[1] as 'encode' | 'decode' | undefined;
     const namespace = request.headers['x-namespace'];
+    const where = {
+      method: request.method,
+      path,
+      namespace,
+      origin,
+      remoteAddress: request.socket.remoteAddress,
+    };
     const done = (status: number, body?: unknown, fields: Record<string, unknown> = {}) => {
       answer(response, status, body);
-      log('codec server request', { method: request.method, path, namespace, origin, status, ...fields });
+      log('codec server request', { ...where, status, ...fields });
+    };
+    /** A caller turned away: the reason is logged, never the token. */
+    const refuse = (status: number, error: string, reason: string) => {
+      answer(response, status, { error });
+      log('codec server refused', { ...where, status, reason });
     };
 
     // A browser page of any other origin gets no CORS grant and no answer.
+    response.setHeader('Vary', 'Origin');
     if (origin !== undefined) {
       if (!allowed.has(origin))
-        return done(403, {
-          error: `origin ${origin} is not allowed; start the codec server with --ui-origin ${origin}`,
-        });
+        return refuse(
+          403,
+          `origin ${origin} is not allowed; start the codec server with --ui-origin ${origin}`,
+          `origin ${origin} is not among the allowed origins`,
+        );
       response.setHeader('Access-Control-Allow-Origin', origin);
       response.setHeader('Access-Control-Allow-Credentials', 'true');
-      response.setHeader('Vary', 'Origin');
     }
     if (!action)
       return done(404, {
@@ -137,18 +164,43 @@ export function codecServerHandler(options: CodecServerOptions): RequestListener
       response.setHeader('Allow', 'POST, OPTIONS');
       return done(405, { error: `${request.method} ${path}: only POST` });
     }
-    readBody(request, limit)
-      .then((body) => transform(action, options.codecs, body))
-      .then(
-        (result) => done(200, result, { payloads: result.payloads.length }),
-        (error: unknown) =>
-          error instanceof HttpError
-            ? done(error.status, { error: error.message })
-            : done(500, { error: `${action} failed: ${(error as Error).message}` }),
-      );
+    options
+      .callerCheck(request.headers.authorization)
+      .then((verdict) => {
+        if (!verdict.ok) {
+          request.resume();
+          if (verdict.status === 401) response.setHeader('WWW-Authenticate', 'Bearer realm="codec"');
+          const error =
+            verdict.status === 401
+              ? 'a bearer token is needed (Authorization: Bearer <token>)'
+              : verdict.status === 403
+                ? 'the bearer token is not accepted'
+                : 'cannot check the bearer token now';
+          return refuse(verdict.status, error, verdict.reason);
+        }
+        return readBody(request, limit)
+          .then((body) => transform(action, options.codecs, body))
+          .then(
+            (result) => done(200, result, { caller: verdict.caller, payloads: result.payloads.length }),
+            (error: unknown) =>
+              error instanceof HttpError
+                ? done(error.status, { error: error.message }, { caller: verdict.caller })
+                : done(
+                    500,
+                    { error: `${action} failed: ${(error as Error).message}` },
+                    { caller: verdict.caller },
+                  ),
+          );
+      })
+      .catch((error: unknown) => done(500, { error: `${action} failed: ${(error as Error).message}` }));
   };
 }
 
-export function startCodecServer(address: string, options: CodecServerOptions): Promise<ListeningServer> {
-  return listen(address, codecServerHandler(options));
+/** Binds the codec server; over HTTPS when given a certificate and its key. */
+export function startCodecServer(
+  address: string,
+  options: CodecServerOptions,
+  tls?: TlsFiles,
+): Promise<ListeningServer> {
+  return listen(address, codecServerHandler(options), tls);
 }

@@ -1,15 +1,20 @@
 // Private payloads: with the codec on, a Start whose env holds secrets completes, the history the
 // Temporal server stores holds none of them (read raw, by a client without the codec), and the
-// codec server decodes it for the Temporal UI as the UI calls it (preflight, then POST /decode).
+// codec server decodes it for the Temporal UI as the UI calls it (preflight, then POST /decode with
+// its bearer token), and for the temporal CLI given `--codec-auth`, but not without it.
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { staticTokenCheck } from '../../../src/codec/caller-check.js';
 import { startCodecServer } from '../../../src/codec/codec-server.js';
 import { EncryptionCodec, ENCODING_ENCRYPTED } from '../../../src/codec/encryption-codec.js';
 import { parseCodecKeys } from '../../../src/codec/keys.js';
 import type { ListeningServer } from '../../../src/observability/listen.js';
 import { startRequest } from '../../support/requests.js';
+import { stackInfo } from '../support/context.js';
 import { dispatchSuite } from '../support/suite.js';
 
 type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
@@ -22,11 +27,19 @@ const codec = new EncryptionCodec(
     'new',
   ),
 );
+const TOKEN = randomBytes(32).toString('base64url');
 const suite = dispatchSuite('codec', { dataConverter: { payloadCodecs: [codec] } });
 let server: ListeningServer;
+/** The codec server's log lines. */
+const logged: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  server = await startCodecServer('127.0.0.1:0', { codecs: [codec], origins: [UI] });
+  server = await startCodecServer('127.0.0.1:0', {
+    codecs: [codec],
+    origins: [UI],
+    callerCheck: staticTokenCheck([TOKEN]),
+    log: (message, fields) => logged.push({ message, ...fields }),
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -57,10 +70,12 @@ describe('private payloads (codec on)', () => {
     API_TOKEN: `tok-${randomBytes(9).toString('hex')}`,
   };
   let history: History;
+  let workflowId: string;
 
   it('a Start whose env holds secrets completes, through the typed client with the codec', async () => {
     const request = startRequest({ spec: { env: { ...secrets, LR: '0.1' } } });
     const handle = await suite.h.client.submit(request);
+    workflowId = handle.workflowId;
     const result = await handle.result();
     expect(result.uid).toBeTruthy();
     // The raw history, through the test environment's client, which has no codec.
@@ -89,13 +104,13 @@ describe('private payloads (codec on)', () => {
     expect(input.map(({ payload }) => encodingOf(payload))).toEqual([ENCODING_ENCRYPTED]);
   });
 
-  it('the codec server decodes the stored payloads for the UI: preflight, then POST /decode with its headers', async () => {
+  it('the codec server decodes the stored payloads for the UI: preflight, then POST /decode with its headers and token', async () => {
     const preflight = await fetch(`${server.url}/decode`, {
       method: 'OPTIONS',
       headers: {
         Origin: UI,
         'Access-Control-Request-Method': 'POST',
-        'Access-Control-Request-Headers': 'content-type,x-namespace',
+        'Access-Control-Request-Headers': 'authorization,content-type,x-namespace',
       },
     });
     expect(preflight.status).toBe(204);
@@ -109,6 +124,7 @@ describe('private payloads (codec on)', () => {
         Origin: UI,
         'Content-Type': 'application/json',
         'X-Namespace': suite.h.env.namespace ?? 'default',
+        Authorization: `Bearer ${TOKEN}`,
       },
       body: JSON.stringify({ payloads: sealed.map(({ payload }) => asJson(payload)) }),
     });
@@ -127,5 +143,62 @@ describe('private payloads (codec on)', () => {
     // The TrainJob the createTrainJob activity was given carries them in spec.trainer.env.
     const all = plaintext.join('\n');
     for (const value of Object.values(secrets)) expect(all).toContain(value);
+  });
+
+  it('the temporal CLI decodes through it with --codec-auth "Bearer <token>", and without it shows the input still sealed', async () => {
+    const { cli, address, namespace } = stackInfo().temporal;
+    const show = async (...auth: string[]) => {
+      const { stdout } = await promisify(execFile)(cli, [
+        'workflow',
+        'show',
+        '--workflow-id',
+        workflowId,
+        '--address',
+        address,
+        '--namespace',
+        namespace,
+        '--codec-endpoint',
+        server.url,
+        ...auth,
+        '--output',
+        'json',
+      ]);
+      return stdout;
+    };
+    /** The Start's input as the CLI printed it: the first event's, its data decoded from base64. */
+    const inputOf = (stdout: string) => {
+      const events = (JSON.parse(stdout) as { events: Record<string, unknown>[] }).events;
+      const started = events[0]!.workflowExecutionStartedEventAttributes as {
+        input: { payloads: { metadata: Record<string, string>; data: string }[] };
+      };
+      const [payload] = started.input.payloads;
+      return {
+        encoding: Buffer.from(payload!.metadata.encoding!, 'base64').toString(),
+        data: Buffer.from(payload!.data, 'base64').toString(),
+      };
+    };
+    logged.length = 0;
+    const decoded = inputOf(await show('--codec-auth', `Bearer ${TOKEN}`));
+    expect(decoded.encoding).toBe('json/plain');
+    expect((JSON.parse(decoded.data) as { spec: { env: unknown } }).spec.env).toEqual({
+      ...secrets,
+      LR: '0.1',
+    });
+    expect(logged.filter((l) => l.message === 'codec server refused')).toEqual([]);
+    expect(logged.some((l) => l.status === 200 && l.caller === 'static token 1')).toBe(true);
+
+    logged.length = 0;
+    const sealed = await show().catch(
+      (error: { stdout?: string; message: string }) => error.stdout ?? error.message,
+    );
+    for (const value of Object.values(secrets)) expect(sealed).not.toContain(value);
+    if (sealed.trimStart().startsWith('{')) expect(inputOf(sealed).encoding).toBe(ENCODING_ENCRYPTED);
+    expect(logged.length).toBeGreaterThan(0);
+    for (const line of logged)
+      expect(line).toMatchObject({
+        message: 'codec server refused',
+        status: 401,
+        reason: 'no Authorization header',
+      });
   });
 });

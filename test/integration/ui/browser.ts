@@ -26,14 +26,14 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** One page in a fresh profile (removed on close), sized for README screenshots. */
-export async function openBrowser(): Promise<Browser> {
+/** One page in a fresh profile (removed on close), sized for README screenshots; `args`: more flags. */
+export async function openBrowser(args: string[] = []): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'dk-chromium-'));
   // playwright-core takes the profile here, not as --user-data-dir.
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: FLAGS,
+    args: [...FLAGS, ...args],
     viewport: { width: 1600, height: 820 },
   });
   const page = context.pages()[0] ?? (await context.newPage());
