@@ -29,6 +29,7 @@ tools=(
   "jobset|jobset-manager|sigs.k8s.io/jobset|sigs.k8s.io/jobset|"
   "trainer|trainer-controller-manager|github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager|github.com/kubeflow/trainer/v2|"
   "kueue|kueue|sigs.k8s.io/kueue/cmd/kueue|sigs.k8s.io/kueue|"
+  "promtool|promtool|github.com/prometheus/prometheus/cmd/promtool|github.com/prometheus/prometheus|"
 )
 
 module_version() { # the pinned version of a module in a consumer module's go.mod
