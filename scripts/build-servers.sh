@@ -34,6 +34,7 @@ tools=(
   "trainer|trainer-controller-manager|github.com/kubeflow/trainer/v2/cmd/trainer-controller-manager|github.com/kubeflow/trainer/v2|"
   "kueue|kueue|sigs.k8s.io/kueue/cmd/kueue|sigs.k8s.io/kueue|"
   "helm|helm|helm.sh/helm/v4/cmd/helm|helm.sh/helm/v4|$helm_ldflags"
+  "promtool|promtool|github.com/prometheus/prometheus/cmd/promtool|github.com/prometheus/prometheus|"
 )
 
 module_version() { # the pinned version of a module in a consumer module's go.mod

@@ -53,15 +53,22 @@ export function stepInterceptor(metrics: DispatchMetrics): ActivityInterceptorsF
 export function metricsSinks(metrics: DispatchMetrics, logger?: Logger): InjectedSinks<DispatchSinks> {
   return {
     dispatchMetrics: {
-      startClosed: {
-        fn(info, outcome, errorType) {
-          metrics.starts.inc({ outcome, error_type: errorType });
-          logger?.info('Start closed', {
+      operationClosed: {
+        fn(info, operation, outcome, errorType) {
+          // From the start of the workflow chain (a Watch continued as new counts from its first
+          // run), stamped by the server, to now: the sink runs just after the closing workflow task.
+          const seconds = Math.max(0, (Date.now() - info.startTime.getTime()) / 1000);
+          metrics.operations.inc({ operation, outcome, error_type: errorType });
+          metrics.operationDuration.observe({ operation, outcome }, seconds);
+          if (operation === 'start') metrics.starts.inc({ outcome, error_type: errorType });
+          logger?.info(operation === 'start' ? 'Start closed' : 'operation closed', {
             workflowId: info.workflowId,
             runId: info.runId,
             workflowType: info.workflowType,
+            operation,
             outcome,
             errorType,
+            seconds,
           });
         },
       },

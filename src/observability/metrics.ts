@@ -2,11 +2,14 @@
 // the worker's --metrics address). One registry per worker, so tests can run several in a process.
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { ERROR_TYPES } from '../model/errors.js';
+import { OPERATIONS } from '../model/workflows.js';
 import { ACTIVITY_LABELS } from '../workflows/steps.js';
+import { createStateMetrics, type WorkerState } from './state-metrics.js';
 
-export const START_OUTCOMES = ['success', 'failure', 'cancelled'] as const;
-export type StartOutcome = (typeof START_OUTCOMES)[number];
-/** error_type of a Start that did not fail. */
+/** How an operation (a Start too) closed: its workflow completed, failed or was cancelled. */
+export const CLOSE_OUTCOMES = ['success', 'failure', 'cancelled'] as const;
+export type CloseOutcome = (typeof CLOSE_OUTCOMES)[number];
+/** error_type of an operation that did not fail. */
 export const NO_ERROR = 'none';
 export const COMPENSATION_RESULTS = ['stopped', 'failed'] as const;
 export type CompensationResult = (typeof COMPENSATION_RESULTS)[number];
@@ -14,12 +17,26 @@ export type CompensationResult = (typeof COMPENSATION_RESULTS)[number];
 /** Kubernetes calls take milliseconds to seconds; the Workload wait up to timeouts.workload. */
 export const STEP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
+/** The operations measured alike (dispatch_operations_total): Start and the five after it. */
+export const MEASURED_OPERATIONS = ['start', ...OPERATIONS] as const;
+export type MeasuredOperation = (typeof MEASURED_OPERATIONS)[number];
+
+/**
+ * From the workflow's start to its close, as the caller waits: a refusal at step 1 in milliseconds, a
+ * Start with its Workload wait in seconds to minutes, a Watch as long as the training (hours to days).
+ */
+export const OPERATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600, 7 * 24 * 3600];
+
 export interface DispatchMetrics {
   registry: Registry;
   starts: Counter<'outcome' | 'error_type'>;
+  operations: Counter<'operation' | 'outcome' | 'error_type'>;
+  operationDuration: Histogram<'operation' | 'outcome'>;
   stepDuration: Histogram<'step'>;
   compensations: Counter<'result'>;
   watchUnanswered: Counter<'call'>;
+  /** Where the gauges and the admission counters read the worker's state at each scrape (state-metrics.ts). */
+  observe(state: WorkerState): void;
 }
 
 /** The calls of a Watch that may go unanswered: the first read by name, the shared lists, the pod list. */
@@ -34,6 +51,19 @@ export function createDispatchMetrics(
     name: 'dispatch_starts_total',
     help: 'StartTrainJob workflows closed, by outcome and error type (ErrInvalid, ...; "none" unless the outcome is failure)',
     labelNames: ['outcome', 'error_type'] as const,
+    registers: [registry],
+  });
+  const operations = new Counter({
+    name: 'dispatch_operations_total',
+    help: 'Operations closed (start, open, hold, release, stop, watch), by outcome and error type ("none" unless the outcome is failure)',
+    labelNames: ['operation', 'outcome', 'error_type'] as const,
+    registers: [registry],
+  });
+  const operationDuration = new Histogram({
+    name: 'dispatch_operation_duration_seconds',
+    help: "Time from an operation's workflow start to its close (a Watch's across continue-as-new), by operation and outcome",
+    labelNames: ['operation', 'outcome'] as const,
+    buckets: OPERATION_BUCKETS,
     registers: [registry],
   });
   const stepDuration = new Histogram({
@@ -59,8 +89,15 @@ export function createDispatchMetrics(
   starts.inc({ outcome: 'success', error_type: NO_ERROR }, 0);
   starts.inc({ outcome: 'cancelled', error_type: NO_ERROR }, 0);
   for (const type of ERROR_TYPES) starts.inc({ outcome: 'failure', error_type: type }, 0);
+  for (const operation of MEASURED_OPERATIONS) {
+    operations.inc({ operation, outcome: 'success', error_type: NO_ERROR }, 0);
+    operations.inc({ operation, outcome: 'cancelled', error_type: NO_ERROR }, 0);
+    for (const type of ERROR_TYPES) operations.inc({ operation, outcome: 'failure', error_type: type }, 0);
+    for (const outcome of CLOSE_OUTCOMES) operationDuration.zero({ operation, outcome });
+  }
   for (const result of COMPENSATION_RESULTS) compensations.inc({ result }, 0);
   for (const step of Object.values(ACTIVITY_LABELS)) stepDuration.zero({ step });
   for (const call of WATCH_CALLS) watchUnanswered.inc({ call }, 0);
-  return { registry, starts, stepDuration, compensations, watchUnanswered };
+  const { observe } = createStateMetrics(registry);
+  return { registry, observe, starts, operations, operationDuration, stepDuration, compensations, watchUnanswered };
 }

@@ -46,8 +46,14 @@ export interface PassResult {
   applied: string[];
 }
 
+/** The passes' counters, and how many passes ended complete (clean) or incomplete; metrics read them. */
+export interface AdmissionControllerCounters extends AdmissionCounters {
+  complete: number;
+  incomplete: number;
+}
+
 export interface AdmissionController {
-  readonly counters: Readonly<AdmissionCounters>;
+  readonly counters: Readonly<AdmissionControllerCounters>;
   /** One pass: read, decide, write; an abort of the signal cuts its calls short. Never throws. */
   pass(signal?: AbortSignal): Promise<PassResult>;
   /** Passes every interval until the signal aborts; resolves once the pass in flight has ended. */
@@ -63,7 +69,7 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
   const workloadKind = workloads(version);
   const intervalMs = options.intervalMs ?? DEFAULT_ADMISSION_INTERVAL_MS;
   const now = options.now ?? (() => new Date());
-  const counters: AdmissionCounters = { passes: 0, activeWrites: 0, readyWrites: 0, stale: 0, unanswered: 0, refused: 0 };
+  const counters: AdmissionControllerCounters = { passes: 0, activeWrites: 0, readyWrites: 0, stale: 0, unanswered: 0, refused: 0, complete: 0, incomplete: 0 };
   // A problem that lasts (no AdmissionCheck, a 403) is logged when it starts and when it changes,
   // not every second.
   let lastProblems = '';
@@ -85,6 +91,8 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
       current.problems.push(error instanceof Unanswered ? `${error.message}; retried next pass` : `unexpected: ${(error as Error).message}`);
     }
     const { problems, applied } = current;
+    if (problems.length === 0) counters.complete++;
+    else counters.incomplete++;
     const summary = problems.join('; ');
     // A pass cut short by shutdown has nothing to report.
     if (summary !== lastProblems && !signal?.aborted) {

@@ -18,6 +18,7 @@ import type { DataConverter } from '@temporalio/common';
 import type { ActivityInterceptorsFactory, WorkerPlugin } from '@temporalio/worker';
 import { metricsWorkerOptions } from '../observability/interceptors.js';
 import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
+import { openWorkflowCounter } from '../observability/open-workflows.js';
 
 export const DEFAULT_PREFLIGHT_INTERVAL_MS = 5 * 60_000;
 
@@ -127,6 +128,11 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         })
       : undefined;
   const taskQueue = config.temporal.taskQueue;
+  metrics.observe({
+    gates: () => gates.latestGates(),
+    openWorkflows: openWorkflowCounter(options.client, taskQueue, log),
+    ...(admissionController ? { admission: () => admissionController.counters } : {}),
+  });
   const code = options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode(options.workflowBundlePath);
   const observed = metricsWorkerOptions(metrics, 'workflowsPath' in code);
   const worker = await Worker.create({

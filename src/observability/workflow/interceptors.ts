@@ -1,9 +1,11 @@
 // Workflow interceptors (bundled into the workflow code, so deterministic: no I/O, no clock) that
-// report where only the workflow knows for sure: how a Start closed and how its compensation ended.
-// They call sinks, which the worker runs outside the sandbox; nothing enters the history, and
-// replay does not call them again.
+// report where only the workflow knows for sure: how an operation (Start, Open, Hold, Release, Stop,
+// Watch) closed, and how a Start's compensation ended. They call
+// sinks, which the worker runs outside the sandbox; nothing enters the history, and replay does not
+// call them again.
 import {
   ApplicationFailure,
+  ContinueAsNew,
   isCancellation,
   proxySinks,
   TemporalFailure,
@@ -16,10 +18,14 @@ import {
   type WorkflowInterceptorsFactory,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
-import { WorkflowTypes } from '../../model/workflows.js';
+import { OPERATIONS, WorkflowTypes, type WorkflowKey } from '../../model/workflows.js';
 import type { DispatchSinks } from './sinks.js';
 
 const START_WORKFLOW = WorkflowTypes.start;
+/** The operation each measured workflow type is: StartTrainJob start, OpenTrainJob open, ... */
+const OPERATION_OF: ReadonlyMap<string, WorkflowKey> = new Map(
+  (['start', ...OPERATIONS] as const).map((key) => [WorkflowTypes[key], key]),
+);
 const STOP_ACTIVITY = 'stopTrainJob';
 
 const { dispatchMetrics } = proxySinks<DispatchSinks>();
@@ -35,18 +41,25 @@ function closedBy(error: unknown): { outcome: string; errorType: string } | unde
   return undefined;
 }
 
-class StartOutcome implements WorkflowInboundCallsInterceptor {
+/** Reports the close of an operation's workflow; a continue-as-new (a long Watch) does not close it. */
+class OperationOutcome implements WorkflowInboundCallsInterceptor {
+  constructor(private readonly operation: WorkflowKey) {}
+
+  private closed(outcome: string, errorType: string): void {
+    dispatchMetrics.operationClosed(this.operation, outcome, errorType);
+  }
+
   async execute(
     input: WorkflowExecuteInput,
     next: Next<WorkflowInboundCallsInterceptor, 'execute'>,
   ): Promise<unknown> {
     try {
       const result = await next(input);
-      dispatchMetrics.startClosed('success', 'none');
+      this.closed('success', 'none');
       return result;
     } catch (error) {
-      const closed = closedBy(error);
-      if (closed) dispatchMetrics.startClosed(closed.outcome, closed.errorType);
+      const closed = error instanceof ContinueAsNew ? undefined : closedBy(error);
+      if (closed) this.closed(closed.outcome, closed.errorType);
       throw error;
     }
   }
@@ -80,7 +93,12 @@ class CompensationOutcome implements WorkflowOutboundCallsInterceptor {
   }
 }
 
-export const interceptors: WorkflowInterceptorsFactory = () =>
-  workflowInfo().workflowType === START_WORKFLOW
-    ? { inbound: [new StartOutcome()], outbound: [new CompensationOutcome()] }
-    : {};
+export const interceptors: WorkflowInterceptorsFactory = () => {
+  const { workflowType } = workflowInfo();
+  const operation = OPERATION_OF.get(workflowType);
+  if (operation === undefined) return {};
+  return {
+    inbound: [new OperationOutcome(operation)],
+    ...(workflowType === START_WORKFLOW ? { outbound: [new CompensationOutcome()] } : {}),
+  };
+};

@@ -4,8 +4,11 @@ import type { Sinks } from '@temporalio/workflow';
 
 export interface DispatchSinks extends Sinks {
   dispatchMetrics: {
-    /** A StartTrainJob closed: outcome success | failure | cancelled, and the failure's type. */
-    startClosed(outcome: string, errorType: string): void;
+    /**
+     * An operation's workflow closed (StartTrainJob, OpenTrainJob, ...: operation start, open, ...):
+     * outcome success | failure | cancelled, and the failure's type.
+     */
+    operationClosed(operation: string, outcome: string, errorType: string): void;
     /** A compensation (stopTrainJob in a Start) finished, as the workflow saw it: stopped | failed. */
     compensationFinished(result: string): void;
   };
