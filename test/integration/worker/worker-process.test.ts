@@ -1,12 +1,12 @@
 // `dispatch-kubeflow worker` as an operator runs it: a separate process, configured by a file and
 // the standard TEMPORAL_* variables. It proves the backend at boot (the preflight), serves Starts,
-// and exits cleanly on SIGTERM.
+// and exits cleanly and promptly on SIGTERM, also while its first preflight runs.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
 import { startRequest } from '../../support/requests.js';
 import { freshNamespace, uniqueName, type TestNamespace } from '../support/kube.js';
 import { temporalEnv } from '../support/temporal.js';
-import { spawnWorkerCommand, writeWorkerConfig, type WorkerCommand } from '../support/worker-command.js';
+import { SHUTDOWN_BOUND_MS, spawnWorkerCommand, writeWorkerConfig, type WorkerCommand } from '../support/worker-command.js';
 
 let ns: TestNamespace;
 let worker: WorkerCommand;
@@ -38,6 +38,23 @@ it('proves the backend at boot, serves a Start, and exits 0 on SIGTERM', async (
   const started = Date.now();
   worker.child.kill('SIGTERM');
   expect(await worker.exited).toBe(0);
-  expect(Date.now() - started).toBeLessThan(20_000);
+  expect(Date.now() - started).toBeLessThan(SHUTDOWN_BOUND_MS);
   expect(worker.output()).toMatch(/"worker stopped"/);
+});
+
+it("exits 0 within the same bound on SIGTERM during its first preflight, not after the long poll for the probe's result", async () => {
+  const early = await spawnWorkerCommand({ config: writeWorkerConfig(ns.name, uniqueName('worker-early')) });
+  try {
+    // The health server answers once the worker exists; its first preflight has not ended yet.
+    await expect
+      .poll(() => fetch(`${early.healthUrl}/readyz`).then((r) => r.json(), () => undefined), { timeout: 90_000, interval: 100 })
+      .toMatchObject({ ready: false, reasons: expect.arrayContaining([expect.stringMatching(/^gates: unknown/)]) });
+    const started = Date.now();
+    early.child.kill('SIGTERM');
+    expect(await early.exited, early.output()).toBe(0);
+    expect(Date.now() - started, early.output()).toBeLessThan(SHUTDOWN_BOUND_MS);
+    expect(early.output()).not.toMatch(/"preflight finished"/);
+  } finally {
+    if (early.child.exitCode === null) early.child.kill('SIGKILL');
+  }
 });
