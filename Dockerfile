@@ -40,7 +40,7 @@ COPY package.json ./
 COPY bin ./bin
 # The base image's `node` user, by number, so that Kubernetes can verify runAsNonRoot.
 USER 1000:1000
-# Prometheus metrics: the Temporal SDK's (`--metrics`) and dispatch's (`--dispatch-metrics`).
-EXPOSE 9464 9465
+# Prometheus metrics: the Temporal SDK's (`--metrics`) and dispatch's (`--dispatch-metrics`); /readyz and /livez (`--health`).
+EXPOSE 9464 9465 8081
 ENTRYPOINT ["node", "bin/dispatch-kubeflow.js"]
 CMD ["worker", "--config=/etc/dispatch-kubeflow/config.yaml"]

@@ -80,31 +80,48 @@ async function main(): Promise<void> {
   // The whole worker (its preflight loop, the admission check controller in Kueue mode, and the
   // watch-fed lists, which run() closes): worker.worker.run() alone left the lists' watches open,
   // and they held the process for a minute after its work was done.
-  const running = worker.run();
-  try {
-    const gates = await worker.preflight();
-    console.log(`preflight: reach=${gates.reach} write=${gates.write} start=${gates.start}${gates.reasons.length ? ` (${gates.reasons.join('; ')})` : ''}`);
-    const dispatch = new DispatchKubeflowClient(client, { namespace: config.namespace, taskQueue: config.temporal.taskQueue });
-    /** Prints the workflow's id and UI link, then waits for its result (a failure as its typed error). */
-    const follow = async <T>(handle: WorkflowHandleWithFirstExecutionRunId): Promise<T> => {
-      const ui = env.TEMPORAL_UI_URL ? `${env.TEMPORAL_UI_URL}/namespaces/${namespace}/workflows/${encodeURIComponent(handle.workflowId)}` : '(no UI URL known)';
-      console.log(`workflow ${handle.workflowId}\n  ${ui}`);
-      return (await handle.result().catch((e: unknown) => Promise.reject(typed(e)))) as T;
-    };
+  //
+  // Ctrl-C (or SIGTERM) reaches the Temporal runtime, which stops the worker; with no worker left
+  // to run the workflows, their results would never come, and the client would poll for them until
+  // a second Ctrl-C. So every client call made here runs under a signal that the worker's end
+  // aborts: whatever still waits then (a result, the preflight loop's probe) is cancelled at once.
+  const workerEnded = new AbortController();
+  let done = false;
+  await clientConnection.withAbortSignal(workerEnded.signal, async () => {
+    const running = worker.run().finally(() => workerEnded.abort());
+    try {
+      const gates = await worker.preflight();
+      console.log(`preflight: reach=${gates.reach} write=${gates.write} start=${gates.start}${gates.reasons.length ? ` (${gates.reasons.join('; ')})` : ''}`);
+      const dispatch = new DispatchKubeflowClient(client, { namespace: config.namespace, taskQueue: config.temporal.taskQueue });
+      /** Prints the workflow's id and UI link, then waits for its result (a failure as its typed error). */
+      const follow = async <T>(handle: WorkflowHandleWithFirstExecutionRunId): Promise<T> => {
+        const ui = env.TEMPORAL_UI_URL ? `${env.TEMPORAL_UI_URL}/namespaces/${namespace}/workflows/${encodeURIComponent(handle.workflowId)}` : '(no UI URL known)';
+        console.log(`workflow ${handle.workflowId}\n  ${ui}`);
+        return (await handle.result().catch((e: unknown) => Promise.reject(typed(e)))) as T;
+      };
 
-    const result = await follow<StartResult>(await dispatch.submit(request));
-    console.log(`  Start: TrainJob ${result.ref} (uid ${result.uid}), mode ${result.mode}${result.weakened ? `, weakened: ${result.weakened}` : ''}`);
-    const ref: TrainJobRef = { namespace: result.namespace, name: result.name, uid: result.uid };
-    const opened = await follow<TrainJobState>(await dispatch.submitOperation('open', ref));
-    console.log(`  Open: ${opened.phase}${opened.held ? ' (held)' : ''}: ${opened.reasons.join('; ')}`);
-    const outcome = await follow<Outcome>(await dispatch.submitOperation('watch', ref));
-    const exit = outcome.exitCode === undefined ? '' : `, exit code ${outcome.exitCode}`;
-    console.log(`  Watch: ${outcome.phase}, ${outcome.reason}${outcome.message ? ` (${outcome.message})` : ''}${exit}, at ${outcome.finishedAt}`);
-  } finally {
-    worker.shutdown();
-    await running;
-    await clientConnection.close();
-    await connection.close();
+      const result = await follow<StartResult>(await dispatch.submit(request));
+      console.log(`  Start: TrainJob ${result.ref} (uid ${result.uid}), mode ${result.mode}${result.weakened ? `, weakened: ${result.weakened}` : ''}`);
+      const ref: TrainJobRef = { namespace: result.namespace, name: result.name, uid: result.uid };
+      const opened = await follow<TrainJobState>(await dispatch.submitOperation('open', ref));
+      console.log(`  Open: ${opened.phase}${opened.held ? ' (held)' : ''}: ${opened.reasons.join('; ')}`);
+      const outcome = await follow<Outcome>(await dispatch.submitOperation('watch', ref));
+      const exit = outcome.exitCode === undefined ? '' : `, exit code ${outcome.exitCode}`;
+      console.log(`  Watch: ${outcome.phase}, ${outcome.reason}${outcome.message ? ` (${outcome.message})` : ''}${exit}, at ${outcome.finishedAt}`);
+      done = true;
+    } catch (error) {
+      if (!workerEnded.signal.aborted) throw error;
+    } finally {
+      worker.shutdown();
+      await running;
+      await clientConnection.close();
+      await connection.close();
+    }
+  });
+  if (!done) {
+    console.error('npm start: interrupted: the worker stopped before the job reached its outcome; its workflows go on when a worker polls again');
+    process.exitCode = 130;
+    return;
   }
   if (embedded) console.log('The local stack is still up: `npm run dev:status`, `npm run dev:down`.');
 }

@@ -87,7 +87,8 @@ function addServerCommands(program: Command): void {
     .option('--preflight-interval <duration>', 'how often the preflight runs (Go duration)', '5m')
     .option('--metrics <address>', "the Temporal SDK's Prometheus metrics bind address", '0.0.0.0:9464')
     .option('--dispatch-metrics <address>', "dispatch's Prometheus metrics (Starts, steps, compensations) bind address", '0.0.0.0:9465')
-    .action(async (opts: { config: string; preflightInterval: string; metrics: string; dispatchMetrics: string }) =>
+    .option('--health <address>', 'GET /readyz and GET /livez bind address', '0.0.0.0:8081')
+    .action(async (opts: { config: string; preflightInterval: string; metrics: string; dispatchMetrics: string; health: string }) =>
       act('yaml', async () => {
         const { runWorkerCommand } = await import('./worker-command.js');
         await runWorkerCommand(await loadConfig(opts.config), opts);

@@ -3,13 +3,16 @@
 // runtime handles both signals by draining in-flight tasks).
 //
 // Two metrics endpoints (docs/observability.md): the Temporal SDK's own (Core's exporter) on
-// --metrics, dispatch's (Starts, steps, compensations, process) on --dispatch-metrics. Logs are JSON
-// on stderr. The codec (DISPATCH_CODEC_KEYS) and tracing (DISPATCH_TRACING) come from the environment.
+// --metrics, dispatch's (Starts, steps, compensations, process) on --dispatch-metrics; /readyz and
+// /livez on --health (observability/health-server.ts). Logs are JSON on stderr. The codec
+// (DISPATCH_CODEC_KEYS) and tracing (DISPATCH_TRACING) come from the environment.
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { codecFromEnv } from '../codec/index.js';
 import { createDispatchMetrics } from '../observability/metrics.js';
 import { serveMetrics } from '../observability/metrics-server.js';
+import { serveHealth } from '../observability/health-server.js';
+import { createHealthSource } from '../worker/health.js';
 import { installRuntime } from '../observability/runtime.js';
 import { tracingFromEnv } from '../observability/tracing.js';
 import { connectClient, connectWorker } from '../worker/connect.js';
@@ -21,6 +24,7 @@ export interface WorkerCommandOptions {
   preflightInterval: string;
   metrics: string;
   dispatchMetrics: string;
+  health: string;
 }
 
 export async function runWorkerCommand(config: Config, opts: WorkerCommandOptions): Promise<void> {
@@ -45,6 +49,7 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     ...(codec ? { dataConverter: { payloadCodecs: [codec] } } : {}),
     ...(plugins ? { plugins } : {}),
   });
+  const healthServer = await serveHealth(opts.health, createHealthSource({ worker: worker.worker, connection, gates: worker.gates }));
   const heap = heapLimit();
   log('worker started', {
     taskQueue: config.temporal.taskQueue,
@@ -52,6 +57,7 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     mode: config.mode,
     metrics: opts.metrics,
     dispatchMetrics: `${metricsServer.url}/metrics`,
+    health: `${healthServer.url}/readyz`,
     codec: codec ? `on, encrypting with key ${codec.currentKeyId}` : 'off',
     tracing: tracing ? 'on' : 'off',
     heapLimitMiB: heap.heapLimitMiB,
@@ -60,6 +66,7 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
   try {
     await worker.run();
   } finally {
+    await healthServer.close();
     await client.connection.close();
     await connection.close();
     await metricsServer.close();

@@ -177,7 +177,8 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     },
     shutdown() {
       stopLoops.abort();
-      worker.shutdown();
+      // Idempotent: a signal may have stopped the Temporal worker already (the SDK's runtime).
+      if (worker.getState() === 'RUNNING') worker.shutdown();
     },
   };
 }

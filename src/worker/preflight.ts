@@ -52,13 +52,18 @@ export async function preflightLoop(
   while (!signal.aborted) {
     try {
       // A probe in flight when the worker stops would never finish (no worker runs it), so
-      // shutdown must not wait for it.
+      // shutdown must not wait for it; and its client calls are cancelled with the loop: left
+      // alone, the long poll for its result held the process for up to 20 s after the worker
+      // stopped, and a call retried after the connection closed crashed it ("Channel has been
+      // shut down", exit 1).
       const boundMs = probeBoundMs(gates.config);
       const bound = setTimeout(() => {
         gates.startUnknown(`the probe did not end within ${boundMs / 1000}s`);
         log('preflight probe past its bound: the start gate is unknown until it ends', { boundMs });
       }, boundMs);
-      const result = await Promise.race([runPreflight(client, taskQueue, gates), aborted(signal)]).finally(() => clearTimeout(bound));
+      const probing = client.connection.withAbortSignal(signal, () => runPreflight(client, taskQueue, gates));
+      probing.catch(() => undefined); // cancelled once the race below has ended: nothing waits for it then
+      const result = await Promise.race([probing, aborted(signal)]).finally(() => clearTimeout(bound));
       if (result) log('preflight finished', { reach: result.reach, write: result.write, start: result.start, reasons: result.reasons });
       unproven = result && result.reach && result.write && result.start ? 0 : unproven + 1;
     } catch (error) {

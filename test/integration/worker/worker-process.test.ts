@@ -1,63 +1,30 @@
 // `dispatch-kubeflow worker` as an operator runs it: a separate process, configured by a file and
 // the standard TEMPORAL_* variables. It proves the backend at boot (the preflight), serves Starts,
-// and exits cleanly on SIGTERM.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// and exits cleanly and promptly on SIGTERM, also while its first preflight runs.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
 import { startRequest } from '../../support/requests.js';
-import { stackInfo } from '../support/context.js';
-import { writeKubeconfig } from '../support/dispatch.js';
-import { freshNamespace, kubeAccess, uniqueName, type TestNamespace } from '../support/kube.js';
+import { freshNamespace, uniqueName, type TestNamespace } from '../support/kube.js';
 import { temporalEnv } from '../support/temporal.js';
+import { SHUTDOWN_BOUND_MS, spawnWorkerCommand, writeWorkerConfig, type WorkerCommand } from '../support/worker-command.js';
 
-const repo = join(import.meta.dirname, '..', '..', '..');
 let ns: TestNamespace;
-let worker: ChildProcess;
-let output = '';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+let worker: WorkerCommand;
 
 const taskQueue = uniqueName('worker-process');
 
 beforeAll(async () => {
   ns = await freshNamespace('worker');
-  const dir = mkdtempSync(join(tmpdir(), 'dk-worker-'));
-  const config = join(dir, 'config.yaml');
-  writeFileSync(
-    config,
-    [`namespace: ${ns.name}`, `kubeconfig: ${writeKubeconfig(kubeAccess('admin', ns.name))}`, `temporal:`, `  taskQueue: ${taskQueue}`, ''].join('\n'),
-  );
-  const args = ['bin/dispatch-kubeflow.js', 'worker', '--config', config];
-  args.push('--metrics', `127.0.0.1:${await freePort()}`, '--dispatch-metrics', `127.0.0.1:${await freePort()}`);
-  worker = spawn(process.execPath, args, {
-    cwd: repo,
-    env: { ...process.env, TEMPORAL_ADDRESS: stackInfo().temporal.address, TEMPORAL_NAMESPACE: stackInfo().temporal.namespace },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  worker.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  worker.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  worker = await spawnWorkerCommand({ config: writeWorkerConfig(ns.name, taskQueue) });
 });
 
 afterAll(async () => {
-  if (worker && worker.exitCode === null) worker.kill('SIGKILL');
+  if (worker && worker.child.exitCode === null) worker.child.kill('SIGKILL');
   await ns?.dispose();
 });
 
 it('proves the backend at boot, serves a Start, and exits 0 on SIGTERM', async () => {
-  await expect.poll(() => output, { timeout: 90_000, interval: 250 }).toMatch(/"preflight finished".*"start":true/);
+  await expect.poll(() => worker.output(), { timeout: 90_000, interval: 250 }).toMatch(/"preflight finished".*"start":true/);
 
   const env = await temporalEnv();
   try {
@@ -69,8 +36,25 @@ it('proves the backend at boot, serves a Start, and exits 0 on SIGTERM', async (
   }
 
   const started = Date.now();
-  worker.kill('SIGTERM');
-  expect(await exited(worker)).toBe(0);
-  expect(Date.now() - started).toBeLessThan(20_000);
-  expect(output).toMatch(/"worker stopped"/);
+  worker.child.kill('SIGTERM');
+  expect(await worker.exited).toBe(0);
+  expect(Date.now() - started).toBeLessThan(SHUTDOWN_BOUND_MS);
+  expect(worker.output()).toMatch(/"worker stopped"/);
+});
+
+it("exits 0 within the same bound on SIGTERM during its first preflight, not after the long poll for the probe's result", async () => {
+  const early = await spawnWorkerCommand({ config: writeWorkerConfig(ns.name, uniqueName('worker-early')) });
+  try {
+    // The health server answers once the worker exists; its first preflight has not ended yet.
+    await expect
+      .poll(() => fetch(`${early.healthUrl}/readyz`).then((r) => r.json(), () => undefined), { timeout: 90_000, interval: 100 })
+      .toMatchObject({ ready: false, reasons: expect.arrayContaining([expect.stringMatching(/^gates: unknown/)]) });
+    const started = Date.now();
+    early.child.kill('SIGTERM');
+    expect(await early.exited, early.output()).toBe(0);
+    expect(Date.now() - started, early.output()).toBeLessThan(SHUTDOWN_BOUND_MS);
+    expect(early.output()).not.toMatch(/"preflight finished"/);
+  } finally {
+    if (early.child.exitCode === null) early.child.kill('SIGKILL');
+  }
 });

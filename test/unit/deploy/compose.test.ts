@@ -234,12 +234,13 @@ describe('docker-compose.yml', () => {
     expect(kubeconfig).toMatchObject({ readOnly: true });
   });
 
-  it("runs the worker locked down, with both metrics endpoints published and a health check on dispatch's", () => {
+  it("runs the worker locked down, with both metrics endpoints published and a health check on its /readyz", () => {
     expect(worker.command).toEqual([
       'worker',
       '--config=/etc/dispatch-kubeflow/config.yaml',
       '--metrics=0.0.0.0:9464',
       '--dispatch-metrics=0.0.0.0:9465',
+      '--health=0.0.0.0:8081',
     ]);
     expect(worker.user).toBe('1000:1000');
     expect(worker).toMatchObject({
@@ -249,7 +250,7 @@ describe('docker-compose.yml', () => {
       security_opt: ['no-new-privileges:true'],
     });
     expect(worker.ports).toEqual(['9465:9465', '9464:9464']);
-    expect(JSON.stringify(worker.healthcheck?.test)).toContain('http://127.0.0.1:9465/metrics');
+    expect(JSON.stringify(worker.healthcheck?.test)).toContain('http://127.0.0.1:8081/readyz');
   });
 
   it('interpolates as Compose does: defaults, set values, and $$ as a literal $', () => {

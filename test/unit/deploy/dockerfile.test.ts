@@ -191,7 +191,7 @@ describe('Dockerfile', () => {
     expect(readCompose().services.worker!.user).toBe('${DISPATCH_UID:-1000}:${DISPATCH_GID:-1000}');
   });
 
-  it("exposes the worker's two metrics ports: the Temporal SDK's and dispatch's", () => {
-    expect(last('EXPOSE')).toBe('9464 9465');
+  it("exposes the worker's two metrics ports (the Temporal SDK's and dispatch's) and its health port", () => {
+    expect(last('EXPOSE')).toBe('9464 9465 8081');
   });
 });

@@ -16,6 +16,7 @@ import type {
 } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { Kueue } from '../../../src/model/constants.js';
+import { TEMPORAL_CHECK_TIMEOUT_MS } from '../../../src/worker/health.js';
 import {
   all,
   CONFIG_KEY,
@@ -147,7 +148,7 @@ describe.each(Object.entries(builds))('deploy/kubernetes, %s mode', (mode, objec
     expect(one<V1ConfigMap>(objects, 'ConfigMap', CONFIG_MAP).data).toHaveProperty([CONFIG_KEY]);
   });
 
-  it("runs `worker` with dispatch's metrics on 9465 (probes, scrape annotations) and the Temporal SDK's on 9464, both in the Service", () => {
+  it("runs `worker` with dispatch's metrics on 9465 (scrape annotations) and the Temporal SDK's on 9464, both in the Service", () => {
     const worker = workerOf(objects);
     expect(worker.args?.[0]).toBe('worker');
     expect(worker.args).toContain('--metrics=0.0.0.0:9464');
@@ -155,18 +156,27 @@ describe.each(Object.entries(builds))('deploy/kubernetes, %s mode', (mode, objec
     expect(worker.ports).toEqual([
       { name: 'metrics', containerPort: 9465, protocol: 'TCP' },
       { name: 'sdk-metrics', containerPort: 9464, protocol: 'TCP' },
+      { name: 'health', containerPort: 8081, protocol: 'TCP' },
     ]);
     expect(one<V1Service>(objects, 'Service').spec!.ports).toEqual([
       { name: 'metrics', port: 9465, targetPort: 'metrics', protocol: 'TCP' },
       { name: 'sdk-metrics', port: 9464, targetPort: 'sdk-metrics', protocol: 'TCP' },
     ]);
-    for (const probe of [worker.startupProbe, worker.livenessProbe])
-      expect(probe?.httpGet).toEqual({ path: '/metrics', port: 'metrics' });
     expect(deploymentOf(objects).spec!.template.metadata!.annotations).toEqual({
       'prometheus.io/scrape': 'true',
       'prometheus.io/port': '9465',
       'prometheus.io/path': '/metrics',
     });
+  });
+
+  it('probes the health port: startup and liveness on /livez, readiness on /readyz, within the probe timeout', () => {
+    const worker = workerOf(objects);
+    expect(worker.args).toContain('--health=0.0.0.0:8081');
+    expect(worker.ports).toContainEqual({ name: 'health', containerPort: 8081, protocol: 'TCP' });
+    for (const probe of [worker.startupProbe, worker.livenessProbe]) expect(probe?.httpGet).toEqual({ path: '/livez', port: 'health' });
+    expect(worker.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'health' });
+    // /readyz waits for one call to Temporal, bounded by TEMPORAL_CHECK_TIMEOUT_MS: the probe must wait longer.
+    expect(worker.readinessProbe!.timeoutSeconds! * 1000).toBeGreaterThan(TEMPORAL_CHECK_TIMEOUT_MS);
   });
 
   it('runs as non-root on a read-only root filesystem, without privileges, within resource bounds', () => {

@@ -9,8 +9,17 @@ import { nextPreflightMs, preflightLoop, probeBoundMs, sleepUnlessAborted, UNPRO
 
 const HOUR = 3_600_000;
 
+/**
+ * A client whose ProbeBackend answers as `execute` does, its calls run under the signal the loop
+ * gives (the real connection cancels them when it aborts); `signals` records each.
+ */
+function probeClient(execute: () => Promise<unknown>, signals: AbortSignal[] = []): Client {
+  const withAbortSignal = (signal: AbortSignal, fn: () => Promise<unknown>) => (signals.push(signal), fn());
+  return { workflow: { execute }, connection: { withAbortSignal } } as unknown as Client;
+}
+
 /** A client whose ProbeBackend never finishes: no worker runs it. */
-const hangingClient = { workflow: { execute: () => new Promise(() => undefined) } } as unknown as Client;
+const hangingClient = probeClient(() => new Promise(() => undefined));
 const gates = new SettingsSource(parseConfig({ namespace: 'ns' }));
 
 describe('preflightLoop', () => {
@@ -30,20 +39,27 @@ describe('preflightLoop', () => {
     await loop;
   });
 
+  it("the probe's client calls run under the loop's signal, so a stop cancels them: the long poll for its result held the process for 20 s", async () => {
+    const signals: AbortSignal[] = [];
+    const stop = new AbortController();
+    const loop = preflightLoop(probeClient(() => new Promise(() => undefined), signals), 'q', gates, HOUR, stop.signal, () => undefined);
+    await vi.advanceTimersByTimeAsync(10);
+    expect(signals).toEqual([stop.signal]);
+    stop.abort();
+    await loop;
+    expect(signals[0]!.aborted).toBe(true);
+  });
+
   it('a preflight that leaves a gate unproven runs again after 5 s, doubling up to the interval; one that proves them all waits the interval', async () => {
     const unproven = { reach: true, write: true, start: false, reasons: ['start: create TrainJob: HTTP 422'], checkedAt: '' };
     const unknown = { ...unproven, reasons: ['start: create TrainJob: no answer'], startUnknown: true };
     const proven = { ...unproven, start: true, reasons: [] };
     const answers = [unknown, unproven, unknown, proven, proven];
     const runs: number[] = [];
-    const client = {
-      workflow: {
-        execute: () => {
-          runs.push(Date.now());
-          return Promise.resolve(answers.shift() ?? proven);
-        },
-      },
-    } as unknown as Client;
+    const client = probeClient(() => {
+      runs.push(Date.now());
+      return Promise.resolve(answers.shift() ?? proven);
+    });
     const stop = new AbortController();
     const t0 = Date.now();
     const loop = preflightLoop(client, 'q', gates, HOUR, stop.signal, () => undefined);
@@ -59,7 +75,7 @@ describe('preflightLoop', () => {
     const proven = { reach: true, write: true, start: true, reasons: [], checkedAt: 'earlier' };
     store.update(proven);
     let answer: (g: typeof proven) => void = () => undefined;
-    const client = { workflow: { execute: () => new Promise((resolve) => (answer = resolve)) } } as unknown as Client;
+    const client = probeClient(() => new Promise((resolve) => (answer = resolve)));
     const stop = new AbortController();
     const loop = preflightLoop(client, 'q', store, HOUR, stop.signal, () => undefined);
     const bound = probeBoundMs(store.config);

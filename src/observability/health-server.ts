@@ -1,0 +1,28 @@
+// GET /readyz and GET /livez on the worker's --health address (default 0.0.0.0:8081, the port
+// controller-runtime's managers use for theirs): 200 when ok, 503 when not, and a JSON body that
+// names every condition not met, e.g. {"ready":false,"reasons":["temporal: no answer ..."]}.
+// A server of its own, apart from the metrics ports, so that a probe never waits behind a scrape.
+import type { ServerResponse } from 'node:http';
+import type { Health } from '../core/health.js';
+import type { HealthSource } from '../worker/health.js';
+import { listen, type ListeningServer } from './listen.js';
+
+function answer(response: ServerResponse, key: 'ready' | 'alive', health: Health, head: boolean): void {
+  const body = `${JSON.stringify({ [key]: health.ok, reasons: health.reasons })}\n`;
+  response.writeHead(health.ok ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(head ? undefined : body);
+}
+
+export function serveHealth(address: string, source: HealthSource): Promise<ListeningServer> {
+  return listen(address, (request, response) => {
+    const path = new URL(request.url ?? '/', 'http://health').pathname;
+    if (path !== '/readyz' && path !== '/livez')
+      return void response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found: GET /readyz or GET /livez\n');
+    if (request.method !== 'GET' && request.method !== 'HEAD') return void response.writeHead(405, { Allow: 'GET, HEAD' }).end();
+    const head = request.method === 'HEAD';
+    if (path === '/livez') return answer(response, 'alive', source.liveness(), head);
+    source.readiness().then(
+      (health) => answer(response, 'ready', health, head),
+      (error: Error) => answer(response, 'ready', { ok: false, reasons: [`health: ${error.message}`] }, head),
+    );
+  });
+}
