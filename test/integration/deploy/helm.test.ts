@@ -307,6 +307,7 @@ describe('deploy/helm/dispatch-kubeflow', () => {
     expect(worker.volumeMounts).toContainEqual({ name: tlsVolume.name, mountPath: tlsDir, readOnly: true });
     expect(one<V1PodDisruptionBudget>(rendered.everything, 'PodDisruptionBudget').spec).toEqual({
       maxUnavailable: 1,
+      unhealthyPodEvictionPolicy: 'AlwaysAllow',
       selector: { matchLabels: deployment.spec!.selector.matchLabels },
     });
   });
