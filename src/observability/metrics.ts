@@ -20,10 +20,18 @@ export interface DispatchMetrics {
   stepDuration: Histogram<'step'>;
   compensations: Counter<'result'>;
   watchUnanswered: Counter<'call'>;
+  watchWakes: Counter<'result'>;
 }
 
 /** The calls of a Watch that may go unanswered: the first read by name, the shared lists, the pod list. */
 export const WATCH_CALLS = ['read', 'list', 'pods'] as const;
+
+/**
+ * What became of a change the Watch waker heard (src/worker/watch-waker.ts): a wake signalled, no
+ * Watch running for it, the signal failed, or nothing sent (`coalesced`: seen already, or its
+ * Watch's wake still queued or in flight).
+ */
+export const WAKE_RESULTS = ['signalled', 'not-watched', 'failed', 'coalesced'] as const;
 
 export function createDispatchMetrics(
   options: { registry?: Registry; processMetrics?: boolean } = {},
@@ -55,6 +63,12 @@ export function createDispatchMetrics(
     labelNames: ['call'] as const,
     registers: [registry],
   });
+  const watchWakes = new Counter({
+    name: 'dispatch_watch_wakes_total',
+    help: 'Changes of dispatch TrainJobs and Workloads the worker\'s watch saw, by what became of the wake of their Watch: signalled, not-watched (no Watch running), failed, coalesced (nothing sent)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
   // Every series a dashboard expects exists from the start at 0, so that rate() sees the first event.
   starts.inc({ outcome: 'success', error_type: NO_ERROR }, 0);
   starts.inc({ outcome: 'cancelled', error_type: NO_ERROR }, 0);
@@ -62,5 +76,6 @@ export function createDispatchMetrics(
   for (const result of COMPENSATION_RESULTS) compensations.inc({ result }, 0);
   for (const step of Object.values(ACTIVITY_LABELS)) stepDuration.zero({ step });
   for (const call of WATCH_CALLS) watchUnanswered.inc({ call }, 0);
-  return { registry, starts, stepDuration, compensations, watchUnanswered };
+  for (const result of WAKE_RESULTS) watchWakes.inc({ result }, 0);
+  return { registry, starts, stepDuration, compensations, watchUnanswered, watchWakes };
 }

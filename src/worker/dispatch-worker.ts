@@ -18,6 +18,8 @@ import type { DataConverter } from '@temporalio/common';
 import type { ActivityInterceptorsFactory, WorkerPlugin } from '@temporalio/worker';
 import { metricsWorkerOptions } from '../observability/interceptors.js';
 import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
+import { createWatchWaker, type WatchWaker } from './watch-waker.js';
+import { signalWake } from './wake-signal.js';
 
 export const DEFAULT_PREFLIGHT_INTERVAL_MS = 5 * 60_000;
 
@@ -90,6 +92,8 @@ export interface DispatchWorker {
   checks?: WatchedLists;
   /** dispatch's admission check controller: Kueue mode only, unless turned off. run() runs it. */
   admissionController?: AdmissionController;
+  /** Wakes the Watches of the TrainJobs that change (docs/contract.md §9b), when the kube clients can watch. run() runs it. */
+  waker?: WatchWaker;
   /** Runs the worker, the preflight loop and the admission check controller until shutdown. */
   run(): Promise<void>;
   /** Runs one preflight now and waits for its gates. */
@@ -126,6 +130,9 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
           ...(options.admissionIntervalMs !== undefined ? { intervalMs: options.admissionIntervalMs } : {}),
         })
       : undefined;
+  const waker = lists
+    ? createWatchWaker({ config, lists, signal: signalWake(options.client), count: (result) => metrics.watchWakes.inc({ result }) })
+    : undefined;
   const taskQueue = config.temporal.taskQueue;
   const code = options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode(options.workflowBundlePath);
   const observed = metricsWorkerOptions(metrics, 'workflowsPath' in code);
@@ -149,6 +156,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     metrics,
     ...(admissionController ? { admissionController } : {}),
     ...(lists ? { checks: lists } : {}),
+    ...(waker ? { waker } : {}),
     preflight: () => runPreflight(options.client, taskQueue, gates),
     async run() {
       const running = worker.run();
@@ -161,6 +169,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         log,
       );
       const controlling = admissionController?.run(stopLoops.signal);
+      waker?.run(stopLoops.signal);
       try {
         await running;
       } finally {
