@@ -59,6 +59,7 @@ process.on('disconnect', stop);
 
 const running = dispatch.worker.run();
 const controlling = dispatch.admissionController?.run(stopController.signal);
+dispatch.waker?.run(stopController.signal);
 send({ type: 'ready' });
 await running;
 stopController.abort();

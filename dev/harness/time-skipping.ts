@@ -86,8 +86,12 @@ export async function createTimeSkippingEnv(options: { build?: boolean } = {}): 
     TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
   let env: TestWorkflowEnvironment;
   try {
-    // The SDK waits a few seconds for the server to answer; a JVM on a loaded machine can take longer.
-    env = await create().catch(() => create());
+    // The SDK waits 5 s for the server to answer; a JVM on a loaded machine can take longer (it took
+    // more than 5 s twice in a row with a load of 23 on 2 cores), so it is tried up to four times.
+    env = await create()
+      .catch(() => create())
+      .catch(() => create())
+      .catch(() => create());
   } catch (error) {
     const log = readFileSync(logFile, { encoding: 'utf8', flag: 'a+' }).slice(-2000);
     rmSync(dir, { recursive: true, force: true });

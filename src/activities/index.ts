@@ -18,6 +18,7 @@ import { settingsActivities, type SettingsView } from './settings-activities.js'
 import { trainJobActivities } from './trainjob-activities.js';
 import { undoStartActivities } from './undo-start-activities.js';
 import { watchActivities, type CountUnanswered } from './watch-activities.js';
+import { watchCheckActivities } from './watch-check.js';
 import type { SharedLists } from '../kube/shared-lists.js';
 import { workloadActivities } from './workload-activities.js';
 import { WorkloadChecks } from '../kube/workload-checks.js';
@@ -57,6 +58,8 @@ export function createActivities(deps: ActivityDeps) {
     ...keptAlive(operationActivities(env)),
     // Watch heartbeats on its own, with each check.
     ...watchActivities(env, lists, deps.countWatchUnanswered),
+    // A woken Watch's one read (docs/contract.md §9b), a local activity.
+    ...watchCheckActivities(env, lists, deps.countWatchUnanswered),
   });
 }
 

@@ -67,7 +67,7 @@ export type WatchCall = (typeof WATCH_CALLS)[number];
 export type CountUnanswered = (call: WatchCall) => void;
 
 /** A call the API did not answer: kubeCall's retryable failure, or the batched lists' plain error. */
-class Unanswered extends Error {
+export class Unanswered extends Error {
   constructor(
     readonly call: WatchCall,
     cause: unknown,
@@ -76,7 +76,7 @@ class Unanswered extends Error {
   }
 }
 
-const unansweredAs =
+export const unansweredAs =
   (call: WatchCall) =>
   (error: unknown): never => {
     throw error instanceof DispatchError ? error : new Unanswered(call, error);
@@ -85,10 +85,10 @@ const unansweredAs =
 const refusedCall = (ref: TrainJobRef, what: string, answer: KubeRefusal) => refused(ref, what, answer);
 
 /**
- * A Watch's first read of its TrainJob, by name: the answer that ends the Watch at once (not
- * dispatch's, or the name now another UID's), or the ref's job-id label (undefined when it is gone).
+ * A Watch's read of its TrainJob by name: the answer that ends the Watch at once (not dispatch's,
+ * or the name now another UID's), or the ref's TrainJob, trimmed (undefined when it is gone).
  */
-async function firstRead(calls: ObjectCalls, config: Config, ref: TrainJobRef, checks: number): Promise<{ answer: WatchAnswer } | { jobId?: string }> {
+export async function firstRead(calls: ObjectCalls, config: Config, ref: TrainJobRef, checks: number): Promise<{ answer: WatchAnswer } | { trainJob?: TrainJob }> {
   const answer = await calls.get(TRAINJOBS, ref.namespace, ref.name).catch(unansweredAs('read'));
   if (answer.answered === 'definite' && answer.status !== 404) throw refusedCall(ref, `reading TrainJob ${ref.namespace}/${ref.name}`, answer);
   const read = answer.answered === 'ok' ? trimTrainJob(answer.value as TrainJob) : undefined;
@@ -98,11 +98,11 @@ async function firstRead(calls: ObjectCalls, config: Config, ref: TrainJobRef, c
   if (read !== undefined && read.metadata.uid !== ref.uid) {
     return { answer: { outcome: watchOutcome(ref, { trainJob: read, config, pods: [], observedAt: new Date().toISOString() })!, checks } };
   }
-  return { jobId: read?.metadata.labels?.[Labels.jobId] };
+  return read ? { trainJob: read } : {};
 }
 
 /** The outcome of what one check observed, if it has one; a Failed one with its pods when they are read. */
-async function outcomeOf(calls: ObjectCalls, ref: TrainJobRef, observed: Observed, jobId: string | undefined): Promise<Outcome | undefined> {
+export async function outcomeOf(calls: ObjectCalls, ref: TrainJobRef, observed: Observed, jobId: string | undefined): Promise<Outcome | undefined> {
   const observedAt = new Date().toISOString();
   const outcome = watchOutcome(ref, { ...observed, pods: [], observedAt });
   if (outcome?.phase !== 'Failed' || observed.trainJob === undefined || jobId === undefined) return outcome;
@@ -170,7 +170,7 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnans
           if (first === undefined) {
             const read = await firstRead(calls, config, ref, checks);
             if ('answer' in read) return read.answer;
-            first = read;
+            first = { jobId: read.trainJob?.metadata.labels?.[Labels.jobId] };
           }
           const observed: Observed = first.jobId === undefined ? { config } : await observe(lists, config, ref, first.jobId, calls, ctx.cancellationSignal);
           const outcome = await outcomeOf(calls, ref, observed, first.jobId);

@@ -16,6 +16,8 @@ export interface Feed {
   lastAsked: number;
   retryAt: number;
   stop?: AbortController;
+  /** Whether a list has filled it once: a later list tells subscribers what changed meanwhile. */
+  listed?: boolean;
   /** Bumped on every (re)start, so the callbacks of a watch that was replaced change nothing. */
   generation: number;
 }

@@ -32,10 +32,28 @@ export const WATCH_TIMEOUT_SECONDS = 60;
 
 type Clock = () => number;
 
+/**
+ * An object of a feed that changed, for a subscriber (the Watch waker, src/worker/watch-waker.ts):
+ * `watch` as the watch reported it (added, modified or deleted); `relist` found different, new or
+ * gone by a list after the feed was out of step (what the watch missed meanwhile); `first-list` in
+ * the feed's first list, with no earlier copy to compare.
+ */
+export interface FeedChange {
+  /** The feed's kind (a list's items do not say it). */
+  kind: string;
+  object: KubeObject;
+  seen: 'watch' | 'relist' | 'first-list';
+  deleted: boolean;
+}
+
+export type FeedListener = (change: FeedChange) => void;
+
 export class WatchedLists implements SharedLists {
   private readonly feeds = new Map<string, Feed>();
   /** Who waits for a change, by feed key and label value. */
   private readonly waiters = new Map<string, Set<() => void>>();
+  /** Who hears every change, by feed key: kept across a feed's restarts. */
+  private readonly listeners = new Map<string, Set<FeedListener>>();
   private readonly calls: ObjectCalls;
   private readonly idleTimer: NodeJS.Timeout;
 
@@ -72,6 +90,22 @@ export class WatchedLists implements SharedLists {
       const timer = setTimeout(done, ms);
       waiters.add(done);
     });
+  }
+
+  /**
+   * Tells `listener` of every change of the feed's objects (FeedChange) until the returned function
+   * is called. It does not start the feed: the subscriber keeps it asked for (snapshot()), as a
+   * check does.
+   */
+  subscribe(kind: NamespacedKind, namespace: string, label: string, listener: FeedListener): () => void {
+    const key = feedKey(kind, namespace, label);
+    const listeners = this.listeners.get(key) ?? new Set<FeedListener>();
+    this.listeners.set(key, listeners);
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.listeners.get(key) === listeners) this.listeners.delete(key);
+    };
   }
 
   /**
@@ -141,9 +175,13 @@ export class WatchedLists implements SharedLists {
     const listed = await this.calls.list(feed.kind, feed.namespace, feed.label).catch(() => undefined);
     if (generation !== feed.generation) return;
     if (listed?.answered !== 'ok') return this.down(feed);
+    const before = new Map(feed.objects);
+    const first = !feed.listed;
+    feed.listed = true;
     feed.objects.clear();
     feed.byValue.clear();
     for (const item of listed.value.items ?? []) put(feed, item);
+    this.tellRelisted(feed, before, first);
     feed.resourceVersion = (listed.value as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '';
     feed.lastHeard = this.now();
     await this.watch(feed, generation);
@@ -198,10 +236,33 @@ export class WatchedLists implements SharedLists {
     const before = feed.objects.get(object?.metadata?.uid ?? '')?.metadata?.labels?.[feed.label];
     if (type === 'ADDED' || type === 'MODIFIED') put(feed, object);
     else if (type === 'DELETED') remove(feed, object);
+    const listeners = this.listeners.get(feedKey(feed.kind, feed.namespace, feed.label));
+    if (listeners && type !== 'ERROR') this.tell(listeners, { kind: feed.kind.kind, object, seen: 'watch', deleted: type === 'DELETED' });
     for (const value of new Set([before, object?.metadata?.labels?.[feed.label], ANY])) {
       if (value === undefined) continue;
       const key = waiterKey(feedKey(feed.kind, feed.namespace, feed.label), value);
       for (const wake of [...(this.waiters.get(key) ?? [])]) wake();
+    }
+  }
+
+  /** A (re)list's changes against what the feed held before, for the subscribers. */
+  private tellRelisted(feed: Feed, before: Map<string, KubeObject>, first: boolean): void {
+    const listeners = this.listeners.get(feedKey(feed.kind, feed.namespace, feed.label));
+    if (!listeners || listeners.size === 0) return;
+    const seen = first ? 'first-list' : 'relist';
+    for (const [uid, object] of feed.objects) {
+      if (before.get(uid)?.metadata?.resourceVersion !== object.metadata?.resourceVersion) this.tell(listeners, { kind: feed.kind.kind, object, seen, deleted: false });
+    }
+    for (const [uid, object] of before) if (!feed.objects.has(uid)) this.tell(listeners, { kind: feed.kind.kind, object, seen, deleted: true });
+  }
+
+  private tell(listeners: Set<FeedListener>, change: FeedChange): void {
+    for (const listener of [...listeners]) {
+      try {
+        listener(change);
+      } catch {
+        // A subscriber's bug must not stop the feed; the subscriber counts its own failures.
+      }
     }
   }
 

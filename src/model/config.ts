@@ -55,8 +55,10 @@ export const ConfigSchema = z
           },
           { error: 'must be at least 1ms (Kubernetes calls are timed in whole milliseconds)' },
         ),
+        // The longest a Watch waits without a wake before it reads its TrainJob again (a lost wake costs at most this).
+        watchRecheck: positiveDuration('15m'),
       })
-      .default({ workload: '60s', call: '30s' }),
+      .default({ workload: '60s', call: '30s', watchRecheck: '15m' }),
     gpuResource: z.string().regex(QUALIFIED_NAME, { error: 'not a valid resource name' }).default('nvidia.com/gpu'),
     allowRankRestart: z.boolean().default(false),
     publish: z

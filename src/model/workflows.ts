@@ -29,3 +29,9 @@ export const startWorkflowId = (namespace: string, name: string, attempt: number
 export const probeWorkflowId = (namespace: string) => `probe/${namespace}`;
 /** A capabilities query: `capabilities/<namespace>/<unique>`, one workflow per query. */
 export const capabilitiesWorkflowId = (namespace: string, unique: string) => `capabilities/${namespace}/${unique}`;
+
+/**
+ * The signal that wakes a WatchTrainJob (docs/contract.md §9b): the worker's watch sends it when
+ * the TrainJob changes; it carries nothing, and the Watch reads the phase itself.
+ */
+export const WATCH_WAKE_SIGNAL = 'wake';

@@ -25,7 +25,26 @@ export type MeasuredOperation = (typeof MEASURED_OPERATIONS)[number];
  * From the workflow's start to its close, as the caller waits: a refusal at step 1 in milliseconds, a
  * Start with its Workload wait in seconds to minutes, a Watch as long as the training (hours to days).
  */
-export const OPERATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 4 * 3600, 24 * 3600, 7 * 24 * 3600];
+export const OPERATION_BUCKETS = [
+  0.05,
+  0.1,
+  0.25,
+  0.5,
+  1,
+  2.5,
+  5,
+  10,
+  30,
+  60,
+  120,
+  300,
+  600,
+  1800,
+  3600,
+  4 * 3600,
+  24 * 3600,
+  7 * 24 * 3600,
+];
 
 export interface DispatchMetrics {
   registry: Registry;
@@ -36,11 +55,20 @@ export interface DispatchMetrics {
   compensations: Counter<'result'>;
   watchUnanswered: Counter<'call'>;
   /** Where the gauges and the admission counters read the worker's state at each scrape (state-metrics.ts). */
+  watchWakes: Counter<'result'>;
+  /** Where the gauges and the admission counters read the worker's state at each scrape (state-metrics.ts). */
   observe(state: WorkerState): void;
 }
 
 /** The calls of a Watch that may go unanswered: the first read by name, the shared lists, the pod list. */
 export const WATCH_CALLS = ['read', 'list', 'pods'] as const;
+
+/**
+ * What became of a change the Watch waker heard (src/worker/watch-waker.ts): a wake signalled, no
+ * Watch running for it, the signal failed, or nothing sent (`coalesced`: seen already, or its
+ * Watch's wake still queued or in flight).
+ */
+export const WAKE_RESULTS = ['signalled', 'not-watched', 'failed', 'coalesced'] as const;
 
 export function createDispatchMetrics(
   options: { registry?: Registry; processMetrics?: boolean } = {},
@@ -85,6 +113,12 @@ export function createDispatchMetrics(
     labelNames: ['call'] as const,
     registers: [registry],
   });
+  const watchWakes = new Counter({
+    name: 'dispatch_watch_wakes_total',
+    help: "Changes of dispatch TrainJobs and Workloads the worker's watch saw, by what became of the wake of their Watch: signalled, not-watched (no Watch running), failed, coalesced (nothing sent)",
+    labelNames: ['result'] as const,
+    registers: [registry],
+  });
   // Every series a dashboard expects exists from the start at 0, so that rate() sees the first event.
   starts.inc({ outcome: 'success', error_type: NO_ERROR }, 0);
   starts.inc({ outcome: 'cancelled', error_type: NO_ERROR }, 0);
@@ -98,6 +132,17 @@ export function createDispatchMetrics(
   for (const result of COMPENSATION_RESULTS) compensations.inc({ result }, 0);
   for (const step of Object.values(ACTIVITY_LABELS)) stepDuration.zero({ step });
   for (const call of WATCH_CALLS) watchUnanswered.inc({ call }, 0);
+  for (const result of WAKE_RESULTS) watchWakes.inc({ result }, 0);
   const { observe } = createStateMetrics(registry);
-  return { registry, observe, starts, operations, operationDuration, stepDuration, compensations, watchUnanswered };
+  return {
+    registry,
+    observe,
+    starts,
+    operations,
+    operationDuration,
+    stepDuration,
+    compensations,
+    watchUnanswered,
+    watchWakes,
+  };
 }

@@ -19,6 +19,8 @@ import type { ActivityInterceptorsFactory, WorkerPlugin } from '@temporalio/work
 import { metricsWorkerOptions } from '../observability/interceptors.js';
 import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
 import { openWorkflowCounter } from '../observability/open-workflows.js';
+import { createWatchWaker, type WatchWaker } from './watch-waker.js';
+import { signalWake } from './wake-signal.js';
 
 export const DEFAULT_PREFLIGHT_INTERVAL_MS = 5 * 60_000;
 
@@ -91,6 +93,8 @@ export interface DispatchWorker {
   checks?: WatchedLists;
   /** dispatch's admission check controller: Kueue mode only, unless turned off. run() runs it. */
   admissionController?: AdmissionController;
+  /** Wakes the Watches of the TrainJobs that change (docs/contract.md §9b), when the kube clients can watch. run() runs it. */
+  waker?: WatchWaker;
   /** Runs the worker, the preflight loop and the admission check controller until shutdown. */
   run(): Promise<void>;
   /** Runs one preflight now and waits for its gates. */
@@ -127,13 +131,23 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
           ...(options.admissionIntervalMs !== undefined ? { intervalMs: options.admissionIntervalMs } : {}),
         })
       : undefined;
+  const waker = lists
+    ? createWatchWaker({
+        config,
+        lists,
+        signal: signalWake(options.client),
+        count: (result) => metrics.watchWakes.inc({ result }),
+      })
+    : undefined;
   const taskQueue = config.temporal.taskQueue;
   metrics.observe({
     gates: () => gates.latestGates(),
     openWorkflows: openWorkflowCounter(options.client, taskQueue, log),
     ...(admissionController ? { admission: () => admissionController.counters } : {}),
   });
-  const code = options.workflowBundle ? { workflowBundle: options.workflowBundle } : workflowCode(options.workflowBundlePath);
+  const code = options.workflowBundle
+    ? { workflowBundle: options.workflowBundle }
+    : workflowCode(options.workflowBundlePath);
   const observed = metricsWorkerOptions(metrics, 'workflowsPath' in code);
   const worker = await Worker.create({
     connection: options.connection,
@@ -144,7 +158,10 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     ...options.tuning,
     ...code,
     ...observed,
-    interceptors: { ...observed.interceptors, activity: [...(observed.interceptors?.activity ?? []), ...(options.activityInterceptors ?? [])] },
+    interceptors: {
+      ...observed.interceptors,
+      activity: [...(observed.interceptors?.activity ?? []), ...(options.activityInterceptors ?? [])],
+    },
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...(options.plugins ? { plugins: options.plugins } : {}),
   });
@@ -155,6 +172,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     metrics,
     ...(admissionController ? { admissionController } : {}),
     ...(lists ? { checks: lists } : {}),
+    ...(waker ? { waker } : {}),
     preflight: () => runPreflight(options.client, taskQueue, gates),
     async run() {
       const running = worker.run();
@@ -167,6 +185,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         log,
       );
       const controlling = admissionController?.run(stopLoops.signal);
+      waker?.run(stopLoops.signal);
       try {
         await running;
       } finally {

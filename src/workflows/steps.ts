@@ -85,6 +85,7 @@ const OTHER_CALLS = {
   applyWrite: 'write',
   deleteTrainJob: 'delete TrainJob',
   watchTrainJob: 'watch TrainJob',
+  checkWatchedTrainJob: 'check watched TrainJob',
 } as const satisfies Partial<Record<keyof Activities, string>>;
 
 /**

@@ -1,48 +1,23 @@
 // WatchTrainJob(TrainJobRef) -> Outcome (docs/contract.md §9): waits until the TrainJob has
 // completed, failed or gone, and answers how it ended, with the exit code of its first failed node
-// container. The waiting is one heartbeating activity with batched checks (watch-activities.ts);
-// it returns when the phase changes, so the workflow sets DispatchPhase as it learns it, and after
-// an hour, so a long Watch's history stays a few events an hour (and continues as new when long).
-// It never gives up on an API that does not answer (docs/contract.md §9a): the activity returns once
-// the silence has lasted timeouts.call, and the current details say since when until it answers.
-import { continueAsNew, workflowInfo } from '@temporalio/workflow';
-import { DispatchError } from '../model/errors.js';
-import type { Outcome, Phase } from '../model/operations.js';
-import { WATCH_SLICE_MS } from './operation-proxies.js';
-import { classifyOperationCall } from './operation-failures.js';
+// container. DispatchPhase and the current details follow the phase as it learns it.
+//
+// The patch WATCH_WOKEN: runs begun since it wait holding no activity, woken by the worker's watch
+// and bounded by a durable timer (docs/contract.md §9b; watch-woken.ts); runs begun before it,
+// whose histories replay them, keep waiting in one heartbeating activity (watch-by-activity.ts)
+// until they end or continue as new. The second argument is only what a run carries into the next
+// when it continues as new; callers pass the ref alone.
+import { patched } from '@temporalio/workflow';
+import type { Outcome } from '../model/operations.js';
 import { runOperation } from './run-operation.js';
+import { watchByActivity } from './watch-by-activity.js';
+import { Wakes, watchWoken, type WatchCarried } from './watch-woken.js';
 
-/** Checks between two calls of the Watch activity, as its details say. */
-const CHECKED_EVERY = 'checked every 3 s';
+/** The patch that made a Watch wait woken, holding no activity (docs/versioning.md). */
+const WATCH_WOKEN = 'watch-woken';
 
-export function WatchTrainJob(input: unknown): Promise<Outcome> {
-  return runOperation('watch', input, async ({ ref, config, calls, progress, declarative }) => {
-    let shown: Phase | undefined;
-    let unansweredSince: string | undefined;
-    for (;;) {
-      const silence = unansweredSince === undefined ? '' : `; the API has not answered since ${unansweredSince}`;
-      progress.waiting(`TrainJob ${ref.namespace}/${ref.name} to complete, fail or go (${CHECKED_EVERY})${silence}`);
-      const answer = await calls
-        .watchTrainJob({ config, ref, sliceMs: WATCH_SLICE_MS, ...(shown ? { shownPhase: shown } : {}), ...(unansweredSince ? { unansweredSince } : {}) })
-        .catch(classifyOperationCall('the TrainJob to be watched', ref));
-      if ('unanswered' in answer) {
-        unansweredSince = answer.unanswered.since;
-        continue;
-      }
-      unansweredSince = undefined;
-      if ('refused' in answer) {
-        if (declarative) progress.observed(answer.state.phase, answer.state.reasons);
-        throw new DispatchError('ErrRejected', answer.refused, 0, ref);
-      }
-      if ('outcome' in answer) {
-        const { outcome } = answer;
-        progress.observed(outcome.phase, [outcome.reason]);
-        progress.finish(`${outcome.phase} (${outcome.reason})${outcome.exitCode !== undefined ? `, exit code ${outcome.exitCode}` : ''}`);
-        return outcome;
-      }
-      shown = answer.state.phase;
-      progress.observed(shown, answer.state.reasons);
-      if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof WatchTrainJob>(input);
-    }
-  });
+export function WatchTrainJob(input: unknown, carried?: WatchCarried): Promise<Outcome> {
+  // Before the first await: a wake that comes while the run starts is kept, not dropped.
+  const wakes = new Wakes();
+  return runOperation('watch', input, (ctx) => (patched(WATCH_WOKEN) ? watchWoken(input, wakes, ctx, carried) : watchByActivity(input, ctx)));
 }

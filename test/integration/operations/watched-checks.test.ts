@@ -1,11 +1,15 @@
-// Watch's checks read one watch of the namespace's TrainJobs (src/kube/watched-lists.ts) once it
-// is in step, and list (batched) only while it is not: seen through the fault proxy in front of the
-// real API server, with the real Trainer behind it. A Stop is seen through the watch; a reset
-// connection sends the checks back to lists until a new list and watch are in step.
+// Watch as docs/contract.md §9b says, through the fault proxy in front of the real API server with
+// the real Trainer behind it: while it waits a Watch holds no activity and makes no request of its
+// own (the worker's one watch of the namespace's TrainJobs is all); a Stop is answered through a
+// wake, long before the 15-minute timer; after a reset connection the worker lists again and wakes
+// the Watches of what changed meanwhile; and a worker that cannot watch at all (every watch request
+// reset, as a Role without `watch` refuses it) still answers, from its lists every few seconds.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { operationWorkflowId } from '../../../src/core/operations/workflow-ids.js';
 import { RETRY_MS } from '../../../src/kube/watched-lists.js';
 import { Trainer } from '../../../src/model/constants.js';
+import type { TrainJobRef } from '../../../src/model/operations.js';
 import type { FaultProxy } from '../../../dev/harness/fault-proxy.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
@@ -31,34 +35,60 @@ afterAll(async () => {
 
 const trainJobs = () => `/apis/${Trainer.group}/${Trainer.version}/namespaces/${ns.name}/${Trainer.trainJobPlural}`;
 const requests = (watch: boolean) => proxy.requests.filter((r) => r.method === 'GET' && r.path === trainJobs() && r.watch === watch);
+/** Reads of one TrainJob by name: a Watch's own reads. */
+const readsOf = (ref: TrainJobRef) => proxy.requests.filter((r) => r.method === 'GET' && r.path === `${trainJobs()}/${ref.name}`).length;
+const handleOf = (ref: TrainJobRef) => h.env.client.workflow.getHandle(operationWorkflowId('watch', ref));
+const wakes = async (result: string) => (await h.worker.metrics.watchWakes.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
 
-it('Watches of gated TrainJobs check through one watch, with no list while it is in step; a Stop is seen through it; a reset connection falls back to lists, then watches again', async () => {
+it('Watches of gated TrainJobs hold no activity and make no request while they wait; a Stop is answered through a wake; after a reset connection the worker lists again and wakes what changed', async () => {
   const refs = (await Promise.all([1, 2, 3].map(() => h.client.startTrainJob(startRequest())))).map(refOf);
   const outcomes = refs.map((ref) => h.client.watch(ref));
-
-  await until('the watch of the TrainJobs', 30_000, async () => (requests(true).length > 0 ? true : undefined));
+  for (const ref of refs)
+    await until('the Watch to show Gated', 30_000, async () => ((await handleOf(ref).query<{ phase?: string }>('progress').catch(() => ({}))) as { phase?: string }).phase === 'Gated' || undefined);
+  await until('the worker’s watch of the TrainJobs', 30_000, async () => (requests(true).length > 0 ? true : undefined));
   expect(requests(true)[0]!.query).toContain('labelSelector=');
-  // In step: three Watches checking every 3 s make no list at all for 9 s.
-  await sleep(3_000);
+
+  for (const ref of refs) expect((await handleOf(ref).describe()).raw.pendingActivities ?? [], 'no activity while waiting').toEqual([]);
+  const readsBefore = refs.map(readsOf);
   const listsBefore = requests(false).length;
   await sleep(9_000);
+  expect(refs.map(readsOf), 'no read of its own while nothing changes').toEqual(readsBefore);
   expect(requests(false).length).toBe(listsBefore);
 
+  // The timer is 15 minutes: an answer within seconds is a wake's.
+  const t0 = Date.now();
   await h.client.stop(refs[0]!);
   expect(await outcomes[0]).toMatchObject({ ref: refs[0], phase: 'Absent' });
-  expect(requests(false).length).toBe(listsBefore);
+  console.log(`[watch] Absent ${Date.now() - t0} ms after the Stop was asked for`);
+  expect(await wakes('signalled')).toBeGreaterThan(0);
 
-  // A reset: the checks list (batched) until, RETRY_MS later, a new list and watch are in step.
+  // A reset, and a Stop while the worker may not be watching: its next list finds the TrainJob gone.
   const watchesBefore = requests(true).length;
   proxy.cutConnections();
-  await until('checks listing again', 15_000, async () => (requests(false).length > listsBefore ? true : undefined));
+  const t1 = Date.now();
+  await h.client.stop(refs[1]!);
+  expect(await outcomes[1]).toMatchObject({ ref: refs[1], phase: 'Absent' });
+  console.log(`[watch] after a reset connection: Absent ${Date.now() - t1} ms after the Stop was asked for`);
   await until('a new watch', RETRY_MS + 15_000, async () => (requests(true).length > watchesBefore ? true : undefined));
-  await sleep(3_000);
-  const listsAfter = requests(false).length;
-  await sleep(6_000);
-  expect(requests(false).length).toBe(listsAfter);
 
-  for (const ref of refs.slice(1)) await h.client.stop(ref);
-  for (const [i, outcome] of outcomes.slice(1).entries())
-    expect(await outcome).toMatchObject({ ref: refs[i + 1], phase: 'Absent' });
-}, 120_000);
+  await h.client.stop(refs[2]!);
+  expect(await outcomes[2]).toMatchObject({ ref: refs[2], phase: 'Absent' });
+}, 180_000);
+
+it('a worker that cannot watch (every watch request reset) still answers: it lists every few seconds and wakes what changed', async () => {
+  const refused = proxy.inject({ method: 'GET', path: trainJobs(), watch: true, times: Infinity, action: 'reset' });
+  // Drop the watch in step, as a Role losing `watch` takes effect at the next watch request.
+  h.worker.checks?.resync();
+  try {
+    const ref = refOf(await h.client.startTrainJob(startRequest()));
+    await h.client.open(ref);
+    const t0 = Date.now();
+    const outcome = await h.client.watch(ref);
+    expect(outcome).toMatchObject({ ref, phase: 'Succeeded' });
+    console.log(`[watch] without watch: Succeeded ${Date.now() - t0} ms after the Watch began`);
+    expect(refused.hits).toBeGreaterThan(0);
+    expect(requests(false).length).toBeGreaterThan(1);
+  } finally {
+    proxy.clear();
+  }
+}, 180_000);

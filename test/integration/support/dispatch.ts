@@ -115,6 +115,8 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
   // worker.run() would also run the preflight, whose gates would replace the ones given above.
   const stopController = new AbortController();
   const controlling = worker.admissionController?.run(stopController.signal);
+  // The Watch waker, as worker.run() runs it (docs/contract.md §9b).
+  worker.waker?.run(stopController.signal);
   const admin = createKubeClients(loadKubeConfig(writeKubeconfig(adminOf())));
   return {
     config,

@@ -245,7 +245,7 @@ describe('the Temporal UI shows a Start in flight (Kueue mode, held at step 9)',
       const { currentDetails } = await watch.query<{ currentDetails: string }>('__temporal_workflow_metadata');
       const lines = currentDetails.split(/ *\n+/).map((line) => line.replaceAll('**', '').trim());
       expect(lines[0]).toBe(summary);
-      expect(lines).toContain(`Waiting for: TrainJob ${ref.namespace}/${ref.name} to complete, fail or go (checked every 3 s)`);
+      expect(lines).toContain(`Waiting for: TrainJob ${ref.namespace}/${ref.name} to complete, fail or go (woken by its changes, read again every 15m at least)`);
       expect(lines.some((line) => line.startsWith('Phase: Running'))).toBe(true);
 
       await page.goto(`${workflows}/${encodeURIComponent(watch.workflowId)}`);

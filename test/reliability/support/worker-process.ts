@@ -35,6 +35,9 @@ async function main(): Promise<void> {
   });
   const gates = process.env.DISPATCH_RELIABILITY_GATES;
   const running = gates === 'product' ? worker.run() : worker.worker.run();
+  // The Watch waker runs in every worker, as worker.run() runs it (docs/contract.md §9b).
+  const stopWaker = new AbortController();
+  if (gates !== 'product') worker.waker?.run(stopWaker.signal);
   if (gates === 'preflight') await worker.preflight();
   else if (gates !== 'product') worker.gates.update(PROVEN);
   const stop = () => (gates === 'product' ? worker.shutdown() : worker.worker.shutdown());
@@ -44,6 +47,7 @@ async function main(): Promise<void> {
     `${JSON.stringify({ [READY]: true, pid: process.pid, taskQueue: config.temporal.taskQueue })}\n`,
   );
   await running;
+  stopWaker.abort();
   await connection.close();
   await client.connection.close();
   process.stdout.write(`${JSON.stringify({ stopped: true })}\n`);

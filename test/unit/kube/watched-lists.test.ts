@@ -208,4 +208,38 @@ describe('WatchedLists', () => {
     expect(names(await h.find('job-a'))).toEqual(['wl-a']);
     h.watched.close();
   });
+
+  it('subscribe() hears every change: the first list, each watch event, and what a relist after a break finds changed, new or gone', async () => {
+    let listed = 0;
+    const h = harness(async () =>
+      ++listed === 1
+        ? { metadata: { resourceVersion: '10' }, items: [workload('wl-a', 'u1', 'job-a', '5'), workload('wl-b', 'u2', 'job-b', '6')] }
+        : { metadata: { resourceVersion: '20' }, items: [workload('wl-a', 'u1', 'job-a', '5'), workload('wl-c', 'u3', 'job-c', '19')] },
+    );
+    const heard: string[] = [];
+    const unsubscribe = h.watched.subscribe(KIND, 'ml', LABEL, (c) =>
+      heard.push(`${c.seen} ${c.kind} ${c.object.metadata?.name}@${c.object.metadata?.resourceVersion}${c.deleted ? ' deleted' : ''}`),
+    );
+    expect(h.watched.snapshot(KIND, 'ml', LABEL)).toBeUndefined();
+    await h.settle();
+    expect(heard.splice(0)).toEqual(['first-list Workload wl-a@5', 'first-list Workload wl-b@6']);
+
+    h.watches[0]!.event('MODIFIED', workload('wl-b', 'u2', 'job-b', '11'));
+    h.watches[0]!.event('BOOKMARK', { metadata: { resourceVersion: '12' } });
+    expect(heard.splice(0)).toEqual(['watch Workload wl-b@11']);
+
+    // Broken, then listed again: wl-a is as it was; wl-b went and wl-c came while nobody watched.
+    h.watches[0]!.end(new Error('socket hang up'));
+    h.clock.advance(RETRY_MS);
+    h.watched.snapshot(KIND, 'ml', LABEL);
+    await h.settle();
+    expect(heard.splice(0)).toEqual(['relist Workload wl-c@19', 'relist Workload wl-b@11 deleted']);
+
+    h.watches[1]!.event('DELETED', workload('wl-c', 'u3', 'job-c', '21'));
+    expect(heard.splice(0)).toEqual(['watch Workload wl-c@21 deleted']);
+    unsubscribe();
+    h.watches[1]!.event('ADDED', workload('wl-d', 'u4', 'job-d', '22'));
+    expect(heard).toEqual([]);
+    h.watched.close();
+  });
 });

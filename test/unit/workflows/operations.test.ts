@@ -1,10 +1,9 @@
 // The operations after Start (docs/contract.md §9), fast: the real workflows on the time-skipping
 // test server, their activities stubbed by a tiny API server (support/operation-stubs.ts). What
 // each writes, how it re-reads when someone else wrote first, when it gives up, how a wait for
-// Kueue's Workload ends, and what Watch shows (DispatchPhase) as the phase changes.
+// Kueue's Workload ends. Watch has its own file (watch-woken.test.ts).
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { Context } from '@temporalio/activity';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { WorkflowTypes, type Operation } from '../../../src/model/workflows.js';
@@ -166,50 +165,5 @@ describe('Stop', () => {
     const gone = stubsFor({});
     expect((await run('stop', gone)).result).toMatchObject({ phase: 'Absent' });
     expect(gone.count('deleteTrainJob')).toBe(0);
-  });
-});
-
-describe('Watch', () => {
-  it('calls again as the phase changes, sets DispatchPhase, and answers the outcome', async () => {
-    const outcome = { ref: REF, phase: 'Failed' as const, reason: 'BackoffLimitExceeded', message: 'job failed', exitCode: 125, finishedAt: '2026-01-01T00:05:00Z' };
-    const state = (phase: 'Queued' | 'Running') => ({ state: { ref: REF, phase, held: false, reasons: [] }, checks: 1 });
-    const stubs = stubsFor({ trainJob: trainJob({ suspend: false, conditions: [condition('Failed')] }) }, {
-      watchAnswers: [state('Queued'), state('Running'), { outcome, checks: 3 }],
-    });
-    const ran = await run('watch', stubs);
-    expect(ran.result).toEqual(outcome);
-    const shown = stubs.calls.filter((c) => c.name === 'watchTrainJob').map((c) => (c.input as { shownPhase?: string }).shownPhase);
-    expect(shown).toEqual([undefined, 'Queued', 'Running']);
-    const described = await ran.handle.describe();
-    expect(described.typedSearchAttributes.get(DispatchPhase)).toBe('Failed');
-  });
-
-  it('says in its current details since when the API has not answered, and calls again until the outcome', async () => {
-    const since = '2026-01-01T00:01:00.000Z';
-    const outcome = { ref: REF, phase: 'Absent' as const, reason: 'NotFound', message: 'gone', finishedAt: '2026-01-01T00:05:00Z' };
-    const stubs = stubsFor({}, { watchAnswers: [{ unanswered: { since, problem: 'connect ECONNREFUSED' }, checks: 2 }, { outcome, checks: 3 }] });
-    // What the workflow shows while it calls again: its current details, read as the UI does.
-    const shown: string[] = [];
-    const answer = stubs.activities.watchTrainJob;
-    stubs.activities.watchTrainJob = async (input) => {
-      const workflowId = Context.current().info.workflowExecution?.workflowId ?? '';
-      const metadata = await ts.env.client.workflow.getHandle(workflowId).query<{ currentDetails: string }>('__temporal_workflow_metadata');
-      shown.push(metadata.currentDetails);
-      return answer(input);
-    };
-    const ran = await run('watch', stubs);
-    expect(ran.result).toEqual(outcome);
-    const inputs = stubs.calls.filter((c) => c.name === 'watchTrainJob').map((c) => (c.input as { unansweredSince?: string }).unansweredSince);
-    expect(inputs).toEqual([undefined, since]);
-    expect(shown[0]).not.toContain('has not answered');
-    expect(shown[1]).toContain(`the API has not answered since ${since}`);
-  });
-
-  it('a TrainJob of that UID without dispatch’s labels is ErrRejected, DispatchPhase set to the phase read', async () => {
-    const state = { ref: REF, phase: 'Running' as const, held: false, reasons: [] };
-    const stubs = stubsFor({}, { watchAnswers: [{ refused: ['Watch of TrainJob: not dispatch’s'], state, checks: 1 }] });
-    const ran = await run('watch', stubs);
-    expect(failureOf(ran)).toMatchObject({ type: 'ErrRejected', reasons: ['Watch of TrainJob: not dispatch’s'] });
-    expect((await ran.handle.describe()).typedSearchAttributes.get(DispatchPhase)).toBe('Running');
   });
 });

@@ -5,6 +5,7 @@
 // make another writer change the object first.
 import type { Activities } from '../../../../src/activities/index.js';
 import type { WatchAnswer } from '../../../../src/activities/watch-activities.js';
+import type { WatchCheck } from '../../../../src/activities/watch-check.js';
 import { applyJsonPatch, JsonPatchError } from '../../../support/json-patch.js';
 import { validateTrainJobRef } from '../../../../src/core/operations/validate-ref.js';
 import type { Config } from '../../../../src/model/config.js';
@@ -13,7 +14,7 @@ import { toApplicationFailure } from '../../../../src/model/error-failures.js';
 import type { TrainJob, Workload } from '../../../../src/model/kube.js';
 import { unanswered, PROVEN } from './start-stubs.js';
 
-export const OPERATION_ACTIVITIES = ['prepareOperation', 'observeTrainJob', 'applyWrite', 'deleteTrainJob', 'watchTrainJob'] as const;
+export const OPERATION_ACTIVITIES = ['prepareOperation', 'observeTrainJob', 'applyWrite', 'deleteTrainJob', 'watchTrainJob', 'checkWatchedTrainJob'] as const;
 export type OperationActivity = (typeof OPERATION_ACTIVITIES)[number];
 type Stubs = Pick<Activities, OperationActivity>;
 
@@ -36,8 +37,10 @@ export interface OperationBehaviour {
   racedWrites?: number;
   /** The first `n` writes land, but their answer is lost: the call goes unanswered. */
   lostAnswers?: number;
-  /** Watch's answers, one per call, in order. */
+  /** Watch's answers, one per call, in order (the Watch activity of runs begun before the patch watch-woken). */
   watchAnswers?: WatchAnswer[];
+  /** A woken Watch's reads (checkWatchedTrainJob), one per call, in order. */
+  watchChecks?: WatchCheck[];
 }
 
 const bump = <T extends { metadata?: { resourceVersion?: string } }>(object: T): T => ({
@@ -50,6 +53,7 @@ export function operationStubs(config: Config, server: FakeServer, behave: Opera
   let raced = 0;
   let lost = 0;
   let watched = 0;
+  let checked = 0;
   const record = (name: OperationActivity, input: unknown) => calls.push({ name, input: structuredClone(input) });
   const activities: Stubs = {
     prepareOperation: async (input) => {
@@ -100,6 +104,12 @@ export function operationStubs(config: Config, server: FakeServer, behave: Opera
       record('watchTrainJob', input);
       const answer = behave.watchAnswers?.[watched++];
       if (!answer) throw new Error('watchTrainJob (stubbed): no answer left');
+      return answer;
+    },
+    checkWatchedTrainJob: async (input) => {
+      record('checkWatchedTrainJob', input);
+      const answer = behave.watchChecks?.[checked++];
+      if (!answer) throw new Error('checkWatchedTrainJob (stubbed): no answer left');
       return answer;
     },
   };

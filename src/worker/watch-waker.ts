@@ -1,0 +1,159 @@
+// The Watch waker (docs/contract.md §9b): a Watch waits holding no activity, and this wakes it.
+// Each worker keeps its one shared watch of the namespace's dispatch-labelled TrainJobs (and, in
+// Kueue mode, their Workloads) in step (src/kube/watched-lists.ts) and, for each object that
+// changed, signals `wake` to the Watch of its TrainJob, whose workflow id is known:
+// `watch/<ns>/<name>/<uid>`. A TrainJob nobody watches answers "not found", which is fine.
+//
+// Bounded: one change wakes a Watch at most once per worker. Changes are de-duplicated by the
+// object's resourceVersion; a wake already queued or in flight for that Watch takes the later
+// change too (the Watch reads the TrainJob after the signal is recorded, so it sees it); at most
+// MAX_IN_FLIGHT signals are sent at once. With several workers each signals once per change: a
+// wake is a few history events, and the Watch reads once per workflow task however many wakes it
+// holds. A Kubernetes Lease would cut that to one worker, at the price of a lease renewal every few
+// seconds per namespace and a gap of a lease term when its holder dies (docs/performance.md).
+//
+// Kill -9 of every worker: the next worker's first list wakes the Watches of TrainJobs that ended
+// within timeouts.watchRecheck (their Complete or Failed condition); any other change missed
+// meanwhile is found by the Watch's own timer. A relist after the feed was out of step (a
+// reconnection, or RBAC without `watch`, where the feed lists every few seconds) wakes the Watches
+// of what changed between the two lists.
+import type { Config } from '../model/config.js';
+import { Labels, Trainer } from '../model/constants.js';
+import { parseGoDuration, toMillis } from '../model/duration.js';
+import type { TrainJob } from '../model/kube.js';
+import { operationWorkflowId } from '../core/operations/workflow-ids.js';
+import { terminalOf } from '../core/operations/terminal.js';
+import { TRAINJOBS, workloads, type NamespacedKind } from '../kube/objects.js';
+import type { WAKE_RESULTS } from '../observability/metrics.js';
+import { RETRY_MS, type FeedChange, type WatchedLists } from '../kube/watched-lists.js';
+
+/** Signals in flight at once, per worker. */
+export const MAX_IN_FLIGHT = 32;
+
+export type WakeResult = (typeof WAKE_RESULTS)[number];
+
+export interface WatchWakerOptions {
+  config: Pick<Config, 'namespace' | 'mode' | 'kueue' | 'timeouts'>;
+  lists: Pick<WatchedLists, 'subscribe' | 'snapshot'>;
+  /** Sends `wake` to the workflow: `not-watched` when there is no such workflow running. */
+  signal(workflowId: string): Promise<'signalled' | 'not-watched'>;
+  count?(result: WakeResult): void;
+  maxInFlight?: number;
+  /** How often the feeds are asked for, which keeps them in step and restarts them (default RETRY_MS). */
+  keepInStepMs?: number;
+  now?: () => number;
+}
+
+export interface WatchWaker {
+  /** Every change the waker heard goes through here (the tests call it directly). */
+  hear(change: FeedChange): void;
+  /** Resolves once nothing is queued or in flight. */
+  idle(): Promise<void>;
+  /** Subscribes and keeps the feeds in step until the signal aborts. */
+  run(stop: AbortSignal): void;
+}
+
+/** The Watch workflow id an object's change concerns: the TrainJob's own, or the owner's for a Workload. */
+function watchIdOf({ kind, object }: FeedChange): string | undefined {
+  const meta = object.metadata;
+  const namespace = meta?.namespace;
+  if (!namespace) return undefined;
+  if (kind === Trainer.trainJobKind) {
+    return meta.name && meta.uid ? operationWorkflowId('watch', { namespace, name: meta.name, uid: meta.uid }) : undefined;
+  }
+  const owner = meta.ownerReferences?.find((o) => o.kind === Trainer.trainJobKind);
+  return owner ? operationWorkflowId('watch', { namespace, name: owner.name, uid: owner.uid }) : undefined;
+}
+
+export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
+  const { config, lists } = options;
+  const count = options.count ?? (() => {});
+  const now = options.now ?? Date.now;
+  const maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
+  const recheckMs = toMillis(parseGoDuration(config.timeouts.watchRecheck)!);
+  /** The resourceVersion last acted on, by object UID. */
+  const seen = new Map<string, string>();
+  const queue: string[] = [];
+  const pending = new Set<string>();
+  let inFlight = 0;
+  let idlers: (() => void)[] = [];
+
+  const feeds: { kind: NamespacedKind; label: string }[] = [
+    { kind: TRAINJOBS, label: Labels.jobId },
+    ...(config.mode === 'kueue' ? [{ kind: workloads(config.kueue.workloadVersion), label: Labels.kueueJobUid }] : []),
+  ];
+
+  /** On a worker's first list: only a TrainJob that ended within watchRecheck may have a Watch the dead workers did not wake. */
+  const endedRecently = ({ kind, object }: FeedChange): boolean => {
+    if (kind !== Trainer.trainJobKind) return false;
+    const at = terminalOf({ trainJob: object as TrainJob, config })?.at;
+    return at !== undefined && now() - Date.parse(at) <= recheckMs;
+  };
+
+  const settleIdlers = () => {
+    if (queue.length > 0 || inFlight > 0) return;
+    for (const idle of idlers) idle();
+    idlers = [];
+  };
+
+  const pump = () => {
+    while (inFlight < maxInFlight && queue.length > 0) {
+      const id = queue.shift()!;
+      inFlight += 1;
+      void options
+        .signal(id)
+        .catch(() => 'failed' as const)
+        .then((result) => {
+          count(result);
+          inFlight -= 1;
+          pending.delete(id);
+          pump();
+        });
+    }
+    settleIdlers();
+  };
+
+  const hear = (change: FeedChange) => {
+    const { object, deleted } = change;
+    const uid = object.metadata?.uid;
+    const version = object.metadata?.resourceVersion;
+    if (!uid) return;
+    if (deleted) seen.delete(uid);
+    else if (version !== undefined) {
+      if (seen.get(uid) === version) return count('coalesced');
+      seen.set(uid, version);
+    }
+    if (change.seen === 'first-list' && !endedRecently(change)) return;
+    const id = watchIdOf(change);
+    if (id === undefined) return;
+    if (pending.has(id)) return count('coalesced');
+    pending.add(id);
+    queue.push(id);
+    pump();
+  };
+
+  return {
+    hear,
+    idle: () => new Promise<void>((resolve) => {
+      idlers.push(resolve);
+      settleIdlers();
+    }),
+    run(stop) {
+      const unsubscribe = feeds.map((f) => lists.subscribe(f.kind, config.namespace, f.label, hear));
+      const keepInStep = () => {
+        for (const f of feeds) lists.snapshot(f.kind, config.namespace, f.label);
+      };
+      keepInStep();
+      const timer = setInterval(keepInStep, options.keepInStepMs ?? RETRY_MS);
+      timer.unref();
+      stop.addEventListener(
+        'abort',
+        () => {
+          clearInterval(timer);
+          for (const u of unsubscribe) u();
+        },
+        { once: true },
+      );
+    },
+  };
+}

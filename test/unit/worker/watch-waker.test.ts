@@ -1,0 +1,170 @@
+// The Watch waker (src/worker/watch-waker.ts): which Watch each change wakes, that one change wakes
+// a Watch at most once (de-duplicated by resourceVersion, coalesced while its wake is queued or in
+// flight), that no more than maxInFlight signals are sent at once, and that a worker's first list
+// wakes only the Watches of TrainJobs that ended within timeouts.watchRecheck.
+import { describe, expect, it } from 'vitest';
+import { ConfigSchema } from '../../../src/model/config.js';
+import { Labels, Trainer } from '../../../src/model/constants.js';
+import type { KubeObject } from '../../../src/model/kube.js';
+import type { FeedChange, FeedListener } from '../../../src/kube/watched-lists.js';
+import { createWatchWaker, type WakeResult } from '../../../src/worker/watch-waker.js';
+
+const NOW = Date.parse('2026-12-02T12:00:00Z');
+const config = ConfigSchema.parse({ namespace: 'ml', mode: 'kueue', kueue: { queue: 'q', admissionCheck: 'dispatch' } });
+
+const trainJob = (name: string, resourceVersion: string, ended?: string): KubeObject => ({
+  metadata: { namespace: 'ml', name, uid: `uid-${name}`, resourceVersion, labels: { [Labels.jobId]: `job-${name}` } },
+  ...(ended ? { status: { conditions: [{ type: 'Complete', status: 'True', reason: 'JobCompleted', lastTransitionTime: ended }] } } : {}),
+});
+const workload = (job: string, resourceVersion: string): KubeObject => ({
+  metadata: {
+    namespace: 'ml',
+    name: `trainjob-${job}-abc`,
+    uid: `wl-${job}`,
+    resourceVersion,
+    labels: { [Labels.kueueJobUid]: `uid-${job}` },
+    ownerReferences: [{ apiVersion: `${Trainer.group}/${Trainer.version}`, kind: Trainer.trainJobKind, name: job, uid: `uid-${job}` }],
+  },
+});
+const change = (object: KubeObject, seen: FeedChange['seen'] = 'watch', deleted = false, kind: string = Trainer.trainJobKind): FeedChange => ({
+  kind,
+  object,
+  seen,
+  deleted,
+});
+
+/** A waker whose signals wait until the test lets them through, with what it signalled and counted. */
+function harness(maxInFlight = 32) {
+  const signalled: string[] = [];
+  const counts: WakeResult[] = [];
+  const held: (() => void)[] = [];
+  let inFlight = 0;
+  let peak = 0;
+  const waker = createWatchWaker({
+    config,
+    lists: { subscribe: () => () => {}, snapshot: () => undefined },
+    maxInFlight,
+    now: () => NOW,
+    count: (r) => counts.push(r),
+    signal: (id) =>
+      new Promise((resolve) => {
+        signalled.push(id);
+        peak = Math.max(peak, ++inFlight);
+        held.push(() => {
+          inFlight -= 1;
+          resolve(id.includes('unwatched') ? 'not-watched' : 'signalled');
+        });
+      }),
+  });
+  const release = async () => {
+    while (held.length > 0) {
+      for (const let_ of held.splice(0)) let_();
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await waker.idle();
+  };
+  return { waker, signalled, counts, release, peak: () => peak };
+}
+
+describe('the Watch waker', () => {
+  it("wakes the TrainJob's own Watch, and a Workload's owner's", async () => {
+    const h = harness();
+    h.waker.hear(change(trainJob('a', '1')));
+    h.waker.hear(change(workload('b', '2'), 'watch', false, 'Workload'));
+    await h.release();
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a', 'watch/ml/b/uid-b']);
+    expect(h.counts).toEqual(['signalled', 'signalled']);
+  });
+
+  it('one change wakes a Watch once: the same resourceVersion again, or a change while its wake is queued or in flight, sends nothing', async () => {
+    const h = harness();
+    h.waker.hear(change(trainJob('a', '1')));
+    h.waker.hear(change(trainJob('a', '1')));
+    h.waker.hear(change(trainJob('a', '2')));
+    // Its Workload changes too while the TrainJob's wake is in flight: the same Watch, coalesced.
+    h.waker.hear(change(workload('a', '3'), 'watch', false, 'Workload'));
+    await h.release();
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a']);
+    expect(h.counts.slice().sort()).toEqual(['coalesced', 'coalesced', 'coalesced', 'signalled']);
+    // A version already acted on sends nothing even after its wake has landed (a relist that finds it again).
+    h.waker.hear(change(trainJob('a', '2'), 'relist'));
+    await h.release();
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a']);
+    // Once the wake has landed, the next change wakes it again; a deletion always does.
+    h.waker.hear(change(trainJob('a', '4')));
+    await h.release();
+    h.waker.hear(change(trainJob('a', '4'), 'watch', true));
+    await h.release();
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a', 'watch/ml/a/uid-a', 'watch/ml/a/uid-a']);
+  });
+
+  it('sends at most maxInFlight signals at once, and every queued wake goes out in turn', async () => {
+    const h = harness(4);
+    for (let i = 0; i < 20; i++) h.waker.hear(change(trainJob(`j${i}`, '1')));
+    expect(h.signalled).toHaveLength(4);
+    await h.release();
+    expect(h.signalled).toHaveLength(20);
+    expect(h.peak()).toBe(4);
+  });
+
+  it('a Watch nobody runs counts as not-watched; a failed signal counts as failed and does not stop the queue', async () => {
+    const failing = createWatchWaker({
+      config,
+      lists: { subscribe: () => () => {}, snapshot: () => undefined },
+      count: (r) => counts.push(r),
+      signal: async (id) => {
+        if (id.includes('broken')) throw new Error('unavailable');
+        return id.includes('unwatched') ? 'not-watched' : 'signalled';
+      },
+    });
+    const counts: WakeResult[] = [];
+    for (const name of ['broken', 'unwatched', 'ok']) failing.hear(change(trainJob(name, '1')));
+    await failing.idle();
+    expect(counts.sort()).toEqual(['failed', 'not-watched', 'signalled']);
+  });
+
+  it("a worker's first list wakes only the Watches of TrainJobs that ended within watchRecheck", async () => {
+    const h = harness();
+    const minutesAgo = (m: number) => new Date(NOW - m * 60_000).toISOString();
+    h.waker.hear(change(trainJob('running', '1'), 'first-list'));
+    h.waker.hear(change(trainJob('ended-now', '1', minutesAgo(1)), 'first-list'));
+    h.waker.hear(change(trainJob('ended-long-ago', '1', minutesAgo(16)), 'first-list'));
+    h.waker.hear(change(workload('running', '1'), 'first-list', false, 'Workload'));
+    await h.release();
+    expect(h.signalled).toEqual(['watch/ml/ended-now/uid-ended-now']);
+    // What the first list saw counts as seen: the same version through the watch sends nothing.
+    h.waker.hear(change(trainJob('running', '1')));
+    await h.release();
+    h.waker.hear(change(trainJob('running', '2'), 'relist'));
+    await h.release();
+    expect(h.signalled).toEqual(['watch/ml/ended-now/uid-ended-now', 'watch/ml/running/uid-running']);
+  });
+
+  it('run() subscribes to the TrainJobs (and in Kueue mode the Workloads) of the namespace, keeps them asked for, and stops on abort', () => {
+    const subscribed: string[] = [];
+    const asked: string[] = [];
+    let listeners = 0;
+    const waker = createWatchWaker({
+      config,
+      keepInStepMs: 60_000,
+      signal: async () => 'signalled',
+      lists: {
+        subscribe: (kind, namespace, label, _listener: FeedListener) => {
+          subscribed.push(`${kind.plural} ${namespace} ${label}`);
+          listeners += 1;
+          return () => (listeners -= 1);
+        },
+        snapshot: (kind) => {
+          asked.push(kind.plural);
+          return undefined;
+        },
+      },
+    });
+    const stop = new AbortController();
+    waker.run(stop.signal);
+    expect(subscribed).toEqual([`${Trainer.trainJobPlural} ml ${Labels.jobId}`, `workloads ml ${Labels.kueueJobUid}`]);
+    expect(asked).toEqual([Trainer.trainJobPlural, 'workloads']);
+    stop.abort();
+    expect(listeners).toBe(0);
+  });
+});
