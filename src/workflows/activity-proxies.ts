@@ -1,8 +1,12 @@
 // Activity options derived from the configuration a Start runs with: every Kubernetes call is
 // retried with backoff until CallBound (timeouts.call); definite refusals are never retried.
 import {
+  ApplicationFailure,
+  isCancellation,
   proxyActivities,
   proxyLocalActivities,
+  sleep,
+  TimeoutFailure,
   type ActivityOptions,
   type RetryPolicy,
 } from '@temporalio/workflow';
@@ -52,6 +56,66 @@ export const localKubeCalls = (summary: string, callMs: number) =>
     localRetryThreshold: 0,
   });
 
+/** The first backoff of `retry`: a local call's first retry waits this long. */
+const FIRST_BACKOFF_MS = 200;
+
+/**
+ * What the calls tell the Start's progress (ONE_UPSERT_PER_TASK, progress.ts) just before the
+ * workflow waits on something that ends its workflow task: an activity task, or a local call's
+ * backoff timer.
+ */
+export interface TaskEnd {
+  flush(): void;
+}
+
+/**
+ * Whether `retry` would retry a local call that failed so: not cancelled, not past its bound (a
+ * timeout), and not of a type the policy names non-retryable (a definite refusal). The failure an
+ * attempt of a local activity ends with may come wrapped in an ActivityFailure or not.
+ */
+function retriedByPolicy(error: unknown): boolean {
+  if (isCancellation(error)) return false;
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    if (current instanceof TimeoutFailure) return false;
+    if (current instanceof ApplicationFailure) return !(retry.nonRetryableErrorTypes ?? []).includes(current.type ?? '');
+  }
+  return false;
+}
+
+type Call<A extends unknown[], R> = (...args: A) => Promise<R>;
+
+/**
+ * A local call whose first retry flushes the Start's search attributes first: the first attempt
+ * alone, then, once `taskEnd` has flushed and the first backoff has passed on its timer, the rest
+ * of `retry` (from the second backoff on) within what is left of CallBound. The backoffs are
+ * `retry`'s, the classification of the last failure the same; only the step an operator reads is
+ * sent before the workflow task ends on the timer, rather than after each local activity.
+ */
+function firstThenRetry<A extends unknown[], R>(
+  callMs: number,
+  taskEnd: TaskEnd,
+  proxy: (options: { timeoutMs: number; retry: RetryPolicy }) => Call<A, R>,
+): Call<A, R> {
+  // Date.now() here is the workflow's clock, the time of the workflow task as recorded in the
+  // history, the same on replay. Local calls do not move it, so `started` may be earlier than the
+  // first attempt and what is left of CallBound is never more than the call had before the patch.
+  /* eslint-disable no-restricted-globals, no-restricted-properties */
+  return async (...args: A) => {
+    const started = Date.now();
+    try {
+      return await proxy({ timeoutMs: callMs, retry: { ...retry, maximumAttempts: 1 } })(...args);
+    } catch (error) {
+      if (!retriedByPolicy(error)) throw error;
+      taskEnd.flush();
+      await sleep(FIRST_BACKOFF_MS);
+      const leftMs = callMs - (Date.now() - started);
+      if (leftMs <= 0) throw error;
+      return proxy({ timeoutMs: leftMs, retry: { ...retry, initialInterval: 2 * FIRST_BACKOFF_MS } })(...args);
+    }
+  };
+  /* eslint-enable no-restricted-globals, no-restricted-properties */
+}
+
 /**
  * The Kubernetes calls. Steps 2, 5, 7 and 8 and Start's undo run as local activities, so
  * that a Start's steps 2-8 take two workflow tasks and one activity task (docs/performance.md). A
@@ -60,7 +124,7 @@ export const localKubeCalls = (summary: string, callMs: number) =>
  * activities allow as they allow any retry (each create adopts what its attempt made). Each step's
  * call carries its step label (steps.ts) as its summary, as the UI shows it.
  */
-export function activitiesFor(config: Config) {
+export function activitiesFor(config: Config, taskEnd?: TaskEnd) {
   const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
   const workloadMs = toMillis(parseGoDuration(config.timeouts.workload)!);
   const kubeCall = (summary: string): ActivityOptions => ({
@@ -70,8 +134,28 @@ export function activitiesFor(config: Config) {
     heartbeatTimeout: lostWorkerMs(callMs),
     retry,
   });
-  const local = (summary: string) => localKubeCalls(summary, callMs);
-  const localStep = <P extends CallStep>(p: P) => local(phaseLabel(p))[PHASES[p].activity as ActivityOf<P>];
+  // With a TaskEnd (ONE_UPSERT_PER_TASK): each local call flushes before its first backoff, each
+  // activity task before it is scheduled. Without one, the calls of the Starts recorded before it.
+  const local = <K extends keyof Activities>(summary: string, name: K): Activities[K] => {
+    if (!taskEnd) return localKubeCalls(summary, callMs)[name];
+    const proxy = ({ timeoutMs, retry: policy }: { timeoutMs: number; retry: RetryPolicy }) =>
+      proxyLocalActivities<Activities>({
+        summary,
+        startToCloseTimeout: timeoutMs,
+        scheduleToCloseTimeout: timeoutMs,
+        retry: policy,
+        localRetryThreshold: 0,
+      })[name] as Call<Parameters<Activities[K]>, Awaited<ReturnType<Activities[K]>>>;
+    return firstThenRetry(callMs, taskEnd, proxy) as unknown as Activities[K];
+  };
+  const task = <F extends Call<never[], unknown>>(call: F): F => {
+    if (!taskEnd) return call;
+    return ((...args: Parameters<F>) => {
+      taskEnd.flush();
+      return call(...args);
+    }) as F;
+  };
+  const localStep = <P extends CallStep>(p: P) => local(phaseLabel(p), PHASES[p].activity as ActivityOf<P>);
   return {
     readRuntime: localStep(2),
     createRuntimeCopy: localStep(5),
@@ -82,14 +166,14 @@ export function activitiesFor(config: Config) {
     // ends the first workflow task with step 5's result recorded, so no copy is ever created twice
     // within a Start; and the create whose answer can be lost after it acted heartbeats, so a lost
     // worker is noticed within a quarter of CallBound.
-    createTrainJob: proxyActivities<Activities>(kubeCall(stepLabel(6)))[STEPS[6].activity],
+    createTrainJob: task(proxyActivities<Activities>(kubeCall(stepLabel(6)))[STEPS[6].activity]),
     setOwner: localStep(7),
     readBack: localStep(8),
     // Start's undo (the compensation), registered as `stopTrainJob`.
-    undoStart: local(ACTIVITY_LABELS.stopTrainJob).stopTrainJob,
-    checkReach: local(ACTIVITY_LABELS.checkReach).checkReach,
-    checkWrite: local(ACTIVITY_LABELS.checkWrite).checkWrite,
-    waitForWorkload: proxyActivities<Activities>({
+    undoStart: local(ACTIVITY_LABELS.stopTrainJob, 'stopTrainJob'),
+    checkReach: local(ACTIVITY_LABELS.checkReach, 'checkReach'),
+    checkWrite: local(ACTIVITY_LABELS.checkWrite, 'checkWrite'),
+    waitForWorkload: task(proxyActivities<Activities>({
       summary: stepLabel(9),
       // A worker lost mid-wait is noticed within the heartbeat timeout; the retry resumes the deadline.
       // The wait itself may last timeouts.workload + CallBound (unanswered checks do not count, up
@@ -98,7 +182,7 @@ export function activitiesFor(config: Config) {
       scheduleToCloseTimeout: workloadMs + 3 * callMs,
       heartbeatTimeout: WORKLOAD_HEARTBEAT,
       retry,
-    })[STEPS[9].activity],
+    })[STEPS[9].activity]),
   };
 }
 
