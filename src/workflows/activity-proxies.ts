@@ -87,33 +87,30 @@ type Call<A extends unknown[], R> = (...args: A) => Promise<R>;
 /**
  * A local call whose first retry flushes the Start's search attributes first: the first attempt
  * alone, then, once `taskEnd` has flushed and the first backoff has passed on its timer, the rest
- * of `retry` (from the second backoff on) within what is left of CallBound. The backoffs are
+ * of `retry` (from the second backoff on) within CallBound less that backoff. The backoffs are
  * `retry`'s, the classification of the last failure the same; only the step an operator reads is
  * sent before the workflow task ends on the timer, rather than after each local activity.
+ * The first attempt's own time is not taken off the bound: the workflow clock does not move while
+ * a workflow task runs its local activities, so it cannot tell that time from the time of the
+ * calls before it in the task, and taking both off could leave a call retried less than before (or
+ * not at all, on a loaded worker). A call whose every attempt fails at once retries as long as
+ * before; one whose first request hung may retry up to that request's timeout longer.
  */
 function firstThenRetry<A extends unknown[], R>(
   callMs: number,
   taskEnd: TaskEnd,
   proxy: (options: { timeoutMs: number; retry: RetryPolicy }) => Call<A, R>,
 ): Call<A, R> {
-  // Date.now() here is the workflow's clock, the time of the workflow task as recorded in the
-  // history, the same on replay. Local calls do not move it, so `started` may be earlier than the
-  // first attempt and what is left of CallBound is never more than the call had before the patch.
-  /* eslint-disable no-restricted-globals, no-restricted-properties */
   return async (...args: A) => {
-    const started = Date.now();
     try {
       return await proxy({ timeoutMs: callMs, retry: { ...retry, maximumAttempts: 1 } })(...args);
     } catch (error) {
-      if (!retriedByPolicy(error)) throw error;
+      if (!retriedByPolicy(error) || callMs <= FIRST_BACKOFF_MS) throw error;
       taskEnd.flush();
       await sleep(FIRST_BACKOFF_MS);
-      const leftMs = callMs - (Date.now() - started);
-      if (leftMs <= 0) throw error;
-      return proxy({ timeoutMs: leftMs, retry: { ...retry, initialInterval: 2 * FIRST_BACKOFF_MS } })(...args);
+      return proxy({ timeoutMs: callMs - FIRST_BACKOFF_MS, retry: { ...retry, initialInterval: 2 * FIRST_BACKOFF_MS } })(...args);
     }
   };
-  /* eslint-enable no-restricted-globals, no-restricted-properties */
 }
 
 /**
