@@ -1,10 +1,13 @@
-// History: the events one Start leaves (plain and Kueue mode), by type, and how long a worker
-// takes to replay one, over the Start histories this run made (cycled if there are fewer).
+// History: the events one Start leaves (plain and Kueue mode), by type, what they imply of its
+// cost (search attribute upserts, workflow tasks, local activities, worker activations:
+// test/support/start-cost.ts), and how long a worker takes to replay one, over the Start
+// histories this run made (cycled if there are fewer).
 import type { WorkflowHandle } from '@temporalio/client';
 import type { HistoryAndWorkflowId } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { applyKueueSamples } from '../dev/harness/samples.js';
 import { startRequest } from '../test/support/requests.js';
+import { runCost, type RunCost } from '../test/support/start-cost.js';
 import type { BenchEnv } from './env.js';
 import type { BenchSettings } from './settings.js';
 import { fixed, ms, type Row } from './stats.js';
@@ -23,12 +26,13 @@ function eventType(event: HistoryEvent): string {
 export interface EventCount {
   total: number;
   byType: Record<string, number>;
+  cost: RunCost;
 }
 
 export function countEvents(history: History): EventCount {
   const byType: Record<string, number> = {};
   for (const event of history.events ?? []) byType[eventType(event)] = (byType[eventType(event)] ?? 0) + 1;
-  return { total: history.events?.length ?? 0, byType };
+  return { total: history.events?.length ?? 0, byType, cost: runCost(history.events ?? []) };
 }
 
 export interface HistoryResult {
@@ -83,6 +87,11 @@ async function replay(env: BenchEnv, wanted: number): Promise<HistoryResult['rep
   return { histories: wanted, distinct: found.length, totalMs, perHistoryMs: totalMs / wanted, failed };
 }
 
+const costOf = ({ cost }: EventCount) =>
+  `${cost.upserts} upserts (${cost.workflowUpserts} the workflow's, at most ${cost.upsertsPerTaskMax} per workflow task), ` +
+  `${cost.workflowTasks} workflow tasks, ` +
+  `${cost.localActivities} local activities, ${cost.activations} activations`;
+
 const breakdown = (c: EventCount) =>
   Object.entries(c.byType)
     .sort((a, b) => b[1] - a[1])
@@ -106,8 +115,17 @@ export async function measureHistory(
       met: plain.total <= 40,
     },
     { section: 'history', metric: '  by type', value: breakdown(plain) },
+    {
+      section: 'history',
+      metric: 'search attribute upserts, plain Start',
+      value: String(plain.cost.upserts),
+      target: '<= 2',
+      met: plain.cost.upserts <= 2,
+    },
+    { section: 'history', metric: '  cost, plain Start', value: costOf(plain) },
     { section: 'history', metric: 'events, Kueue Start', value: String(kueue.total) },
     { section: 'history', metric: '  by type', value: breakdown(kueue) },
+    { section: 'history', metric: '  cost, Kueue Start', value: costOf(kueue) },
     {
       section: 'history',
       metric: 'replay time per history',

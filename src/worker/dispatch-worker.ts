@@ -44,11 +44,13 @@ export type WorkerTuning = Pick<
  *   runs steps 2-8 in two workflow tasks around the step 6 activity (the other calls are local
  *   activities), so it needs the cache for those and again when its Workload wait ends; the least
  *   recently used go first, and a waiting Start evicted is replayed when its wait ends. With 1,000 waiting Starts the worker was 468 MiB
- *   with 50 cached and 518 MiB with 200, and drained them in about the same time.
+ *   with 50 cached and 518 MiB with 200, and drained them in about the same time. 200: at least the
+ *   Starts in flight at the bench's busiest level (128 callers), so that no Start is evicted between
+ *   its two workflow tasks and replayed for the second (docs/performance.md).
  */
 export const DEFAULT_WORKER_TUNING: WorkerTuning = {
   maxConcurrentActivityTaskExecutions: 2000,
-  maxCachedWorkflows: 50,
+  maxCachedWorkflows: 200,
 };
 
 export interface DispatchWorkerOptions {

@@ -1,8 +1,12 @@
 // Activity options derived from the configuration a Start runs with: every Kubernetes call is
 // retried with backoff until CallBound (timeouts.call); definite refusals are never retried.
 import {
+  ApplicationFailure,
+  isCancellation,
   proxyActivities,
   proxyLocalActivities,
+  sleep,
+  TimeoutFailure,
   type ActivityOptions,
   type RetryPolicy,
 } from '@temporalio/workflow';
@@ -52,6 +56,63 @@ export const localKubeCalls = (summary: string, callMs: number) =>
     localRetryThreshold: 0,
   });
 
+/** The first backoff of `retry`: a local call's first retry waits this long. */
+const FIRST_BACKOFF_MS = 200;
+
+/**
+ * What the calls tell the Start's progress (ONE_UPSERT_PER_TASK, progress.ts) just before the
+ * workflow waits on something that ends its workflow task: an activity task, or a local call's
+ * backoff timer.
+ */
+export interface TaskEnd {
+  flush(): void;
+}
+
+/**
+ * Whether `retry` would retry a local call that failed so: not cancelled, not past its bound (a
+ * timeout), and not of a type the policy names non-retryable (a definite refusal). The failure an
+ * attempt of a local activity ends with may come wrapped in an ActivityFailure or not.
+ */
+function retriedByPolicy(error: unknown): boolean {
+  if (isCancellation(error)) return false;
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    if (current instanceof TimeoutFailure) return false;
+    if (current instanceof ApplicationFailure) return !(retry.nonRetryableErrorTypes ?? []).includes(current.type ?? '');
+  }
+  return false;
+}
+
+type Call<A extends unknown[], R> = (...args: A) => Promise<R>;
+
+/**
+ * A local call whose first retry flushes the Start's search attributes first: the first attempt
+ * alone, then, once `taskEnd` has flushed and the first backoff has passed on its timer, the rest
+ * of `retry` (from the second backoff on) within CallBound less that backoff. The backoffs are
+ * `retry`'s, the classification of the last failure the same; only the step an operator reads is
+ * sent before the workflow task ends on the timer, rather than after each local activity.
+ * The first attempt's own time is not taken off the bound: the workflow clock does not move while
+ * a workflow task runs its local activities, so it cannot tell that time from the time of the
+ * calls before it in the task, and taking both off could leave a call retried less than before (or
+ * not at all, on a loaded worker). A call whose every attempt fails at once retries as long as
+ * before; one whose first request hung may retry up to that request's timeout longer.
+ */
+function firstThenRetry<A extends unknown[], R>(
+  callMs: number,
+  taskEnd: TaskEnd,
+  proxy: (options: { timeoutMs: number; retry: RetryPolicy }) => Call<A, R>,
+): Call<A, R> {
+  return async (...args: A) => {
+    try {
+      return await proxy({ timeoutMs: callMs, retry: { ...retry, maximumAttempts: 1 } })(...args);
+    } catch (error) {
+      if (!retriedByPolicy(error) || callMs <= FIRST_BACKOFF_MS) throw error;
+      taskEnd.flush();
+      await sleep(FIRST_BACKOFF_MS);
+      return proxy({ timeoutMs: callMs - FIRST_BACKOFF_MS, retry: { ...retry, initialInterval: 2 * FIRST_BACKOFF_MS } })(...args);
+    }
+  };
+}
+
 /**
  * The Kubernetes calls. Steps 2, 5, 7 and 8 and Start's undo run as local activities, so
  * that a Start's steps 2-8 take two workflow tasks and one activity task (docs/performance.md). A
@@ -60,7 +121,7 @@ export const localKubeCalls = (summary: string, callMs: number) =>
  * activities allow as they allow any retry (each create adopts what its attempt made). Each step's
  * call carries its step label (steps.ts) as its summary, as the UI shows it.
  */
-export function activitiesFor(config: Config) {
+export function activitiesFor(config: Config, taskEnd?: TaskEnd) {
   const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
   const workloadMs = toMillis(parseGoDuration(config.timeouts.workload)!);
   const kubeCall = (summary: string): ActivityOptions => ({
@@ -70,8 +131,28 @@ export function activitiesFor(config: Config) {
     heartbeatTimeout: lostWorkerMs(callMs),
     retry,
   });
-  const local = (summary: string) => localKubeCalls(summary, callMs);
-  const localStep = <P extends CallStep>(p: P) => local(phaseLabel(p))[PHASES[p].activity as ActivityOf<P>];
+  // With a TaskEnd (ONE_UPSERT_PER_TASK): each local call flushes before its first backoff, each
+  // activity task before it is scheduled. Without one, the calls of the Starts recorded before it.
+  const local = <K extends keyof Activities>(summary: string, name: K): Activities[K] => {
+    if (!taskEnd) return localKubeCalls(summary, callMs)[name];
+    const proxy = ({ timeoutMs, retry: policy }: { timeoutMs: number; retry: RetryPolicy }) =>
+      proxyLocalActivities<Activities>({
+        summary,
+        startToCloseTimeout: timeoutMs,
+        scheduleToCloseTimeout: timeoutMs,
+        retry: policy,
+        localRetryThreshold: 0,
+      })[name] as Call<Parameters<Activities[K]>, Awaited<ReturnType<Activities[K]>>>;
+    return firstThenRetry(callMs, taskEnd, proxy) as unknown as Activities[K];
+  };
+  const task = <F extends Call<never[], unknown>>(call: F): F => {
+    if (!taskEnd) return call;
+    return ((...args: Parameters<F>) => {
+      taskEnd.flush();
+      return call(...args);
+    }) as F;
+  };
+  const localStep = <P extends CallStep>(p: P) => local(phaseLabel(p), PHASES[p].activity as ActivityOf<P>);
   return {
     readRuntime: localStep(2),
     createRuntimeCopy: localStep(5),
@@ -82,14 +163,14 @@ export function activitiesFor(config: Config) {
     // ends the first workflow task with step 5's result recorded, so no copy is ever created twice
     // within a Start; and the create whose answer can be lost after it acted heartbeats, so a lost
     // worker is noticed within a quarter of CallBound.
-    createTrainJob: proxyActivities<Activities>(kubeCall(stepLabel(6)))[STEPS[6].activity],
+    createTrainJob: task(proxyActivities<Activities>(kubeCall(stepLabel(6)))[STEPS[6].activity]),
     setOwner: localStep(7),
     readBack: localStep(8),
     // Start's undo (the compensation), registered as `stopTrainJob`.
-    undoStart: local(ACTIVITY_LABELS.stopTrainJob).stopTrainJob,
-    checkReach: local(ACTIVITY_LABELS.checkReach).checkReach,
-    checkWrite: local(ACTIVITY_LABELS.checkWrite).checkWrite,
-    waitForWorkload: proxyActivities<Activities>({
+    undoStart: local(ACTIVITY_LABELS.stopTrainJob, 'stopTrainJob'),
+    checkReach: local(ACTIVITY_LABELS.checkReach, 'checkReach'),
+    checkWrite: local(ACTIVITY_LABELS.checkWrite, 'checkWrite'),
+    waitForWorkload: task(proxyActivities<Activities>({
       summary: stepLabel(9),
       // A worker lost mid-wait is noticed within the heartbeat timeout; the retry resumes the deadline.
       // The wait itself may last timeouts.workload + CallBound (unanswered checks do not count, up
@@ -98,7 +179,7 @@ export function activitiesFor(config: Config) {
       scheduleToCloseTimeout: workloadMs + 3 * callMs,
       heartbeatTimeout: WORKLOAD_HEARTBEAT,
       retry,
-    })[STEPS[9].activity],
+    })[STEPS[9].activity]),
   };
 }
 

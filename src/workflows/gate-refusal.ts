@@ -11,7 +11,7 @@ import type { Config } from '../model/config.js';
 import type { BackendGates } from '../model/results.js';
 import { DispatchError } from '../model/errors.js';
 import { attemptToken } from '../core/start/names.js';
-import { activitiesFor } from './activity-proxies.js';
+import { activitiesFor, type TaskEnd } from './activity-proxies.js';
 import { classify } from './failures.js';
 
 /** The patch (docs/versioning.md) under which a refusal at step 1 removes this attempt's unowned copy. */
@@ -28,11 +28,11 @@ export function removesCopyFirst(gates: BackendGates | undefined): boolean {
 }
 
 /** The refusal, after removing the copy a lost first workflow task may have made. A removal that fails adds its reason; the type stays. */
-export async function removeCopyThenRefuse(refused: DispatchError, config: Config, name: string, attempt: number): Promise<DispatchError> {
+export async function removeCopyThenRefuse(refused: DispatchError, config: Config, name: string, attempt: number, taskEnd?: TaskEnd): Promise<DispatchError> {
   const { namespace, mode, kueue } = config;
   const token = attemptToken(namespace, name, attempt);
   try {
-    await activitiesFor(config).undoStart({ namespace, name, token, ownerSet: false, step: 1, mode, kueue });
+    await activitiesFor(config, taskEnd).undoStart({ namespace, name, token, ownerSet: false, step: 1, mode, kueue });
     return refused;
   } catch (error) {
     const failed = classify(error, 1, 'ErrUnreachable', `removing runtime copy ${namespace}/${name}`);

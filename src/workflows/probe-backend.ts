@@ -75,7 +75,7 @@ async function stopWhatMayExist(acts: StartActivities, input: { namespace: strin
 export async function ProbeBackend(): Promise<BackendGates> {
   const progress = new ProgressReporter(WorkflowTypes.probe);
   const { config } = await getSettings();
-  const acts = activitiesFor(config);
+  const acts = activitiesFor(config, progress.taskEnd);
   const namespace = config.namespace;
   const reasons: string[] = [];
   let reach = false;

@@ -1,8 +1,9 @@
 // What an operator sees of a Start in flight: the `progress` query, the current details in the
 // Temporal UI, and the DispatchStep search attribute, all fed from one place.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import { defineQuery, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { DispatchJobId, DispatchStep, DispatchTrainJob } from '../model/search-attributes.js';
+import type { TaskEnd } from './activity-proxies.js';
 import { PHASES, phaseLabel, stepOf, type Phase, type StepNumber } from './steps.js';
 
 export interface Progress {
@@ -18,6 +19,14 @@ export interface Progress {
 
 export const progressQuery = defineQuery<Progress>('progress');
 
+/**
+ * The patch (docs/versioning.md) under which a Start's search attributes go out once per workflow
+ * task: when the workflow next waits on something other than a local activity (the step 6 and
+ * step 9 activity tasks, the timer of a local call's first backoff, the end), not after each local
+ * activity. Within a workflow task only the last value was ever visible.
+ */
+export const ONE_UPSERT_PER_TASK = 'start-one-upsert-per-task';
+
 export class ProgressReporter {
   private state: Progress = { step: stepOf('validate'), stepName: PHASES.validate.label };
   private phase: Phase = 'validate';
@@ -27,8 +36,14 @@ export class ProgressReporter {
    * waits, so that identify and steps 1 and 2 cost one event and one visibility write, not three.
    */
   private pending: Map<string, SearchAttributeUpdatePair> | undefined;
+  /**
+   * Under ONE_UPSERT_PER_TASK: the updates wait for flush(), which the calls that end a workflow
+   * task make (activity-proxies.ts); decided in the first activation, before any upsert.
+   */
+  readonly perTask: boolean;
 
   constructor(private title: string) {
+    this.perTask = patched(ONE_UPSERT_PER_TASK);
     setHandler(progressQuery, () => this.state);
     this.render();
   }
@@ -51,6 +66,11 @@ export class ProgressReporter {
     this.state = { ...this.state, step: stepOf(phase), stepName: PHASES[phase].label, waitingFor };
     this.upsert([{ key: DispatchStep, value: phaseLabel(phase) }]);
     this.render();
+  }
+
+  /** What the Start's calls flush before the workflow task ends (activitiesFor), under the patch only. */
+  get taskEnd(): TaskEnd | undefined {
+    return this.perTask ? this : undefined;
   }
 
   /** The step the Start is at, or stopped at. */
@@ -77,13 +97,18 @@ export class ProgressReporter {
   private upsert(pairs: SearchAttributeUpdatePair[]): void {
     if (!this.pending) {
       this.pending = new Map();
-      // A microtask runs once the workflow code waits, still within this workflow task.
-      void Promise.resolve().then(() => this.flush());
+      // Before the patch: a microtask runs once the workflow code waits, still within this
+      // activation, so every local activity's completion sent the step that followed it.
+      if (!this.perTask) void Promise.resolve().then(() => this.flush());
     }
     for (const pair of pairs) this.pending.set(pair.key.name, pair);
   }
 
-  private flush(): void {
+  /**
+   * Sends the updates not sent yet as one upsert. Under ONE_UPSERT_PER_TASK, called just before the
+   * workflow waits on what ends its workflow task, so the step it waits at is visible meanwhile.
+   */
+  flush(): void {
     if (!this.pending) return;
     upsertSearchAttributes([...this.pending.values()]);
     this.pending = undefined;

@@ -35,7 +35,7 @@ interface Created {
 }
 
 export async function runStart(valid: ValidRequest, config: Config, progress: ProgressReporter, options: RunOptions = {}): Promise<StartResult> {
-  const acts = activitiesFor(config);
+  const acts = activitiesFor(config, progress.taskEnd);
   const namespace = config.namespace;
   const source = runtimeKey(valid.runtime);
 

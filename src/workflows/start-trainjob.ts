@@ -27,7 +27,7 @@ export async function StartTrainJob(request: unknown): Promise<StartResult> {
     progress.enter(1, `backend gates (attempt ${valid.request.attempt})`);
     const refused = gateRefusal(settings.gates);
     if (refused && !removesCopyFirst(settings.gates)) throw refused;
-    if (refused) throw await removeCopyThenRefuse(refused, settings.config, name, valid.request.attempt);
+    if (refused) throw await removeCopyThenRefuse(refused, settings.config, name, valid.request.attempt, progress.taskEnd);
 
     const result = await runStart(valid, settings.config, progress);
     progress.finish(`started ${result.ref}`);
