@@ -100,6 +100,21 @@ describe('SHA256SUMS only ever gains lines', () => {
     ]);
   });
 
+  it('a merge of two branches that each appended a set keeps every line of both after the common ones; losing or changing one fails', () => {
+    const base = v('b', 'x');
+    const left = { ...v('l', 'x', 'y'), parents: [base] };
+    const right = { ...v('r', 'x', 'z'), parents: [base] };
+    const merged = (...lines: string[]) => ({ ...v('m', ...lines), parents: [left, right], base });
+    expect(appendOnlyProblems([base, left, right, merged('x', 'y', 'z')])).toEqual([]);
+    expect(appendOnlyProblems([base, left, right, merged('x', 'z', 'y')])).toEqual([]);
+    expect(appendOnlyProblems([base, left, right, merged('x', 'y')])).toEqual([
+      'm: "z" of r (merged) is gone or changed (lines may only be added)',
+    ]);
+    expect(appendOnlyProblems([base, left, right, merged('y', 'x', 'z')])).toEqual([
+      'm: line 1 of the version before (b) was changed to "y": "x" (lines may only be added)',
+    ]);
+  });
+
   it('the baseline restarts the file once; what came before it is not checked; a second baseline is refused', () => {
     const baseline = [
       v('c1', 'x', 'y'),

@@ -112,6 +112,13 @@ export function verifyCorpus(): string[] {
 export interface SumsVersion {
   label: string;
   text: string;
+  /**
+   * What this version was made from: its commit's parents' versions (two for a merge of branches
+   * that each appended a set). Without it, the version before in the list.
+   */
+  parents?: SumsVersion[];
+  /** For a merge: the version at the merge base, which both branches only appended to. */
+  base?: SumsVersion;
 }
 
 /**
@@ -126,23 +133,45 @@ export function appendOnlyProblems(versions: SumsVersion[]): string[] {
   const start = Math.max(0, baselineAt);
   const problems: string[] = [];
   for (let i = start + 1; i < versions.length; i++) {
-    const before = linesOf(versions[i - 1]!.text);
-    const now = linesOf(versions[i]!.text);
-    const at = before.findIndex((line, n) => now[n] !== line);
-    if (at < 0) continue;
-    const { label } = versions[i]!;
-    if (baselineAt >= 0 && at === 0 && isBaselineHeader(now[0]))
-      problems.push(
-        `${label}: a second baseline ("${now[0]}") is refused; the baseline is "${before[0]}" (${versions[baselineAt]!.label})`,
-      );
-    else
-      problems.push(
-        `${label}: line ${at + 1} of the version before (${versions[i - 1]!.label}) was ${
-          now[at] === undefined ? 'removed' : `changed to "${now[at]}"`
-        }: "${before[at]}" (lines may only be added)`,
-      );
+    const version = versions[i]!;
+    const parents = version.parents ?? [versions[i - 1]!];
+    if (parents.length < 2) {
+      const problem = prefixProblem(version, parents[0] ?? versions[i - 1]!, versions[baselineAt]);
+      if (problem) problems.push(problem);
+      continue;
+    }
+    // A merge of branches that each appended: the merge base's lines stay first and in place, and
+    // no line of either branch is lost or changed (their new lines land in either order).
+    if (version.base) {
+      const problem = prefixProblem(version, version.base, versions[baselineAt]);
+      if (problem) problems.push(problem);
+    }
+    const now = new Set(linesOf(version.text));
+    for (const parent of parents)
+      for (const line of linesOf(parent.text))
+        if (!now.has(line))
+          problems.push(
+            `${version.label}: "${line}" of ${parent.label} (merged) is gone or changed (lines may only be added)`,
+          );
   }
   return problems;
+}
+
+/** Why `version` does not keep every line of `before` in place, or undefined when it does. */
+function prefixProblem(
+  version: SumsVersion,
+  before: SumsVersion,
+  baseline: SumsVersion | undefined,
+): string | undefined {
+  const was = linesOf(before.text);
+  const now = linesOf(version.text);
+  const at = was.findIndex((line, n) => now[n] !== line);
+  if (at < 0) return undefined;
+  if (baseline && at === 0 && isBaselineHeader(now[0]))
+    return `${version.label}: a second baseline ("${now[0]}") is refused; the baseline is "${was[0]}" (${baseline.label})`;
+  return `${version.label}: line ${at + 1} of the version before (${before.label}) was ${
+    now[at] === undefined ? 'removed' : `changed to "${now[at]}"`
+  }: "${was[at]}" (lines may only be added)`;
 }
 
 const git = (args: string[]): string =>
@@ -158,6 +187,15 @@ export function hasGitHistory(): boolean {
   }
 }
 
+/** SHA256SUMS as `commit` left it, or undefined where the commit has none. */
+function versionAt(commit: string): SumsVersion | undefined {
+  try {
+    return { label: `commit ${commit.slice(0, 12)}`, text: git(['show', `${commit}:${SUMS_GIT_PATH}`]) };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Every committed version of SHA256SUMS, oldest first (commits that deleted it left out), then
  * the working tree's if it differs from the last commit's. Only what this clone holds: a shallow
@@ -169,14 +207,19 @@ export function sumsVersions(): SumsVersion[] {
     .filter(Boolean);
   const versions: SumsVersion[] = [];
   for (const commit of commits) {
-    try {
-      versions.push({
-        label: `commit ${commit.slice(0, 12)}`,
-        text: git(['show', `${commit}:${SUMS_GIT_PATH}`]),
-      });
-    } catch {
-      // This commit deleted it.
-    }
+    const version = versionAt(commit);
+    if (!version) continue; // This commit deleted it.
+    // Compared with what it was made from: each parent's version (a merge has two).
+    const parentCommits = git(['rev-list', '--parents', '-n', '1', commit]).trim().split(' ').slice(1);
+    const parents = parentCommits.map(versionAt).filter((p): p is SumsVersion => p !== undefined);
+    if (parents.length > 0) version.parents = parents;
+    if (parentCommits.length > 1)
+      version.base = versionAt(
+        git(['merge-base', ...parentCommits])
+          .trim()
+          .split('\n')[0]!,
+      );
+    versions.push(version);
   }
   if (existsSync(SUMS_FILE)) {
     const text = readFileSync(SUMS_FILE, 'utf8');
