@@ -196,6 +196,15 @@ function versionAt(commit: string): SumsVersion | undefined {
   }
 }
 
+/** SHA256SUMS at the merge base of `commits`; undefined in a shallow clone that lacks it. */
+function mergeBaseVersion(commits: string[]): SumsVersion | undefined {
+  try {
+    return versionAt(git(['merge-base', ...commits]).trim());
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Every committed version of SHA256SUMS, oldest first (commits that deleted it left out), then
  * the working tree's if it differs from the last commit's. Only what this clone holds: a shallow
@@ -213,12 +222,7 @@ export function sumsVersions(): SumsVersion[] {
     const parentCommits = git(['rev-list', '--parents', '-n', '1', commit]).trim().split(' ').slice(1);
     const parents = parentCommits.map(versionAt).filter((p): p is SumsVersion => p !== undefined);
     if (parents.length > 0) version.parents = parents;
-    if (parentCommits.length > 1)
-      version.base = versionAt(
-        git(['merge-base', ...parentCommits])
-          .trim()
-          .split('\n')[0]!,
-      );
+    if (parentCommits.length > 1) version.base = mergeBaseVersion(parentCommits);
     versions.push(version);
   }
   if (existsSync(SUMS_FILE)) {
