@@ -50,11 +50,21 @@ export function stepInterceptor(metrics: DispatchMetrics): ActivityInterceptorsF
   };
 }
 
+/** Runs whose close this worker has counted, the most recent last (bounded: see operationClosed). */
+const COUNTED_RUNS_KEPT = 10_000;
+
 export function metricsSinks(metrics: DispatchMetrics, logger?: Logger): InjectedSinks<DispatchSinks> {
+  const countedRuns = new Set<string>();
   return {
     dispatchMetrics: {
       operationClosed: {
         fn(info, operation, outcome, errorType) {
+          // A closing workflow task that Temporal refuses (a signal, such as a Watch's wake, arrived
+          // while it ran: UnhandledCommand) is run again from the start of the task, not as replay,
+          // so the sink is called again for the same run: count each run's close once.
+          if (countedRuns.has(info.runId)) return;
+          countedRuns.add(info.runId);
+          if (countedRuns.size > COUNTED_RUNS_KEPT) countedRuns.delete(countedRuns.values().next().value!);
           // From the start of the workflow chain (a Watch continued as new counts from its first
           // run), stamped by the server, to now: the sink runs just after the closing workflow task.
           const seconds = Math.max(0, (Date.now() - info.startTime.getTime()) / 1000);

@@ -33,22 +33,44 @@ afterAll(async () => {
   await ns?.dispose();
 });
 
-const trainJobs = () => `/apis/${Trainer.group}/${Trainer.version}/namespaces/${ns.name}/${Trainer.trainJobPlural}`;
-const requests = (watch: boolean) => proxy.requests.filter((r) => r.method === 'GET' && r.path === trainJobs() && r.watch === watch);
+const trainJobs = () =>
+  `/apis/${Trainer.group}/${Trainer.version}/namespaces/${ns.name}/${Trainer.trainJobPlural}`;
+const requests = (watch: boolean) =>
+  proxy.requests.filter((r) => r.method === 'GET' && r.path === trainJobs() && r.watch === watch);
 /** Reads of one TrainJob by name: a Watch's own reads. */
-const readsOf = (ref: TrainJobRef) => proxy.requests.filter((r) => r.method === 'GET' && r.path === `${trainJobs()}/${ref.name}`).length;
+const readsOf = (ref: TrainJobRef) =>
+  proxy.requests.filter((r) => r.method === 'GET' && r.path === `${trainJobs()}/${ref.name}`).length;
 const handleOf = (ref: TrainJobRef) => h.env.client.workflow.getHandle(operationWorkflowId('watch', ref));
-const wakes = async (result: string) => (await h.worker.metrics.watchWakes.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
+const wakes = async (result: string) =>
+  (await h.worker.metrics.watchWakes.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
 
 it('Watches of gated TrainJobs hold no activity and make no request while they wait; a Stop is answered through a wake; after a reset connection the worker lists again and wakes what changed', async () => {
   const refs = (await Promise.all([1, 2, 3].map(() => h.client.startTrainJob(startRequest())))).map(refOf);
   const outcomes = refs.map((ref) => h.client.watch(ref));
   for (const ref of refs)
-    await until('the Watch to show Gated', 30_000, async () => ((await handleOf(ref).query<{ phase?: string }>('progress').catch(() => ({}))) as { phase?: string }).phase === 'Gated' || undefined);
-  await until('the worker’s watch of the TrainJobs', 30_000, async () => (requests(true).length > 0 ? true : undefined));
+    await until(
+      'the Watch to show Gated',
+      30_000,
+      async () =>
+        (
+          (await handleOf(ref)
+            .query<{ phase?: string }>('progress')
+            .catch(() => ({}))) as { phase?: string }
+        ).phase === 'Gated' || undefined,
+    );
+  await until('the worker’s watch of the TrainJobs', 30_000, async () =>
+    requests(true).length > 0 ? true : undefined,
+  );
   expect(requests(true)[0]!.query).toContain('labelSelector=');
 
-  for (const ref of refs) expect((await handleOf(ref).describe()).raw.pendingActivities ?? [], 'no activity while waiting').toEqual([]);
+  for (const ref of refs)
+    expect((await handleOf(ref).describe()).raw.pendingActivities ?? [], 'no activity while waiting').toEqual(
+      [],
+    );
+  // Changes made during the Starts are changes too: let their wakes land and their reads end first
+  // (a loaded machine delivered one after the Watches showed Gated, read as a read with no change).
+  await h.worker.waker?.idle();
+  await sleep(2_000);
   const readsBefore = refs.map(readsOf);
   const listsBefore = requests(false).length;
   await sleep(9_000);
@@ -69,14 +91,22 @@ it('Watches of gated TrainJobs hold no activity and make no request while they w
   await h.client.stop(refs[1]!);
   expect(await outcomes[1]).toMatchObject({ ref: refs[1], phase: 'Absent' });
   console.log(`[watch] after a reset connection: Absent ${Date.now() - t1} ms after the Stop was asked for`);
-  await until('a new watch', RETRY_MS + 15_000, async () => (requests(true).length > watchesBefore ? true : undefined));
+  await until('a new watch', RETRY_MS + 15_000, async () =>
+    requests(true).length > watchesBefore ? true : undefined,
+  );
 
   await h.client.stop(refs[2]!);
   expect(await outcomes[2]).toMatchObject({ ref: refs[2], phase: 'Absent' });
 }, 180_000);
 
 it('a worker that cannot watch (every watch request reset) still answers: it lists every few seconds and wakes what changed', async () => {
-  const refused = proxy.inject({ method: 'GET', path: trainJobs(), watch: true, times: Infinity, action: 'reset' });
+  const refused = proxy.inject({
+    method: 'GET',
+    path: trainJobs(),
+    watch: true,
+    times: Infinity,
+    action: 'reset',
+  });
   // Drop the watch in step, as a Role losing `watch` takes effect at the next watch request.
   h.worker.checks?.resync();
   try {

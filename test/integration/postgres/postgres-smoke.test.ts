@@ -127,14 +127,26 @@ async function stored(workflowId: string): Promise<{ executions: number; searchA
 /** Start, then Hold before Open (Held), Open (still Held), Release, Watch to the end; a second Start stopped. */
 async function lifecycle(m: Mode, released: string[]): Promise<void> {
   const { request, ref } = await started(m);
-  expect(await m.h.client.find(request.job, request.submission, m.h.kube, 5_000)).toMatchObject({
+  // SQL visibility is written after the workflow closes: find may still see the Start in flight.
+  let found = await m.h.client.find(request.job, request.submission, m.h.kube, 5_000);
+  for (let tries = 0; found.state === 'InFlight' && tries < 50; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    found = await m.h.client.find(request.job, request.submission, m.h.kube, 5_000);
+  }
+  expect(found).toMatchObject({
     state: 'Present',
     ref,
   });
 
   // Stored in PostgreSQL: the Start's execution, its search attributes in SQL visibility, and a
   // visibility query on them answers it.
-  const [start] = await listWorkflows(m, `${SearchAttributes.jobId} = '${request.job}'`);
+  // Visibility is written after the workflow task, so a query right after the Start may not see it yet.
+  const query = `${SearchAttributes.jobId} = '${request.job}'`;
+  let [start] = await listWorkflows(m, query);
+  for (let tries = 0; !start && tries < 50; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    [start] = await listWorkflows(m, query);
+  }
   expect(start?.type).toBe(WorkflowTypes.start);
   const row = await stored(start!.workflowId);
   expect(row.executions).toBe(1);
