@@ -187,13 +187,13 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         log,
       );
       const controlling = admissionController?.run(stopLoops.signal);
-      waker?.run(stopLoops.signal);
+      const waking = waker?.run(stopLoops.signal);
       try {
         await running;
       } finally {
         stopLoops.abort();
         lists?.close();
-        await Promise.all([loop, controlling]);
+        await Promise.all([loop, controlling, waking]);
       }
     },
     shutdown() {

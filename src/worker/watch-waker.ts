@@ -49,8 +49,12 @@ export interface WatchWaker {
   hear(change: FeedChange): void;
   /** Resolves once nothing is queued or in flight. */
   idle(): Promise<void>;
-  /** Subscribes and keeps the feeds in step until the signal aborts. */
-  run(stop: AbortSignal): void;
+  /**
+   * Subscribes and keeps the feeds in step until the signal aborts; then drops the wakes still
+   * queued and resolves once the signals in flight have settled, so the caller may close the
+   * Temporal connection (a signal retried on a closed connection throws out of a timer).
+   */
+  run(stop: AbortSignal): Promise<void>;
 }
 
 /** The Watch workflow id an object's change concerns: the TrainJob's own, or the owner's for a Workload. */
@@ -76,6 +80,7 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   const queue: string[] = [];
   const pending = new Set<string>();
   let inFlight = 0;
+  let stopped = false;
   let idlers: (() => void)[] = [];
 
   const feeds: { kind: NamespacedKind; label: string }[] = [
@@ -97,7 +102,7 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   };
 
   const pump = () => {
-    while (inFlight < maxInFlight && queue.length > 0) {
+    while (!stopped && inFlight < maxInFlight && queue.length > 0) {
       const id = queue.shift()!;
       inFlight += 1;
       void options
@@ -114,6 +119,7 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   };
 
   const hear = (change: FeedChange) => {
+    if (stopped) return;
     const { object, deleted } = change;
     const uid = object.metadata?.uid;
     const version = object.metadata?.resourceVersion;
@@ -146,14 +152,18 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
       keepInStep();
       const timer = setInterval(keepInStep, options.keepInStepMs ?? RETRY_MS);
       timer.unref();
-      stop.addEventListener(
-        'abort',
-        () => {
+      return new Promise<void>((resolve) => {
+        const halt = () => {
           clearInterval(timer);
           for (const u of unsubscribe) u();
-        },
-        { once: true },
-      );
+          stopped = true;
+          for (const id of queue.splice(0)) pending.delete(id);
+          idlers.push(resolve);
+          settleIdlers();
+        };
+        if (stop.aborted) halt();
+        else stop.addEventListener('abort', halt, { once: true });
+      });
     },
   };
 }

@@ -116,7 +116,7 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
   const stopController = new AbortController();
   const controlling = worker.admissionController?.run(stopController.signal);
   // The Watch waker, as worker.run() runs it (docs/contract.md §9b).
-  worker.waker?.run(stopController.signal);
+  const waking = worker.waker?.run(stopController.signal);
   const admin = createKubeClients(loadKubeConfig(writeKubeconfig(adminOf())));
   return {
     config,
@@ -128,7 +128,8 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
     async close() {
       stopController.abort();
       worker.worker.shutdown();
-      await Promise.all([running, controlling]);
+      // The wakes in flight settle before the connection they use is closed.
+      await Promise.all([running, controlling, waking]);
       await env.teardown();
     },
   };

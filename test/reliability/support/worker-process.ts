@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const running = gates === 'product' ? worker.run() : worker.worker.run();
   // The Watch waker runs in every worker, as worker.run() runs it (docs/contract.md §9b).
   const stopWaker = new AbortController();
-  if (gates !== 'product') worker.waker?.run(stopWaker.signal);
+  const waking = gates !== 'product' ? worker.waker?.run(stopWaker.signal) : undefined;
   if (gates === 'preflight') await worker.preflight();
   else if (gates !== 'product') worker.gates.update(PROVEN);
   const stop = () => (gates === 'product' ? worker.shutdown() : worker.worker.shutdown());
@@ -48,6 +48,7 @@ async function main(): Promise<void> {
   );
   await running;
   stopWaker.abort();
+  await waking;
   await connection.close();
   await client.connection.close();
   process.stdout.write(`${JSON.stringify({ stopped: true })}\n`);

@@ -161,10 +161,30 @@ describe('the Watch waker', () => {
       },
     });
     const stop = new AbortController();
-    waker.run(stop.signal);
+    void waker.run(stop.signal);
     expect(subscribed).toEqual([`${Trainer.trainJobPlural} ml ${Labels.jobId}`, `workloads ml ${Labels.kueueJobUid}`]);
     expect(asked).toEqual([Trainer.trainJobPlural, 'workloads']);
     stop.abort();
     expect(listeners).toBe(0);
+  });
+
+  it('stopping drops the wakes still queued and resolves only once the signals in flight have settled', async () => {
+    const h = harness(1);
+    const stop = new AbortController();
+    const running = h.waker.run(stop.signal);
+    let stopped = false;
+    void running.then(() => (stopped = true));
+    h.waker.hear(change(trainJob('a', '1')));
+    h.waker.hear(change(trainJob('b', '1')));
+    stop.abort();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(stopped).toBe(false); // a's signal is still in flight
+    await h.release();
+    await running;
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a']); // b was queued: dropped
+    expect(h.counts).toEqual(['signalled']);
+    h.waker.hear(change(trainJob('c', '1')));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a']);
   });
 });
