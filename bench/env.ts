@@ -13,6 +13,7 @@ import { serverBinaries, type ServerBinaries } from '../dev/harness/binaries.js'
 import { adminAccess } from '../dev/harness/cluster.js';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../dev/harness/kube-access.js';
 import { devDir, repoRoot } from '../dev/harness/paths.js';
+import { freePorts } from '../dev/harness/process.js';
 import { startTestStack, type Stack } from '../dev/harness/stack.js';
 import { TEMPORAL_DYNAMIC_CONFIG } from '../dev/harness/temporal.js';
 import type { Config, ConfigInput } from '../src/model/config.js';
@@ -24,6 +25,8 @@ export interface BenchEnv {
   stack: Stack;
   admin: KubeAccess;
   temporal: Client;
+  /** The Temporal dev server's own Prometheus endpoint (its persistence requests, bench/temporal-metrics.ts). */
+  temporalMetricsUrl: string;
   /** Where this run's logs, bundle and kubeconfigs are. */
   dir: string;
   /** The workflow bundle every worker (and the replayer) loads. */
@@ -50,11 +53,15 @@ export const temporalArgs = (process.env.BENCH_TEMPORAL_ARGS ?? '').split(' ').f
 /** The dev server's dynamic config: TEMPORAL_DYNAMIC_CONFIG (dev/harness/temporal.ts), or its own with BENCH_TEMPORAL_STOCK=1. */
 export const temporalDynamicConfig = process.env.BENCH_TEMPORAL_STOCK === '1' ? {} : TEMPORAL_DYNAMIC_CONFIG;
 
-/** The server binaries with `temporal` wrapped so that start-dev gets temporalArgs too. */
-function withTemporalArgs(binaries: ServerBinaries, dir: string): ServerBinaries {
+/** The server binaries with `temporal` wrapped so that start-dev gets `args` too. */
+function withTemporalArgs(binaries: ServerBinaries, dir: string, args: readonly string[]): ServerBinaries {
   const wrapper = join(dir, 'temporal-with-args.sh');
-  const quoted = temporalArgs.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
-  writeFileSync(wrapper, `#!/bin/sh\nexec '${binaries.temporal}' "$@" ${quoted}\n`);
+  const quoted = args.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(' ');
+  // Only the dev server gets them; any other use of the CLI stays as it is.
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\nif [ "$1 $2" = "server start-dev" ]; then exec '${binaries.temporal}' "$@" ${quoted}; fi\nexec '${binaries.temporal}' "$@"\n`,
+  );
   chmodSync(wrapper, 0o755);
   return { ...binaries, temporal: wrapper };
 }
@@ -93,10 +100,12 @@ export async function startBenchEnv(options: {
 }): Promise<BenchEnv> {
   const dir = join(devDir, 'bench', new Date().toISOString().replace(/[:.]/g, '-'));
   mkdirSync(dir, { recursive: true });
+  // The dev server's metrics on a port of our own: start-dev takes a random one and says it only in its banner.
+  const [metricsPort] = await freePorts(1);
   const [stack, bundle, program] = await Promise.all([
     serverBinaries().then((binaries) =>
       startTestStack({
-        binaries: temporalArgs.length > 0 ? withTemporalArgs(binaries, dir) : binaries,
+        binaries: withTemporalArgs(binaries, dir, [`--metrics-port=${metricsPort}`, ...temporalArgs]),
         temporalDynamicConfig,
       }),
     ),
@@ -133,6 +142,7 @@ export async function startBenchEnv(options: {
     stack,
     admin,
     temporal,
+    temporalMetricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     dir,
     bundlePath,
     labels,

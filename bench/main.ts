@@ -17,6 +17,7 @@ import { table, type Row } from './stats.js';
 import { measureThroughput } from './throughput.js';
 import { measureWaiting } from './waiting.js';
 import { measureWatching } from './watching.js';
+import { measureWokenWatches } from './woken-watches.js';
 import { workerNodeOptions } from './worker-handle.js';
 
 const settings = benchSettings();
@@ -45,6 +46,7 @@ try {
     ['waiting', measureWaiting],
     ['operations', measureOperations],
     ['watching', measureWatching],
+    ['woken', measureWokenWatches],
     ['kueue', measureKueue],
     ['sdk', measureSdk],
   ] as const;

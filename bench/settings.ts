@@ -10,6 +10,7 @@ export const SECTIONS = [
   'waiting',
   'operations',
   'watching',
+  'woken',
   'kueue',
   'sdk',
 ] as const;
@@ -40,6 +41,14 @@ export interface BenchSettings {
   watches: number;
   /** BENCH_WATCH_WINDOW_SECONDS: how long the Watches (1, then all) are watched once all of them check. */
   watchWindowSeconds: number;
+  /** BENCH_WOKEN_WATCHES: Watches at once that wait holding nothing (§9b), of TrainJobs made as Start makes them. */
+  wokenWatches: number;
+  /** BENCH_WOKEN_BATCH: the TrainJobs of each group that runs (one running throughout, three that complete). */
+  wokenBatch: number;
+  /** BENCH_WOKEN_RECHECK: the worker's timeouts.watchRecheck in that section (a Go duration). */
+  wokenRecheck: string;
+  /** BENCH_WOKEN_QUIET_SECONDS: how long nothing changes while the Temporal server's writes are counted. */
+  wokenQuietSeconds: number;
   /** BENCH_KUEUE_JOBS: Kueue-mode TrainJobs taken one after another from Start to running pods on the real Kueue. */
   kueueJobs: number;
   /**
@@ -120,6 +129,10 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     operationJobs: positiveInt(env, 'BENCH_OPERATION_JOBS', 20),
     watches: positiveInt(env, 'BENCH_WATCHES', 1000),
     watchWindowSeconds: positiveInt(env, 'BENCH_WATCH_WINDOW_SECONDS', 30),
+    wokenWatches: positiveInt(env, 'BENCH_WOKEN_WATCHES', 10_000),
+    wokenBatch: positiveInt(env, 'BENCH_WOKEN_BATCH', 100),
+    wokenRecheck: env.BENCH_WOKEN_RECHECK || '5m',
+    wokenQuietSeconds: positiveInt(env, 'BENCH_WOKEN_QUIET_SECONDS', 330),
     kueueJobs: positiveInt(env, 'BENCH_KUEUE_JOBS', 20),
     tuning: tuningOf(env.BENCH_TUNING),
     preload: (env.BENCH_PRELOAD ?? '')

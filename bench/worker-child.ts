@@ -59,10 +59,10 @@ process.on('disconnect', stop);
 
 const running = dispatch.worker.run();
 const controlling = dispatch.admissionController?.run(stopController.signal);
-dispatch.waker?.run(stopController.signal);
+const waking = dispatch.waker?.run(stopController.signal);
 send({ type: 'ready' });
 await running;
 stopController.abort();
-await controlling;
+await Promise.all([controlling, waking]);
 await connection.close();
 process.exit(0);

@@ -35,6 +35,8 @@ export interface BenchWorker {
   /** Starts a fresh peak-RSS window; answers the usage at that moment. */
   resetPeak(): Promise<WorkerUsage>;
   stop(): Promise<void>;
+  /** kill -9: no shutdown, nothing flushed, as a crashed node or an OOM kill ends it. */
+  kill(): Promise<void>;
 }
 
 /** CPU seconds between two usages. */
@@ -97,6 +99,11 @@ export async function spawnWorker(
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
       await exited;
       clearTimeout(timer);
+    },
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
     },
   };
 }
