@@ -53,18 +53,30 @@ export function stepInterceptor(metrics: DispatchMetrics): ActivityInterceptorsF
 /** Runs whose close this worker has counted, the most recent last (bounded: see operationClosed). */
 const COUNTED_RUNS_KEPT = 10_000;
 
+/**
+ * Whether a run is met for the first time: a closing workflow task that Temporal refuses (a signal,
+ * such as a Watch's wake, or a cancellation arrived while it ran: UnhandledCommand) is run again
+ * from the start of the task, not as replay, so a sink called in it is called again for the same run.
+ */
+function firstTimeFor(): (runId: string) => boolean {
+  const seen = new Set<string>();
+  return (runId) => {
+    if (seen.has(runId)) return false;
+    seen.add(runId);
+    if (seen.size > COUNTED_RUNS_KEPT) seen.delete(seen.values().next().value!);
+    return true;
+  };
+}
+
 export function metricsSinks(metrics: DispatchMetrics, logger?: Logger): InjectedSinks<DispatchSinks> {
-  const countedRuns = new Set<string>();
+  const closeFirstSeen = firstTimeFor();
+  // A run compensates at most once (the stop runs once, non-cancellable): count it once too.
+  const compensationFirstSeen = firstTimeFor();
   return {
     dispatchMetrics: {
       operationClosed: {
         fn(info, operation, outcome, errorType) {
-          // A closing workflow task that Temporal refuses (a signal, such as a Watch's wake, arrived
-          // while it ran: UnhandledCommand) is run again from the start of the task, not as replay,
-          // so the sink is called again for the same run: count each run's close once.
-          if (countedRuns.has(info.runId)) return;
-          countedRuns.add(info.runId);
-          if (countedRuns.size > COUNTED_RUNS_KEPT) countedRuns.delete(countedRuns.values().next().value!);
+          if (!closeFirstSeen(info.runId)) return;
           // From the start of the workflow chain (a Watch continued as new counts from its first
           // run), stamped by the server, to now: the sink runs just after the closing workflow task.
           const seconds = Math.max(0, (Date.now() - info.startTime.getTime()) / 1000);
@@ -84,6 +96,7 @@ export function metricsSinks(metrics: DispatchMetrics, logger?: Logger): Injecte
       },
       compensationFinished: {
         fn(info, result) {
+          if (!compensationFirstSeen(info.runId)) return;
           metrics.compensations.inc({ result });
           logger?.info('compensation finished', { workflowId: info.workflowId, runId: info.runId, result });
         },
