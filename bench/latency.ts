@@ -153,6 +153,13 @@ export async function measureLatency(
       target: 'p50 <= 1.5x',
       met: result.ratio.p50 <= 1.5,
     },
+    {
+      section: 'latency',
+      metric: "Start / (direct path + Temporal's floor), at p50",
+      value: `${fixed(start.p50 / (floor.p50 + result.refused.p50), 2)} (${ms(start.p50)} / (${ms(floor.p50)} + ${ms(result.refused.p50)}))`,
+      target: '<= 1.2',
+      met: start.p50 / (floor.p50 + result.refused.p50) <= 1.2,
+    },
     { section: 'latency', metric: 'where a Start spends it (medians)', value: describeHops(hops) },
     {
       section: 'latency',

@@ -94,7 +94,8 @@ export async function spawnWorker(
     usage: () => ask('usage'),
     resetPeak: () => ask('reset-peak'),
     async stop() {
-      if (child.exitCode !== null) return;
+      // Gone already: exited, or killed by kill().
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.send({ type: 'stop' } satisfies ParentRequest);
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
       await exited;
