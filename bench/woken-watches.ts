@@ -102,6 +102,8 @@ export interface WokenWatchesResult {
     persistence: PersistenceBetween;
     baseline: PersistenceBetween;
     writesPerWatchPerHour: number;
+    /** TrainJob changes the API server sent in the window (any field, the controllers' status rewrites included). */
+    trainJobChanges: number;
     /** Timers fired per Watch in the window (from a sample of histories). */
     rechecksPerWatch: number;
     writesPerRecheck: number;
@@ -189,6 +191,9 @@ export async function measureWokenWatches(
 
   // 3. Quiet: nothing changes for one recheck and a bit.
   await new Promise((resolve) => setTimeout(resolve, 10_000));
+  // What the cluster changed meanwhile: quiet for the Watches is no change of what they read, but
+  // the controllers may still be rewriting the TrainJobs' status (their JobSets' counts).
+  const changes = await countChanges(kc, namespace);
   const u0 = await workers[0]!.resetPeak();
   const q0 = await scrapePersistence(env.temporalMetricsUrl);
   const c0 = cpuSnapshot(env.labels);
@@ -196,6 +201,7 @@ export async function measureWokenWatches(
   console.error(`[bench] woken: quiet for ${settings.wokenQuietSeconds} s`);
   await new Promise((resolve) => setTimeout(resolve, settings.wokenQuietSeconds * 1000));
   const quietTo = Date.now();
+  const trainJobChanges = changes.stop();
   const persistence = persistenceBetween(q0, await scrapePersistence(env.temporalMetricsUrl));
   const share = cpuBetween(c0, cpuSnapshot(env.labels));
   const u1 = await workers[0]!.usage();
@@ -214,6 +220,7 @@ export async function measureWokenWatches(
     baseline,
     writesPerWatchPerHour,
     writesPerWatchPerHourAtDefault,
+    trainJobChanges,
     rechecksPerWatch: sampled.rechecks,
     writesPerRecheck,
     historyEventsPerWatchPerHour: sampled.events * (3600 / quietSeconds),
@@ -304,6 +311,31 @@ function parseDurationSeconds(duration: string): number {
   for (const [, value, unit] of duration.matchAll(/(\d+(?:\.\d+)?)([hms])/g)) seconds += Number(value) * units[unit!]!;
   if (seconds <= 0) throw new Error(`BENCH_WOKEN_RECHECK=${duration}: expected a duration such as 5m`);
   return seconds;
+}
+
+/** Counts the namespace's TrainJob changes from now until stop(). */
+async function countChanges(kc: k8s.KubeConfig, namespace: string): Promise<{ stop(): number }> {
+  const path = `/apis/${Trainer.group}/${Trainer.version}/namespaces/${namespace}/${Trainer.trainJobPlural}`;
+  const listed = (await kc.makeApiClient(k8s.CustomObjectsApi).listNamespacedCustomObject({
+    group: Trainer.group,
+    version: Trainer.version,
+    namespace,
+    plural: Trainer.trainJobPlural,
+    limit: 1,
+  })) as { metadata?: { resourceVersion?: string } };
+  let changes = 0;
+  const watching = await new k8s.Watch(kc).watch(
+    path,
+    { resourceVersion: listed.metadata?.resourceVersion ?? '' },
+    () => (changes += 1),
+    () => {},
+  );
+  return {
+    stop() {
+      (watching as { abort?: () => void }).abort?.();
+      return changes;
+    },
+  };
 }
 
 /** The sample's Watches' history events stamped within [from, to], and their timers fired (rechecks), per Watch. */
@@ -435,7 +467,7 @@ function rowsOf(r: WokenWatchesResult): Row[] {
     {
       section,
       metric: '  history events per Watch per hour in the window (a sample of Watches)',
-      value: `${fixed(q.historyEventsPerWatchPerHour, 2)}; worker ${fixed(q.workerCpuCores, 3)} cores; ${q.cpu}`,
+      value: `${fixed(q.historyEventsPerWatchPerHour, 2)}; worker ${fixed(q.workerCpuCores, 3)} cores; ${q.cpu}; meanwhile ${q.trainJobChanges} TrainJob changes on the API server (any field)`,
     },
     ...r.batches.flatMap((b): Row[] => [
       {
