@@ -938,11 +938,11 @@ async function main(): Promise<void> {
       const controlling = new AbortController();
       const controller = w.admissionController?.run(controlling.signal);
       // The Watch waker, as the product's worker runs it (docs/contract.md §9b).
-      w.waker?.run(controlling.signal);
+      const waking = w.waker?.run(controlling.signal);
       stops.unshift(async () => {
         controlling.abort();
         w.worker.shutdown();
-        await Promise.all([running, controller]);
+        await Promise.all([running, controller, waking]);
       });
       return new DispatchKubeflowClient(env.client, { namespace: parsed.namespace, taskQueue: name });
     };
