@@ -228,6 +228,9 @@ export async function measureWokenWatches(
     cpu: describeShare(share),
   };
   const worker = { idleRss: idle.rss, rssAllWaiting: u1.rss, peakRssAllWaiting: u1.peakRss, heapUsed: u1.heapUsed };
+  // Each stage's figures as soon as they exist: a long run stopped later still has them.
+  console.error(`[bench] woken: quiet ${JSON.stringify({ ...quiet, persistence: { ...quiet.persistence, byOperation: quiet.persistence.byOperation.slice(0, 12) } })}`);
+  console.error(`[bench] woken: worker ${JSON.stringify(worker)}`);
 
   // 4-6. The batches: one worker; two; kill -9 of both and a new one.
   const batches: BatchResult[] = [];
@@ -277,6 +280,7 @@ export async function measureWokenWatches(
     return at !== undefined && from !== undefined ? [at - from] : [];
   });
   const drain = { deleted: deletedAt.size, deleteFailures: deleteFailures.slice(0, 5), seconds: (performance.now() - d0) / 1000, afterDelete: spread(afterDelete) };
+  console.error(`[bench] woken: drain ${JSON.stringify(drain)}`);
 
   // 8. Every answer checked.
   const answers = { right: 0, wrong: 0, failed: 0, unanswered: 0, examples: [] as string[] };
@@ -356,7 +360,13 @@ async function eventsBetween(env: BenchEnv, sample: readonly Job[], from: number
  * Opens the batch, then (if given) does `meanwhile`; each Watch's answer is timed against the moment
  * the bench's own watch of the batch saw its TrainJob's Complete condition.
  */
-async function runBatch(
+async function runBatch(...args: Parameters<typeof measureBatch>): Promise<BatchResult> {
+  const result = await measureBatch(...args);
+  console.error(`[bench] woken: batch ${JSON.stringify({ ...result, wrong: result.wrong.slice(0, 5) })}`);
+  return result;
+}
+
+async function measureBatch(
   env: BenchEnv,
   client: ReturnType<BenchEnv['client']>,
   kc: k8s.KubeConfig,
