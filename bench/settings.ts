@@ -134,7 +134,7 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     // The product's default: a shorter one makes 10,000 Watches recheck faster than this machine
     // can answer (5m: 33 a second, and Opens waited minutes behind them; docs/performance.md).
     wokenRecheck: env.BENCH_WOKEN_RECHECK || '15m',
-    wokenQuietSeconds: positiveInt(env, 'BENCH_WOKEN_QUIET_SECONDS', 960),
+    wokenQuietSeconds: positiveInt(env, 'BENCH_WOKEN_QUIET_SECONDS', 720),
     kueueJobs: positiveInt(env, 'BENCH_KUEUE_JOBS', 20),
     tuning: tuningOf(env.BENCH_TUNING),
     preload: (env.BENCH_PRELOAD ?? '')

@@ -52,7 +52,7 @@ const DRAIN_DEADLINE_MS = 30 * 60_000;
 /** The product's default timeouts.watchRecheck. */
 const DEFAULT_RECHECK = '15m';
 /** Watches whose histories are read for events in the quiet window. */
-const HISTORY_SAMPLE = 100;
+const HISTORY_SAMPLE = 300;
 
 type Job = { ref: TrainJobRef; jobId: string; group: 'gated' | 'running' | 'A' | 'B' | 'C' };
 
