@@ -117,6 +117,8 @@ export async function measureLatency(
     directCalls: Object.fromEntries([...callTimes].map(([name, times]) => [name, spread(times)])),
     served,
   };
+  /** #25's ratio: a Start against what it cannot be faster than, the direct path plus Temporal's own round trip. */
+  const overFloor = start.p50 / (floor.p50 + result.refused.p50);
   const triple = (s: Spread) => `p50 ${ms(s.p50)}, p95 ${ms(s.p95)}, p99 ${ms(s.p99)} (n=${s.n})`;
   const rows: Row[] = [
     { section: 'latency', metric: 'plain Start, client call to result', value: triple(start) },
@@ -156,9 +158,9 @@ export async function measureLatency(
     {
       section: 'latency',
       metric: "Start / (direct path + Temporal's floor), at p50",
-      value: `${fixed(start.p50 / (floor.p50 + result.refused.p50), 2)} (${ms(start.p50)} / (${ms(floor.p50)} + ${ms(result.refused.p50)}))`,
+      value: `${fixed(overFloor, 2)} (${ms(start.p50)} / (${ms(floor.p50)} + ${ms(result.refused.p50)}))`,
       target: '<= 1.2',
-      met: start.p50 / (floor.p50 + result.refused.p50) <= 1.2,
+      met: overFloor <= 1.2,
     },
     { section: 'latency', metric: 'where a Start spends it (medians)', value: describeHops(hops) },
     {

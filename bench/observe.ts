@@ -6,6 +6,36 @@ import type { BenchEnv } from './env.js';
 import { cpuBetween, cpuSnapshot, type CpuShare } from './proc.js';
 import type { BenchWorker, WorkerUsage } from './worker-handle.js';
 
+/** Calls in flight at once when a section starts, opens, watches or stops many. */
+export const CONCURRENCY = 32;
+
+/**
+ * Runs `work` for each item, CONCURRENCY at a time; answers in the items' order. With `progress`,
+ * logs how many are done every `every` items (default 1,000) and at the end.
+ */
+export async function eachOf<T, U>(
+  items: readonly T[],
+  work: (item: T, i: number) => Promise<U>,
+  progress?: { what: string; every?: number },
+): Promise<U[]> {
+  const out = new Array<U>(items.length);
+  let next = 0;
+  let done = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: Math.min(CONCURRENCY, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        out[i] = await work(items[i]!, i);
+        done += 1;
+        if (progress && (done % (progress.every ?? 1000) === 0 || done === items.length))
+          console.error(`[bench] ${progress.what} ${done}/${items.length} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+      }
+    }),
+  );
+  return out;
+}
+
 /** No new workflow checking for this long means the rest will not check (or have failed). */
 const STALL_MS = 45_000;
 

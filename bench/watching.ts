@@ -12,14 +12,11 @@ import type { Outcome, TrainJobRef } from '../src/model/operations.js';
 import { refOf } from '../test/integration/operations/support.js';
 import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';
-import { countByKind, countRunning, untilChecking, valuesAskedBy, watchWindow } from './observe.js';
+import { CONCURRENCY, countByKind, countRunning, eachOf, untilChecking, valuesAskedBy, watchWindow } from './observe.js';
 import { describeShare } from './proc.js';
 import type { BenchSettings } from './settings.js';
 import { describeTail, fixed, mib, tail, type Row, type Tail } from './stats.js';
 import { cpuSeconds, type BenchWorker } from './worker-handle.js';
-
-/** Calls in flight at once while starting (and stopping) many. */
-const CONCURRENCY = 32;
 
 interface Job {
   ref: TrainJobRef;
@@ -78,21 +75,6 @@ const isTrainJobList = (r: ProxiedRequest) =>
 /** The job-ids a TrainJob list asks about (the Watches' checks list by the job-id label). */
 const jobIdsAskedBy = (r: ProxiedRequest): string[] =>
   (new URLSearchParams(r.query).get('labelSelector') ?? '').startsWith(Labels.jobId) ? valuesAskedBy(r) : [];
-
-/** Runs `work` for each item, `CONCURRENCY` at a time; answers in the items' order. */
-async function eachOf<T, U>(items: readonly T[], work: (item: T) => Promise<U>): Promise<U[]> {
-  const out: U[] = new Array<U>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(CONCURRENCY, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await work(items[i]!);
-      }
-    }),
-  );
-  return out;
-}
 
 /** How long after the Stops the drain waits for the last Watch before it counts the rest unanswered. */
 const DRAIN_MS = 600_000;

@@ -21,6 +21,7 @@ import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { trainJobName } from '../src/core/start/names.js';
 import { watchWorkflowId } from '../src/core/operations/workflow-ids.js';
 import { createKubeClients } from '../src/kube/clients.js';
+import { parseGoDuration, toMillis } from '../src/model/duration.js';
 import { Labels, SearchAttributes, Trainer } from '../src/model/constants.js';
 import type { Outcome, TrainJobRef } from '../src/model/operations.js';
 import { WATCH_WAKE_SIGNAL, WorkflowTypes } from '../src/model/workflows.js';
@@ -30,15 +31,13 @@ import { runtimeFixtures, type RuntimeRef } from '../test/integration/support/ru
 import { startRequest } from '../test/support/requests.js';
 import { directStarter } from './direct.js';
 import type { BenchEnv } from './env.js';
-import { untilTrue } from './observe.js';
+import { eachOf, untilTrue } from './observe.js';
 import { cpuBetween, cpuSnapshot, describeShare } from './proc.js';
 import type { BenchSettings } from './settings.js';
 import { fixed, mib, ms, spread, tail, type Row, type Spread, type Tail } from './stats.js';
 import { isWrite, persistenceBetween, scrapePersistence, type PersistenceBetween } from './temporal-metrics.js';
 import type { BenchWorker } from './worker-handle.js';
 
-/** Calls in flight at once while making, opening, watching and deleting many. */
-const CONCURRENCY = 32;
 /** How long KWOK runs a batch's pods before they complete. */
 const RUN_FOR = '45s';
 /** The running batch's pods: longer than the bench. */
@@ -55,25 +54,6 @@ const DEFAULT_RECHECK = '15m';
 const HISTORY_SAMPLE = 300;
 
 type Job = { ref: TrainJobRef; jobId: string; group: 'gated' | 'running' | 'A' | 'B' | 'C' };
-
-/** Runs `work` for each item, CONCURRENCY at a time, logging progress every `every` items. */
-async function eachOf<T, U>(what: string, items: readonly T[], work: (item: T, i: number) => Promise<U>, every = 1000): Promise<U[]> {
-  const out = new Array<U>(items.length);
-  let next = 0;
-  let done = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: Math.min(CONCURRENCY, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await work(items[i]!, i);
-        if (++done % every === 0 || done === items.length)
-          console.error(`[bench] woken: ${what} ${done}/${items.length} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
-      }
-    }),
-  );
-  return out;
-}
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -146,7 +126,7 @@ export async function measureWokenWatches(
   const runtimeOf = (group: Job['group']): RuntimeRef | undefined =>
     group === 'gated' ? undefined : group === 'running' ? long : short;
   const m0 = performance.now();
-  const made = await eachOf('TrainJobs made', Array.from({ length: n }, (_, i) => groupOf(i)), async (group) => {
+  const made = await eachOf(Array.from({ length: n }, (_, i) => groupOf(i)), async (group) => {
     const runtime = runtimeOf(group);
     const request = runtime ? startRequest({ runtime, spec: { nodes: 1, gpusPerNode: null } }) : startRequest();
     try {
@@ -155,7 +135,7 @@ export async function measureWokenWatches(
     } catch (error) {
       return { error: message(error) };
     }
-  });
+  }, { what: 'woken: TrainJobs made' });
   const jobs = made.filter((m): m is Job => 'ref' in m);
   const failures = made.flatMap((m) => ('error' in m ? [m.error] : []));
   const madeResult = { seconds: (performance.now() - m0) / 1000, failed: failures.length, ...(failures[0] ? { firstFailure: failures[0] } : {}) };
@@ -163,7 +143,7 @@ export async function measureWokenWatches(
   const inGroup = (group: Job['group']) => jobs.filter((j) => j.group === group);
 
   // The running batch runs throughout.
-  await eachOf('running batch opened', inGroup('running'), (j) => client.open(j.ref), batch);
+  await eachOf(inGroup('running'), (j) => client.open(j.ref), { what: 'woken: running batch opened', every: batch });
 
   // 2. Every Watch begun, until each shows its phase. Before that, a window as long as the quiet
   // one's share of the background: the server's writes with no Watch at all.
@@ -173,7 +153,7 @@ export async function measureWokenWatches(
   const baseline = persistenceBetween(b0, await scrapePersistence(env.temporalMetricsUrl));
 
   const w0 = performance.now();
-  await eachOf('Watches begun', jobs, (j) => client.submitOperation('watch', j.ref));
+  await eachOf(jobs, (j) => client.submitOperation('watch', j.ref), { what: 'woken: Watches begun' });
   const watchQuery = `TaskQueue = '${config.temporal.taskQueue}' AND WorkflowType = '${WorkflowTypes.watch}'`;
   const showing = async () => {
     const { count } = await env.temporal.workflow.count(
@@ -212,7 +192,7 @@ export async function measureWokenWatches(
   // the writes of one recheck, times the default watchRecheck's four an hour.
   const sampled = await eventsBetween(env, jobs.filter((_, i) => i % Math.ceil(jobs.length / HISTORY_SAMPLE) === 0), quietFrom, quietTo);
   const writesPerRecheck = netWrites / jobs.length / Math.max(sampled.rechecks, Number.EPSILON);
-  const writesPerWatchPerHourAtDefault = writesPerRecheck * (3600 / parseDurationSeconds(DEFAULT_RECHECK));
+  const writesPerWatchPerHourAtDefault = writesPerRecheck * (3_600_000 / toMillis(parseGoDuration(DEFAULT_RECHECK)!));
   const quiet = {
     seconds: quietSeconds,
     baselineSeconds,
@@ -251,7 +231,7 @@ export async function measureWokenWatches(
   const deleteFailures: string[] = [];
   const deletedAt = new Map<string, number>();
   const d0 = performance.now();
-  await eachOf('deleted', rest, async (j) => {
+  await eachOf(rest, async (j) => {
     try {
       await kube.custom.deleteNamespacedCustomObject({
         group: Trainer.group,
@@ -265,7 +245,7 @@ export async function measureWokenWatches(
     } catch (error) {
       deleteFailures.push(message(error));
     }
-  });
+  }, { what: 'woken: deleted' });
   await untilTrue(DRAIN_DEADLINE_MS, async () => {
     const { count } = await env.temporal.workflow.count(`${watchQuery} AND ExecutionStatus = 'Running'`);
     console.error(`[bench] woken: ${count} Watches still waiting`);
@@ -284,7 +264,7 @@ export async function measureWokenWatches(
 
   // 8. Every answer checked.
   const answers = { right: 0, wrong: 0, failed: 0, unanswered: 0, examples: [] as string[] };
-  await eachOf('answers read', jobs, async (j) => {
+  await eachOf(jobs, async (j) => {
     const id = watchWorkflowId(j.ref);
     if (!closed.has(id)) {
       answers.unanswered += 1;
@@ -302,19 +282,11 @@ export async function measureWokenWatches(
       answers.failed += 1;
       if (answers.examples.length < 5) answers.examples.push(`${j.group} ${j.ref.name}: ${message(error)}`);
     }
-  });
+  }, { what: 'woken: answers read' });
   await Promise.all(workers.map((w) => w.stop()));
 
   const result: WokenWatchesResult = { watches: jobs.length, recheck, made: madeResult, begun, worker, quiet, batches, drain, answers };
   return { rows: rowsOf(result), result };
-}
-
-function parseDurationSeconds(duration: string): number {
-  const units: Record<string, number> = { h: 3600, m: 60, s: 1 };
-  let seconds = 0;
-  for (const [, value, unit] of duration.matchAll(/(\d+(?:\.\d+)?)([hms])/g)) seconds += Number(value) * units[unit!]!;
-  if (seconds <= 0) throw new Error(`BENCH_WOKEN_RECHECK=${duration}: expected a duration such as 5m`);
-  return seconds;
 }
 
 /** Counts the namespace's TrainJob changes from now until stop(). */
@@ -344,14 +316,14 @@ async function countChanges(kc: k8s.KubeConfig, namespace: string): Promise<{ st
 
 /** The sample's Watches' history events stamped within [from, to], and their timers fired (rechecks), per Watch. */
 async function eventsBetween(env: BenchEnv, sample: readonly Job[], from: number, to: number): Promise<{ events: number; rechecks: number }> {
-  const counts = await eachOf('sample histories read', sample, async (j) => {
+  const counts = await eachOf(sample, async (j) => {
     const history = await env.temporal.workflow.getHandle(watchWorkflowId(j.ref)).fetchHistory();
     const within = (history.events ?? []).filter((e) => {
       const at = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
       return at >= from && at <= to;
     });
     return { events: within.length, rechecks: within.filter((e) => e.timerFiredEventAttributes).length };
-  }, sample.length);
+  }, { what: 'woken: sample histories read', every: sample.length });
   const per = (key: 'events' | 'rechecks') => counts.reduce((a, c) => a + c[key], 0) / Math.max(1, sample.length);
   return { events: per('events'), rechecks: per('rechecks') };
 }
@@ -397,7 +369,7 @@ async function measureBatch(
         (error: unknown) => ({ at: Date.now(), outcome: undefined, error }),
       ),
   );
-  await eachOf(`batch ${group} opened`, jobs, (j) => client.open(j.ref), jobs.length);
+  await eachOf(jobs, (j) => client.open(j.ref), { what: `woken: batch ${group} opened`, every: jobs.length });
   await meanwhile?.();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), BATCH_DEADLINE_MS)));
@@ -415,13 +387,13 @@ async function measureBatch(
     if (complete === undefined) return wrong.push(`${j.ref.name}: Succeeded, but the bench never saw Complete`);
     latencies.push(a.at - complete);
   });
-  const counted = await eachOf(`batch ${group} histories read`, jobs, async (j) => {
+  const counted = await eachOf(jobs, async (j) => {
     const events = (await env.temporal.workflow.getHandle(watchWorkflowId(j.ref)).fetchHistory()).events ?? [];
     return {
       wakes: events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === WATCH_WAKE_SIGNAL).length,
       reads: events.filter((e) => e.markerRecordedEventAttributes).length,
     };
-  }, jobs.length);
+  }, { what: `woken: batch ${group} histories read`, every: jobs.length });
   return {
     group,
     workers,

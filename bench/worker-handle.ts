@@ -69,6 +69,8 @@ export async function spawnWorker(
     stdio: ['ignore', log, log, 'ipc'],
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  /** Exited, or killed by kill(): nothing to stop. */
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
   const waiting = new Map<number, (usage: WorkerUsage) => void>();
   let nextId = 1;
   let ready!: () => void;
@@ -94,15 +96,14 @@ export async function spawnWorker(
     usage: () => ask('usage'),
     resetPeak: () => ask('reset-peak'),
     async stop() {
-      // Gone already: exited, or killed by kill().
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (gone()) return;
       child.send({ type: 'stop' } satisfies ParentRequest);
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
       await exited;
       clearTimeout(timer);
     },
     async kill() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
+      if (gone()) return;
       child.kill('SIGKILL');
       await exited;
     },
