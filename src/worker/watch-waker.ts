@@ -4,6 +4,11 @@
 // changed, signals `wake` to the Watch of its TrainJob, whose workflow id is known:
 // `watch/<ns>/<name>/<uid>`. A TrainJob nobody watches answers "not found", which is fine.
 //
+// A signal that failed (the Temporal server restarting, say) is sent again after 1 s, then twice as
+// long each time up to MAX_RETRY_MS, until it lands or watchRecheck has passed since its first
+// failure (by then the Watch's own timer has read): with every worker's signal failing at once, a
+// dropped wake would leave the Watch waiting a whole watchRecheck for a change it was told about.
+//
 // Bounded: one change wakes a Watch at most once per worker. Changes are de-duplicated by the
 // object's resourceVersion; a wake already queued or in flight for that Watch takes the later
 // change too (the Watch reads the TrainJob after the signal is recorded, so it sees it); at most
@@ -13,7 +18,8 @@
 // seconds per namespace and a gap of a lease term when its holder dies (docs/performance.md).
 //
 // Kill -9 of every worker: the next worker's first list wakes the Watches of TrainJobs that ended
-// within timeouts.watchRecheck (their Complete or Failed condition); any other change missed
+// within timeouts.watchRecheck (their Complete or Failed condition) or are being deleted (a Watch
+// answers Absent for those); a TrainJob gone altogether meanwhile, or any other change missed
 // meanwhile is found by the Watch's own timer. A relist after the feed was out of step (a
 // reconnection, or RBAC without `watch`, where the feed lists every few seconds) wakes the Watches
 // of what changed between the two lists.
@@ -22,6 +28,7 @@ import { Labels, Trainer } from '../model/constants.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import type { TrainJob } from '../model/kube.js';
 import { operationWorkflowId } from '../core/operations/workflow-ids.js';
+import { isBeingDeleted } from '../core/objects/deletion.js';
 import { terminalOf } from '../core/operations/terminal.js';
 import { TRAINJOBS, workloads, type NamespacedKind } from '../kube/objects.js';
 import type { WAKE_RESULTS } from '../observability/metrics.js';
@@ -29,6 +36,10 @@ import { RETRY_MS, type FeedChange, type WatchedLists } from '../kube/watched-li
 
 /** Signals in flight at once, per worker. */
 export const MAX_IN_FLIGHT = 32;
+/** The first wait before a failed wake is sent again; it doubles with each failure in a row. */
+export const FIRST_RETRY_MS = 1_000;
+/** The longest wait between two tries of one wake. */
+export const MAX_RETRY_MS = 30_000;
 
 export type WakeResult = (typeof WAKE_RESULTS)[number];
 
@@ -39,6 +50,8 @@ export interface WatchWakerOptions {
   signal(workflowId: string): Promise<'signalled' | 'not-watched'>;
   count?(result: WakeResult): void;
   maxInFlight?: number;
+  /** The first wait before a failed wake is sent again (default FIRST_RETRY_MS). */
+  firstRetryMs?: number;
   /** How often the feeds are asked for, which keeps them in step and restarts them (default RETRY_MS). */
   keepInStepMs?: number;
   now?: () => number;
@@ -47,7 +60,7 @@ export interface WatchWakerOptions {
 export interface WatchWaker {
   /** Every change the waker heard goes through here (the tests call it directly). */
   hear(change: FeedChange): void;
-  /** Resolves once nothing is queued or in flight. */
+  /** Resolves once nothing is queued, in flight or waiting to be sent again. */
   idle(): Promise<void>;
   /**
    * Subscribes and keeps the feeds in step until the signal aborts; then drops the wakes still
@@ -74,11 +87,15 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   const count = options.count ?? (() => {});
   const now = options.now ?? Date.now;
   const maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
+  const firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
   const recheckMs = toMillis(parseGoDuration(config.timeouts.watchRecheck)!);
   /** The resourceVersion last acted on, by object UID. */
   const seen = new Map<string, string>();
   const queue: string[] = [];
   const pending = new Set<string>();
+  /** Wakes whose signal failed: failures in a row and since when, by Watch workflow id. */
+  const failures = new Map<string, { count: number; since: number }>();
+  const retryTimers = new Set<NodeJS.Timeout>();
   let inFlight = 0;
   let stopped = false;
   let idlers: (() => void)[] = [];
@@ -88,17 +105,41 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
     ...(config.mode === 'kueue' ? [{ kind: workloads(config.kueue.workloadVersion), label: Labels.kueueJobUid }] : []),
   ];
 
-  /** On a worker's first list: only a TrainJob that ended within watchRecheck may have a Watch the dead workers did not wake. */
+  /** On a worker's first list: only a TrainJob that ended within watchRecheck, or is being deleted, may have a Watch the dead workers did not wake. */
   const endedRecently = ({ kind, object }: FeedChange): boolean => {
     if (kind !== Trainer.trainJobKind) return false;
+    if (isBeingDeleted(object)) return true;
     const at = terminalOf({ trainJob: object as TrainJob, config })?.at;
     return at !== undefined && now() - Date.parse(at) <= recheckMs;
   };
 
   const settleIdlers = () => {
-    if (queue.length > 0 || inFlight > 0) return;
+    if (queue.length > 0 || inFlight > 0 || retryTimers.size > 0) return;
     for (const idle of idlers) idle();
     idlers = [];
+  };
+
+  /** Sends a failed wake again later; it stays pending meanwhile, so later changes ride with it. */
+  const retryLater = (id: string) => {
+    const failed = failures.get(id) ?? { count: 0, since: now() };
+    failed.count += 1;
+    failures.set(id, failed);
+    if (stopped || now() - failed.since >= recheckMs) {
+      failures.delete(id);
+      pending.delete(id);
+      return;
+    }
+    const timer = setTimeout(
+      () => {
+        retryTimers.delete(timer);
+        if (stopped) return;
+        queue.push(id);
+        pump();
+      },
+      Math.min(MAX_RETRY_MS, firstRetryMs * 2 ** Math.min(failed.count - 1, 30)),
+    );
+    timer.unref();
+    retryTimers.add(timer);
   };
 
   const pump = () => {
@@ -111,7 +152,11 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
         .then((result) => {
           count(result);
           inFlight -= 1;
-          pending.delete(id);
+          if (result === 'failed') retryLater(id);
+          else {
+            failures.delete(id);
+            pending.delete(id);
+          }
           pump();
         });
     }
@@ -158,6 +203,9 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
           for (const u of unsubscribe) u();
           stopped = true;
           for (const id of queue.splice(0)) pending.delete(id);
+          for (const timer of retryTimers) clearTimeout(timer);
+          retryTimers.clear();
+          failures.clear();
           idlers.push(resolve);
           settleIdlers();
         };

@@ -1,7 +1,8 @@
 // The Watch waker (src/worker/watch-waker.ts): which Watch each change wakes, that one change wakes
 // a Watch at most once (de-duplicated by resourceVersion, coalesced while its wake is queued or in
-// flight), that no more than maxInFlight signals are sent at once, and that a worker's first list
-// wakes only the Watches of TrainJobs that ended within timeouts.watchRecheck.
+// flight), that no more than maxInFlight signals are sent at once, that a failed wake is sent again
+// (until watchRecheck has passed), and that a worker's first list wakes only the Watches of
+// TrainJobs that ended within timeouts.watchRecheck.
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../../src/model/config.js';
 import { Labels, Trainer } from '../../../src/model/constants.js';
@@ -107,37 +108,89 @@ describe('the Watch waker', () => {
     expect(h.peak()).toBe(4);
   });
 
-  it('a Watch nobody runs counts as not-watched; a failed signal counts as failed and does not stop the queue', async () => {
+  it('a Watch nobody runs counts as not-watched; a failed signal counts as failed, does not stop the queue, and is sent again until it lands', async () => {
+    const sent: string[] = [];
+    let brokenFailures = 2;
     const failing = createWatchWaker({
       config,
+      firstRetryMs: 1,
       lists: { subscribe: () => () => {}, snapshot: () => undefined },
       count: (r) => counts.push(r),
       signal: async (id) => {
-        if (id.includes('broken')) throw new Error('unavailable');
+        sent.push(id);
+        if (id.includes('broken') && brokenFailures-- > 0) throw new Error('unavailable');
         return id.includes('unwatched') ? 'not-watched' : 'signalled';
       },
     });
     const counts: WakeResult[] = [];
     for (const name of ['broken', 'unwatched', 'ok']) failing.hear(change(trainJob(name, '1')));
+    // A change of the broken one's TrainJob while its wake waits to be sent again rides with it.
+    failing.hear(change(trainJob('broken', '2')));
     await failing.idle();
-    expect(counts.sort()).toEqual(['failed', 'not-watched', 'signalled']);
+    expect(counts.slice().sort()).toEqual(['coalesced', 'failed', 'failed', 'not-watched', 'signalled', 'signalled']);
+    expect(sent.filter((id) => id.includes('broken'))).toHaveLength(3);
   });
 
-  it("a worker's first list wakes only the Watches of TrainJobs that ended within watchRecheck", async () => {
+  it('a wake that keeps failing is given up once watchRecheck has passed since its first failure (the Watch has read by then)', async () => {
+    let clock = NOW;
+    const counts: WakeResult[] = [];
+    const waker = createWatchWaker({
+      config,
+      firstRetryMs: 1,
+      now: () => clock,
+      lists: { subscribe: () => () => {}, snapshot: () => undefined },
+      count: (r) => counts.push(r),
+      signal: async () => {
+        // Each try takes five minutes of the waker's clock: the fourth failure is 15m after the first.
+        clock += 5 * 60_000;
+        throw new Error('unavailable');
+      },
+    });
+    waker.hear(change(trainJob('a', '1')));
+    await waker.idle();
+    expect(counts).toEqual(['failed', 'failed', 'failed', 'failed']);
+  });
+
+  it('stopping cancels the wakes waiting to be sent again', async () => {
+    const sent: string[] = [];
+    const waker = createWatchWaker({
+      config,
+      firstRetryMs: 60_000,
+      lists: { subscribe: () => () => {}, snapshot: () => undefined },
+      signal: async (id) => {
+        sent.push(id);
+        throw new Error('unavailable');
+      },
+    });
+    const stop = new AbortController();
+    const running = waker.run(stop.signal);
+    waker.hear(change(trainJob('a', '1')));
+    await new Promise((r) => setTimeout(r, 0));
+    stop.abort();
+    // Resolves at once, not after the minute's wait.
+    await running;
+    await waker.idle();
+    expect(sent).toEqual(['watch/ml/a/uid-a']);
+  });
+
+  it("a worker's first list wakes only the Watches of TrainJobs that ended within watchRecheck or are being deleted", async () => {
     const h = harness();
     const minutesAgo = (m: number) => new Date(NOW - m * 60_000).toISOString();
+    const deleting = trainJob('deleting', '1');
+    deleting.metadata!.deletionTimestamp = minutesAgo(30);
     h.waker.hear(change(trainJob('running', '1'), 'first-list'));
+    h.waker.hear(change(deleting, 'first-list'));
     h.waker.hear(change(trainJob('ended-now', '1', minutesAgo(1)), 'first-list'));
     h.waker.hear(change(trainJob('ended-long-ago', '1', minutesAgo(16)), 'first-list'));
     h.waker.hear(change(workload('running', '1'), 'first-list', false, 'Workload'));
     await h.release();
-    expect(h.signalled).toEqual(['watch/ml/ended-now/uid-ended-now']);
+    expect(h.signalled).toEqual(['watch/ml/deleting/uid-deleting', 'watch/ml/ended-now/uid-ended-now']);
     // What the first list saw counts as seen: the same version through the watch sends nothing.
     h.waker.hear(change(trainJob('running', '1')));
     await h.release();
     h.waker.hear(change(trainJob('running', '2'), 'relist'));
     await h.release();
-    expect(h.signalled).toEqual(['watch/ml/ended-now/uid-ended-now', 'watch/ml/running/uid-running']);
+    expect(h.signalled).toEqual(['watch/ml/deleting/uid-deleting', 'watch/ml/ended-now/uid-ended-now', 'watch/ml/running/uid-running']);
   });
 
   it('run() subscribes to the TrainJobs (and in Kueue mode the Workloads) of the namespace, keeps them asked for, and stops on abort', () => {
