@@ -26,6 +26,13 @@ export interface DriverContext {
   record(call: CallRecord): void;
   /** How long one call may go on being retried before the lifecycle gives up. */
   callDeadlineMs: number;
+  /** Runs one call so that aborting `signal` cancels its Temporal requests. */
+  cancellable<T>(signal: AbortSignal, send: () => Promise<T>): Promise<T>;
+  /**
+   * A call given up on, aborted: the run lets it settle before closing the Temporal connection
+   * (a request the client retries on a closed connection throws out of its retry timer).
+   */
+  abandoned(settling: Promise<unknown>): void;
 }
 
 /** Answers after which the caller sends the same call again (ErrReadOnly: "later", the gates not proven yet). */
@@ -95,9 +102,15 @@ export async function runLifecycle(ctx: DriverContext, plan: LifecyclePlan): Pro
       // A call that never answers (a Watch of a job that never ends) is given up at the deadline too.
       let timer: NodeJS.Timeout | undefined;
       const unanswered = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - invokedAt))));
-      const answer: Answer | undefined = await Promise.race([send().then((value) => ({ ok: true as const, value }), answerOf), unanswered]);
+      const abort = new AbortController();
+      const sent = ctx.cancellable(abort.signal, send).then((value) => ({ ok: true as const, value }), answerOf);
+      const answer: Answer | undefined = await Promise.race([sent, unanswered]);
       clearTimeout(timer);
-      if (answer === undefined) throw new GaveUp(`${op}: no answer within ${ctx.callDeadlineMs} ms`, since);
+      if (answer === undefined) {
+        abort.abort();
+        ctx.abandoned(sent);
+        throw new GaveUp(`${op}: no answer within ${ctx.callDeadlineMs} ms`, since);
+      }
       const answeredAt = Date.now();
       const seen = answer.ok ? await readSeen(ctx.kube, ctx.namespace, name) : undefined;
       ctx.record({ job: plan.index, op, copy, try: attempt, invokedAt, answeredAt, answer, ...(seen ? { seen } : {}) });

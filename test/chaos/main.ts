@@ -38,6 +38,8 @@ for (const [name, value] of Object.entries({ seed, jobs, concurrency, faultGapMs
 
 const runDir = join(repoRoot, '.dev', 'chaos', `${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 mkdirSync(runDir, { recursive: true });
+/** How long calls given up on may take to settle, more than the Temporal client's longest retry wait. */
+const ABANDONED_SETTLE_MS = 10_000;
 const t0 = Date.now();
 const log = (line: string) => process.stdout.write(`[chaos ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
 log(`seed ${seed}, ${jobs} lifecycles, ${concurrency} at once, a fault every ~${faultGapMs / 1000} s; record in ${runDir}`);
@@ -55,6 +57,7 @@ async function main(): Promise<number> {
   const lifecycles: LifecycleRecord[] = [];
   const nemesis = new Nemesis(stack, log);
   const done = new AbortController();
+  const abandoned: Promise<unknown>[] = [];
   try {
     const runStart = Date.now();
     const nemesisRun = faultGapMs > 0 ? nemesis.run(faults, runStart, done.signal) : Promise.resolve();
@@ -74,6 +77,8 @@ async function main(): Promise<number> {
                 callDeadlineMs: 10 * 60_000,
                 request: (p) => startRequest({ runtime: stack.runtimes[p.runtime], spec: { nodes: 1, gpusPerNode: 1 } }),
                 record: (call) => calls.push(call),
+                cancellable: (signal, send) => stack.temporalClient.connection.withAbortSignal(signal, send),
+                abandoned: (settling) => abandoned.push(settling),
               },
               plan,
             ),
@@ -147,6 +152,11 @@ async function main(): Promise<number> {
     return report.violations.length === 0 ? 0 : 1;
   } finally {
     done.abort();
+    if (abandoned.length > 0) {
+      // Aborted, they settle at once, or within the client's longest retry wait (5 s, jittered).
+      log(`${abandoned.length} call(s) given up on: letting them settle before the Temporal connection closes`);
+      await Promise.race([Promise.allSettled(abandoned), new Promise((resolve) => setTimeout(resolve, ABANDONED_SETTLE_MS))]);
+    }
     await stack.stop();
     // A lifecycle given up leaves its workflows' histories here: kept for whoever reads why.
     const gaveUp = lifecycles.some((l) => l.ended?.how === 'gave-up');
