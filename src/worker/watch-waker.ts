@@ -9,10 +9,15 @@
 // failure (by then the Watch's own timer has read): with every worker's signal failing at once, a
 // dropped wake would leave the Watch waiting a whole watchRecheck for a change it was told about.
 //
-// Bounded: one change wakes a Watch at most once per worker. Changes are de-duplicated by the
-// object's resourceVersion; a wake already queued or in flight for that Watch takes the later
-// change too (the Watch reads the TrainJob after the signal is recorded, so it sees it); at most
-// MAX_IN_FLIGHT signals are sent at once. With several workers each signals once per change: a
+// Bounded: one change wakes a Watch at most once per worker, and only a change of what the Watch
+// reads. Each object's view (observed-trim.ts: the metadata, spec.suspend or spec.active and the
+// status conditions a phase is decided from, less resourceVersion and generation) is kept as a
+// digest; a change that leaves it as it was sends nothing (`coalesced`): the controllers rewrite a
+// TrainJob's status.jobsStatus many times over a job's life, which changes no phase (with 10,000
+// TrainJobs, Trainer's catching up on their JobSets kept ~25 such changes a second coming for tens
+// of minutes, each a wake, a workflow task and a read, for nothing). A wake already queued or in
+// flight for that Watch takes the later change too (the Watch reads the TrainJob after the signal
+// is recorded, so it sees it); at most MAX_IN_FLIGHT signals are sent at once. With several workers each signals once per change: a
 // wake is a few history events, and the Watch reads once per workflow task however many wakes it
 // holds. A Kubernetes Lease would cut that to one worker, at the price of a lease renewal every few
 // seconds per namespace and a gap of a lease term when its holder dies (docs/performance.md).
@@ -23,10 +28,12 @@
 // meanwhile is found by the Watch's own timer. A relist after the feed was out of step (a
 // reconnection, or RBAC without `watch`, where the feed lists every few seconds) wakes the Watches
 // of what changed between the two lists.
+import { createHash } from 'node:crypto';
 import type { Config } from '../model/config.js';
 import { Labels, Trainer } from '../model/constants.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
-import type { TrainJob } from '../model/kube.js';
+import type { TrainJob, Workload } from '../model/kube.js';
+import { trimTrainJob, trimWorkload } from '../core/objects/observed-trim.js';
 import { operationWorkflowId } from '../core/operations/workflow-ids.js';
 import { isBeingDeleted } from '../core/objects/deletion.js';
 import { terminalOf } from '../core/operations/terminal.js';
@@ -82,6 +89,16 @@ function watchIdOf({ kind, object }: FeedChange): string | undefined {
   return owner ? operationWorkflowId('watch', { namespace, name: owner.name, uid: owner.uid }) : undefined;
 }
 
+/**
+ * What a Watch decides from in the object (a TrainJob's or a Workload's trimmed form), less what
+ * every write changes, as a short digest: two changes with the same digest are one to a Watch.
+ */
+export function viewDigest({ kind, object }: Pick<FeedChange, 'kind' | 'object'>): string {
+  const view = kind === Trainer.trainJobKind ? trimTrainJob(object as TrainJob) : trimWorkload(object as Workload);
+  const { resourceVersion: _version, generation: _generation, ...metadata } = view.metadata ?? {};
+  return createHash('sha1').update(JSON.stringify({ ...view, metadata })).digest('base64');
+}
+
 export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   const { config, lists } = options;
   const count = options.count ?? (() => {});
@@ -89,7 +106,7 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   const maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
   const firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
   const recheckMs = toMillis(parseGoDuration(config.timeouts.watchRecheck)!);
-  /** The resourceVersion last acted on, by object UID. */
+  /** The digest of the view last acted on, by object UID. */
   const seen = new Map<string, string>();
   const queue: string[] = [];
   const pending = new Set<string>();
@@ -167,12 +184,12 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
     if (stopped) return;
     const { object, deleted } = change;
     const uid = object.metadata?.uid;
-    const version = object.metadata?.resourceVersion;
     if (!uid) return;
     if (deleted) seen.delete(uid);
-    else if (version !== undefined) {
-      if (seen.get(uid) === version) return count('coalesced');
-      seen.set(uid, version);
+    else {
+      const digest = viewDigest(change);
+      if (seen.get(uid) === digest) return count('coalesced');
+      seen.set(uid, digest);
     }
     if (change.seen === 'first-list' && !endedRecently(change)) return;
     const id = watchIdOf(change);

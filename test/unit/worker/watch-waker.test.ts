@@ -13,9 +13,24 @@ import { createWatchWaker, type WakeResult } from '../../../src/worker/watch-wak
 const NOW = Date.parse('2026-12-02T12:00:00Z');
 const config = ConfigSchema.parse({ namespace: 'ml', mode: 'kueue', kueue: { queue: 'q', admissionCheck: 'dispatch' } });
 
-const trainJob = (name: string, resourceVersion: string, ended?: string): KubeObject => ({
-  metadata: { namespace: 'ml', name, uid: `uid-${name}`, resourceVersion, labels: { [Labels.jobId]: `job-${name}` } },
-  ...(ended ? { status: { conditions: [{ type: 'Complete', status: 'True', reason: 'JobCompleted', lastTransitionTime: ended }] } } : {}),
+/**
+ * A TrainJob at `resourceVersion` whose view (what a Watch reads) is `view`: by default every new
+ * version is a change a Watch reads (an annotation holds it); `jobsStatus` is what the controllers
+ * rewrite without changing a phase.
+ */
+const trainJob = (name: string, resourceVersion: string, ended?: string, view = resourceVersion, jobsStatus = 0): KubeObject => ({
+  metadata: {
+    namespace: 'ml',
+    name,
+    uid: `uid-${name}`,
+    resourceVersion,
+    labels: { [Labels.jobId]: `job-${name}` },
+    annotations: { 'test.dispatch/view': view },
+  },
+  status: {
+    jobsStatus: [{ name: 'node', active: jobsStatus }],
+    ...(ended ? { conditions: [{ type: 'Complete', status: 'True', reason: 'JobCompleted', lastTransitionTime: ended }] } : {}),
+  },
 });
 const workload = (job: string, resourceVersion: string): KubeObject => ({
   metadata: {
@@ -77,7 +92,7 @@ describe('the Watch waker', () => {
     expect(h.counts).toEqual(['signalled', 'signalled']);
   });
 
-  it('one change wakes a Watch once: the same resourceVersion again, or a change while its wake is queued or in flight, sends nothing', async () => {
+  it('one change wakes a Watch once: the same view again, or a change while its wake is queued or in flight, sends nothing', async () => {
     const h = harness();
     h.waker.hear(change(trainJob('a', '1')));
     h.waker.hear(change(trainJob('a', '1')));
@@ -97,6 +112,29 @@ describe('the Watch waker', () => {
     h.waker.hear(change(trainJob('a', '4'), 'watch', true));
     await h.release();
     expect(h.signalled).toEqual(['watch/ml/a/uid-a', 'watch/ml/a/uid-a', 'watch/ml/a/uid-a']);
+  });
+
+  it('a change of what no Watch reads (status.jobsStatus, the resourceVersion) wakes nothing; one of the view does', async () => {
+    const h = harness();
+    h.waker.hear(change(trainJob('a', '1', undefined, 'v1', 0)));
+    await h.release();
+    h.waker.hear(change(trainJob('a', '2', undefined, 'v1', 1)));
+    h.waker.hear(change(trainJob('a', '3', undefined, 'v1', 2)));
+    await h.release();
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a']);
+    expect(h.counts).toEqual(['signalled', 'coalesced', 'coalesced']);
+    // Complete appearing is a change of the view.
+    h.waker.hear(change(trainJob('a', '4', new Date(NOW).toISOString(), 'v1', 2)));
+    await h.release();
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a', 'watch/ml/a/uid-a']);
+    // A Workload's admission is too; its resourceVersion alone is not.
+    h.waker.hear(change(workload('b', '5'), 'watch', false, 'Workload'));
+    await h.release();
+    h.waker.hear(change(workload('b', '6'), 'watch', false, 'Workload'));
+    await h.release();
+    h.waker.hear(change({ ...workload('b', '7'), status: { conditions: [{ type: 'Admitted', status: 'True' }] } }, 'watch', false, 'Workload'));
+    await h.release();
+    expect(h.signalled.filter((id) => id.includes('/b/'))).toEqual(['watch/ml/b/uid-b', 'watch/ml/b/uid-b']);
   });
 
   it('sends at most maxInFlight signals at once, and every queued wake goes out in turn', async () => {
@@ -185,7 +223,7 @@ describe('the Watch waker', () => {
     h.waker.hear(change(workload('running', '1'), 'first-list', false, 'Workload'));
     await h.release();
     expect(h.signalled).toEqual(['watch/ml/deleting/uid-deleting', 'watch/ml/ended-now/uid-ended-now']);
-    // What the first list saw counts as seen: the same version through the watch sends nothing.
+    // What the first list saw counts as seen: the same view through the watch sends nothing.
     h.waker.hear(change(trainJob('running', '1')));
     await h.release();
     h.waker.hear(change(trainJob('running', '2'), 'relist'));
