@@ -33,7 +33,11 @@ const ts = timeSkippingSuite();
 const NAMESPACE = 'ml-jobs';
 /** A probe's TrainJob (and copy) name: a JobID of its own run, submission 1 (src/core/start/probe.ts). */
 const PROBE_NAME = new RegExp(`^dj-${PROBE_JOB_PREFIX.toLowerCase()}[0-9a-z]{9}-s1$`);
-/** A CallBound the wall clock can wait out: local activities are timed by the worker, not the server. */
+/**
+ * A CallBound the wall clock can wait out: local activities are timed by the worker, not the server,
+ * and a step 6 unanswered must not hang on the test server skipping time (in CI of 1b0631e it once did
+ * not, and the default 30 s CallBound ran out the test's own 30 s).
+ */
 const SHORT_CALL = { timeouts: { call: '1s', workload: '60s' } };
 
 interface Probed {
@@ -89,7 +93,7 @@ describe('ProbeBackend with stubbed activities on the time-skipping server', () 
   });
 
   it('step 6 unanswered past CallBound (ErrOutcomeUnknown): stops the TrainJob and the copy by name and token, and leaves start unknown', async () => {
-    const { gates, error, stubs, name } = await probe(configOf(), { createTrainJob: 'unanswered' });
+    const { gates, error, stubs, name } = await probe(configOf(SHORT_CALL), { createTrainJob: 'unanswered' });
     expect(error).toBeUndefined();
     expect(gates).toMatchObject({ reach: true, write: true, start: false, startUnknown: true });
     expect(gates!.reasons).toHaveLength(1);
@@ -110,7 +114,7 @@ describe('ProbeBackend with stubbed activities on the time-skipping server', () 
 
   it('the stop refused too: start unproven with both reasons, the first kept as it was', async () => {
     const stopRefusal = 'reading TrainingRuntime ml-jobs/x: HTTP 403 Forbidden';
-    const { gates, stubs, name } = await probe(configOf(), {
+    const { gates, stubs, name } = await probe(configOf(SHORT_CALL), {
       createTrainJob: 'unanswered',
       stopTrainJob: (input: UndoStartInput) => refused('ErrOutcomeUnknown', stopRefusal, input.step),
     });
