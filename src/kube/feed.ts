@@ -47,7 +47,7 @@ export function itemsOf(feed: Feed, value: string): KubeObject[] {
  * else without managedFields, which are half an object's size and which no check reads. (A
  * subscriber hears the object as the API server sent it, not this copy.)
  */
-function kept(feed: Feed, object: KubeObject): KubeObject {
+export function kept(feed: Feed, object: KubeObject): KubeObject {
   if (feed.kind.plural === Trainer.trainJobPlural && feed.kind.group === Trainer.group) return trimTrainJob(object as TrainJob);
   const { managedFields: _dropped, ...metadata } = object.metadata as NonNullable<KubeObject['metadata']> & { managedFields?: unknown };
   return { ...object, metadata };

@@ -46,6 +46,12 @@ export const admissionChecks = (version: string): ClusterKind => ({
 });
 
 /** What a definite answer is about, e.g. "TrainJob ml/dj-x-s1" (core/objects/describe.ts describes an object as read). */
+/** A page of a list: its items, the snapshot's resourceVersion and, unless it is the last, where the next begins. */
+export interface ListPage {
+  items?: KubeObject[];
+  metadata?: { resourceVersion?: string; continue?: string };
+}
+
 export const objectAddress = (kind: NamespacedKind, namespace: string, name: string) => `${kind.kind} ${namespace}/${name}`;
 
 export class ObjectCalls {
@@ -128,6 +134,16 @@ export class ObjectCalls {
   list(kind: NamespacedKind, namespace: string, labelSelector: string): Promise<KubeAnswer<{ items?: KubeObject[] }>> {
     return this.call(`list ${kind.plural} in ${namespace}`, (o) =>
       this.kube.custom.listNamespacedCustomObject({ ...kind, namespace, labelSelector }, o),
+    );
+  }
+
+  /** One page of a list (`limit` objects at most, from `continueFrom`); the last page has no `continue`. */
+  listPage(kind: NamespacedKind, namespace: string, labelSelector: string, limit: number, continueFrom?: string): Promise<KubeAnswer<ListPage>> {
+    return this.call(`list ${kind.plural} in ${namespace}`, (o) =>
+      this.kube.custom.listNamespacedCustomObject(
+        { ...kind, namespace, labelSelector, limit, ...(continueFrom ? { _continue: continueFrom } : {}) },
+        o,
+      ) as Promise<ListPage>,
     );
   }
 }

@@ -14,9 +14,11 @@ import type { KubeObject } from '../model/kube.js';
 import type { KubeAnswer } from './call.js';
 import type { KubeClients } from './clients.js';
 import { ObjectCalls, type NamespacedKind } from './objects.js';
-import { feedKey, itemsOf, put, remove, waiterKey, type Feed } from './feed.js';
+import { feedKey, itemsOf, kept, put, remove, waiterKey, type Feed } from './feed.js';
 import { ANY, type SharedLists } from './shared-lists.js';
 
+/** Objects per page of a feed's list: a page of dispatch TrainJobs is a few MB of JSON at most. */
+export const LIST_PAGE_SIZE = 500;
 /** A feed that heard nothing (no change, no bookmark, no reconnection) this long is not trusted. */
 export const FRESH_MS = 90_000;
 /** A feed no check asked for this long stops, and its objects are dropped. */
@@ -172,17 +174,30 @@ export class WatchedLists implements SharedLists {
     feed.stop?.abort();
     feed.stop = undefined;
     feed.state = 'starting';
-    const listed = await this.calls.list(feed.kind, feed.namespace, feed.label).catch(() => undefined);
-    if (generation !== feed.generation) return;
-    if (listed?.answered !== 'ok') return this.down(feed);
+    // In pages, each kept (trimmed) before the next is asked for: one list of 10,000 dispatch
+    // TrainJobs is ~200 MB of parsed JSON, past the worker's heap limit (src/worker/heap.ts); a new
+    // worker died of it on its first list in the 10,000-Watch bench.
+    const items: KubeObject[] = [];
+    let resourceVersion = '';
+    let continueFrom: string | undefined;
+    do {
+      const page = await this.calls.listPage(feed.kind, feed.namespace, feed.label, LIST_PAGE_SIZE, continueFrom).catch(() => undefined);
+      if (generation !== feed.generation) return;
+      // A page refused (its continue token expired, say) lists again from the start later.
+      if (page?.answered !== 'ok') return this.down(feed);
+      for (const item of page.value.items ?? []) items.push(kept(feed, item));
+      // Every page of one list has its snapshot's resourceVersion, the watch's starting point.
+      resourceVersion = page.value.metadata?.resourceVersion ?? resourceVersion;
+      continueFrom = page.value.metadata?.continue || undefined;
+    } while (continueFrom);
     const before = new Map(feed.objects);
     const first = !feed.listed;
     feed.listed = true;
     feed.objects.clear();
     feed.byValue.clear();
-    for (const item of listed.value.items ?? []) put(feed, item);
+    for (const item of items) put(feed, item);
     this.tellRelisted(feed, before, first);
-    feed.resourceVersion = (listed.value as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '';
+    feed.resourceVersion = resourceVersion;
     feed.lastHeard = this.now();
     await this.watch(feed, generation);
   }

@@ -8,6 +8,7 @@ import type { KubeClients } from '../../../src/kube/clients.js';
 import { workloads } from '../../../src/kube/objects.js';
 import {
   FRESH_MS,
+  LIST_PAGE_SIZE,
   RETRY_MS,
   WatchedLists,
   WATCH_TIMEOUT_SECONDS,
@@ -24,6 +25,8 @@ const workload = (name: string, uid: string, jobUid: string, resourceVersion = '
   spec: { active: true },
 });
 
+type ListParams = { labelSelector: string; limit?: number; _continue?: string };
+
 interface WatchCall {
   path: string;
   query: Record<string, unknown>;
@@ -33,14 +36,14 @@ interface WatchCall {
 }
 
 /** A KubeClients whose lists answer from `list`, a Watch that records each call, a fallback that counts, and a clock the test moves. */
-function harness(list: () => Promise<unknown>) {
+function harness(list: (params: ListParams) => Promise<unknown>) {
   const lists: string[] = [];
   const watches: WatchCall[] = [];
   const kube = {
     custom: {
-      listNamespacedCustomObject(params: { labelSelector: string }) {
+      listNamespacedCustomObject(params: ListParams) {
         lists.push(params.labelSelector);
-        return list();
+        return list(params);
       },
     },
   } as unknown as KubeClients;
@@ -124,6 +127,41 @@ describe('WatchedLists', () => {
     expect(h.lists).toHaveLength(1);
     h.watched.close();
     expect(h.watches[1]!.stop.signal.aborted).toBe(true);
+  });
+
+  it('lists in pages of LIST_PAGE_SIZE, keeps every page, and watches from their snapshot; a page refused lists again from the start', async () => {
+    const all = Array.from({ length: LIST_PAGE_SIZE + 2 }, (_, i) => workload(`wl-${i}`, `u${i}`, `job-${i % 3}`));
+    let refuseSecondPage = true;
+    const asked: ListParams[] = [];
+    const h = harness(async (params) => {
+      asked.push(params);
+      const from = Number(params._continue ?? 0);
+      if (from > 0 && refuseSecondPage) {
+        refuseSecondPage = false;
+        throw new ApiException(410, 'Gone', { reason: 'Expired' }, {});
+      }
+      const next = from + (params.limit ?? all.length);
+      return {
+        metadata: { resourceVersion: '77', ...(next < all.length ? { continue: String(next) } : {}) },
+        items: all.slice(from, next),
+      };
+    });
+    await h.find('job-0');
+    await h.settle();
+    // The second page refused: no watch, the checks on the batched lists until RETRY_MS.
+    expect(asked.map((p) => [p.limit, p._continue])).toEqual([[LIST_PAGE_SIZE, undefined], [LIST_PAGE_SIZE, String(LIST_PAGE_SIZE)]]);
+    expect(h.watches).toHaveLength(0);
+    expect(h.watched.snapshot(KIND, 'ml', LABEL)).toBeUndefined();
+    h.clock.advance(RETRY_MS + 1);
+    await h.find('job-0');
+    await h.settle();
+    // Again from the first page, then the second: every object kept, the watch from the snapshot's version.
+    expect(asked.slice(2).map((p) => [p.limit, p._continue])).toEqual([[LIST_PAGE_SIZE, undefined], [LIST_PAGE_SIZE, String(LIST_PAGE_SIZE)]]);
+    expect(h.watched.snapshot(KIND, 'ml', LABEL)).toHaveLength(all.length);
+    expect(h.watches).toHaveLength(1);
+    expect(h.watches[0]!.query.resourceVersion).toBe('77');
+    expect(names(await h.find('job-1'))).toHaveLength(all.filter((w) => w.metadata?.labels?.[LABEL] === 'job-1').length);
+    h.watched.close();
   });
 
   it('changed() wakes a check at the first change of an object with its label value, or after its interval', async () => {
