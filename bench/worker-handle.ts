@@ -37,6 +37,8 @@ export interface BenchWorker {
   stop(): Promise<void>;
   /** kill -9: no shutdown, nothing flushed, as a crashed node or an OOM kill ends it. */
   kill(): Promise<void>;
+  /** How the worker ended if it ended by itself (not by stop() or kill()), naming its log; else undefined. */
+  died(): string | undefined;
 }
 
 /** CPU seconds between two usages. */
@@ -71,6 +73,8 @@ export async function spawnWorker(
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   /** Exited, or killed by kill(): nothing to stop. */
   const gone = () => child.exitCode !== null || child.signalCode !== null;
+  /** Set by stop() and kill(): an end the bench asked for. */
+  let ended = false;
   const waiting = new Map<number, (usage: WorkerUsage) => void>();
   let nextId = 1;
   let ready!: () => void;
@@ -96,6 +100,7 @@ export async function spawnWorker(
     usage: () => ask('usage'),
     resetPeak: () => ask('reset-peak'),
     async stop() {
+      ended = true;
       if (gone()) return;
       child.send({ type: 'stop' } satisfies ParentRequest);
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
@@ -103,9 +108,14 @@ export async function spawnWorker(
       clearTimeout(timer);
     },
     async kill() {
+      ended = true;
       if (gone()) return;
       child.kill('SIGKILL');
       await exited;
+    },
+    died() {
+      if (ended || !gone()) return undefined;
+      return `worker ${child.pid} exited by itself (${child.signalCode ?? `code ${child.exitCode}`}); see ${logFile}`;
     },
   };
 }
