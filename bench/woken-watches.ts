@@ -98,7 +98,6 @@ export interface WokenWatchesResult {
     workflowTasksPerWatch: number;
     /** The window's writes per workflow task: a recheck costs one workflow task, as a wake does. */
     writesPerWorkflowTask: number;
-    writesPerRecheck: number;
     /** At the default watchRecheck, nothing changing: one recheck's writes (one workflow task's), times its rechecks per hour. */
     writesPerWatchPerHourAtDefault: number;
     historyEventsPerWatchPerHour: number;
@@ -210,8 +209,7 @@ export async function measureWokenWatches(
   const sampled = await eventsBetween(env, jobs.filter((_, i) => i % Math.ceil(jobs.length / HISTORY_SAMPLE) === 0), quietFrom, quietTo);
   // No workflow task in the sample (a window shorter than the recheck): no figure, rather than a division by ~0.
   const writesPerWorkflowTask = sampled.workflowTasks > 0 ? netWrites / jobs.length / sampled.workflowTasks : NaN;
-  const writesPerRecheck = writesPerWorkflowTask;
-  const writesPerWatchPerHourAtDefault = writesPerRecheck * (3_600_000 / toMillis(parseGoDuration(DEFAULT_RECHECK)!));
+  const writesPerWatchPerHourAtDefault = writesPerWorkflowTask * (3_600_000 / toMillis(parseGoDuration(DEFAULT_RECHECK)!));
   const quiet = {
     seconds: quietSeconds,
     baselineSeconds,
@@ -225,7 +223,6 @@ export async function measureWokenWatches(
     wakesPerWatch: sampled.wakes,
     workflowTasksPerWatch: sampled.workflowTasks,
     writesPerWorkflowTask,
-    writesPerRecheck,
     historyEventsPerWatchPerHour: sampled.events * (3600 / quietSeconds),
     workerCpuCores: (u1.cpu.user - u0.cpu.user + u1.cpu.system - u0.cpu.system) / 1e6 / quietSeconds,
     cpu: describeShare(share),
@@ -383,7 +380,7 @@ async function runBatch(workers: readonly BenchWorker[], ...args: Parameters<typ
   // A batch's figures are its workers' only if they all lived through it (a new worker that died of
   // its first list once made a "2 workers" batch a one-worker one, and the next batch had none).
   const dead = workers.map((w) => w.died()).filter((d) => d !== undefined);
-  if (dead.length > 0) throw new Error(`batch ${args[4]}: ${dead.join('; ')}`);
+  if (dead.length > 0) throw new Error(`batch ${result.group}: ${dead.join('; ')}`);
   console.error(`[bench] woken: batch ${JSON.stringify({ ...result, wrong: result.wrong.slice(0, 5) })}`);
   return result;
 }

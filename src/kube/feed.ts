@@ -54,10 +54,15 @@ export function kept(feed: Feed, object: KubeObject): KubeObject {
 }
 
 export function put(feed: Feed, object: KubeObject): void {
+  putKept(feed, kept(feed, object));
+}
+
+/** put() of an object already kept (kept() of the API server's copy): a list's pages are kept as they come. */
+export function putKept(feed: Feed, object: KubeObject): void {
   const uid = object.metadata?.uid;
   if (!uid) return;
   remove(feed, object);
-  feed.objects.set(uid, kept(feed, object));
+  feed.objects.set(uid, object);
   const value = object.metadata?.labels?.[feed.label];
   if (value === undefined) return;
   const uids = feed.byValue.get(value) ?? new Set<string>();

@@ -45,13 +45,13 @@ export const admissionChecks = (version: string): ClusterKind => ({
   kind: 'AdmissionCheck',
 });
 
-/** What a definite answer is about, e.g. "TrainJob ml/dj-x-s1" (core/objects/describe.ts describes an object as read). */
 /** A page of a list: its items, the snapshot's resourceVersion and, unless it is the last, where the next begins. */
 export interface ListPage {
   items?: KubeObject[];
   metadata?: { resourceVersion?: string; continue?: string };
 }
 
+/** What a definite answer is about, e.g. "TrainJob ml/dj-x-s1" (core/objects/describe.ts describes an object as read). */
 export const objectAddress = (kind: NamespacedKind, namespace: string, name: string) => `${kind.kind} ${namespace}/${name}`;
 
 export class ObjectCalls {

@@ -14,7 +14,7 @@ import type { KubeObject } from '../model/kube.js';
 import type { KubeAnswer } from './call.js';
 import type { KubeClients } from './clients.js';
 import { ObjectCalls, type NamespacedKind } from './objects.js';
-import { feedKey, itemsOf, kept, put, remove, waiterKey, type Feed } from './feed.js';
+import { feedKey, itemsOf, kept, put, putKept, remove, waiterKey, type Feed } from './feed.js';
 import { ANY, type SharedLists } from './shared-lists.js';
 
 /** Objects per page of a feed's list: a page of dispatch TrainJobs is a few MB of JSON at most. */
@@ -195,7 +195,7 @@ export class WatchedLists implements SharedLists {
     feed.listed = true;
     feed.objects.clear();
     feed.byValue.clear();
-    for (const item of items) put(feed, item);
+    for (const item of items) putKept(feed, item);
     this.tellRelisted(feed, before, first);
     feed.resourceVersion = resourceVersion;
     feed.lastHeard = this.now();
