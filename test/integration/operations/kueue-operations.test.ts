@@ -56,13 +56,17 @@ describe('Kueue mode', () => {
     expect(await admitted(ref)).toBe(true);
   });
 
-  it('Hold frees the quota: another job is admitted in its place; Release requeues the held one, which then completes', async () => {
-    const long = await runtimes.namespaced(ns.name, 'kueue-hold', runFor('10s'));
-    const first = refOf(await h.client.startTrainJob(startRequest({ runtime: long })));
+  // The held job runs for an hour, so that it cannot finish on its own while the test reads it: a
+  // Workload that finished keeps its Admitted condition, which would pass for "not freed". Its
+  // requeue is proven by its admission again once the second job has finished, then it is stopped.
+  it('Hold frees the quota: another job is admitted in its place; Release requeues the held one, admitted again when the other finishes', async () => {
+    const hour = await runtimes.namespaced(ns.name, 'kueue-hold-long', runFor('1h'));
+    const short = await runtimes.namespaced(ns.name, 'kueue-hold-short', runFor('5s'));
+    const first = refOf(await h.client.startTrainJob(startRequest({ runtime: hour })));
     await h.client.open(first);
     await until('the first job to be admitted', 60_000, async () => ((await admitted(first)) ? true : undefined));
 
-    const second = refOf(await h.client.startTrainJob(startRequest({ runtime: long })));
+    const second = refOf(await h.client.startTrainJob(startRequest({ runtime: short })));
     expect(await h.client.open(second)).toMatchObject({ phase: 'Queued' });
     expect(await admitted(second)).toBeFalsy();
 
@@ -77,7 +81,8 @@ describe('Kueue mode', () => {
     expect(released).toMatchObject({ ref: first, held: false });
     expect((await workloadOf(h.kube, ns.name, first.uid))?.spec?.active).toBe(true);
     expect(await h.client.watch(second)).toMatchObject({ phase: 'Succeeded' });
-    expect(await h.client.watch(first)).toMatchObject({ phase: 'Succeeded' });
+    await until('the released job to be admitted again', 60_000, async () => ((await admitted(first)) ? true : undefined));
+    expect(await h.client.stop(first)).toMatchObject({ phase: 'Absent' });
   });
 
   it('Hold before Open, then Release: the gate stays until Open; Stop removes the Workload with the TrainJob', async () => {
