@@ -15,9 +15,13 @@
 // digest; a change that leaves it as it was sends nothing (`coalesced`): the controllers rewrite a
 // TrainJob's status.jobsStatus many times over a job's life, which changes no phase (with 10,000
 // TrainJobs, Trainer's catching up on their JobSets kept ~25 such changes a second coming for tens
-// of minutes, each a wake, a workflow task and a read, for nothing). A wake already queued or in
-// flight for that Watch takes the later change too (the Watch reads the TrainJob after the signal
-// is recorded, so it sees it); at most MAX_IN_FLIGHT signals are sent at once. With several workers each signals once per change: a
+// of minutes, each a wake, a workflow task and a read, for nothing). A wake still queued for that
+// Watch takes the later change too (its signal is recorded after the change, and the Watch reads
+// after that). A change heard while the Watch's signal is in flight is sent once more when that
+// signal lands: the in-flight one may have been recorded, and the Watch may have read, before the
+// change happened (a Stop's delete heard while the wake of its deletionTimestamp was in flight
+// left a Kueue Watch waiting its whole timer in chaos). At most MAX_IN_FLIGHT signals are sent at
+// once. With several workers each signals once per change: a
 // wake is a few history events, and the Watch reads once per workflow task however many wakes it
 // holds. A Kubernetes Lease would cut that to one worker, at the price of a lease renewal every few
 // seconds per namespace and a gap of a lease term when its holder dies (docs/performance.md).
@@ -109,7 +113,11 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   /** The digest of the view last acted on, by object UID. */
   const seen = new Map<string, string>();
   const queue: string[] = [];
+  /** Watches with a wake queued, in flight or waiting to be sent again. */
   const pending = new Set<string>();
+  /** Watches whose signal is in flight, and of those the ones that changed meanwhile (sent again when it lands). */
+  const inFlightIds = new Set<string>();
+  const changedInFlight = new Set<string>();
   /** Wakes whose signal failed: failures in a row and since when, by Watch workflow id. */
   const failures = new Map<string, { count: number; since: number }>();
   const retryTimers = new Set<NodeJS.Timeout>();
@@ -141,6 +149,8 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
     const failed = failures.get(id) ?? { count: 0, since: now() };
     failed.count += 1;
     failures.set(id, failed);
+    // A change heard while this signal was in flight rides with the next try.
+    if (changedInFlight.delete(id)) count('coalesced');
     if (stopped || now() - failed.since >= recheckMs) {
       failures.delete(id);
       pending.delete(id);
@@ -163,16 +173,20 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
     while (!stopped && inFlight < maxInFlight && queue.length > 0) {
       const id = queue.shift()!;
       inFlight += 1;
+      inFlightIds.add(id);
       void options
         .signal(id)
         .catch(() => 'failed' as const)
         .then((result) => {
           count(result);
           inFlight -= 1;
+          inFlightIds.delete(id);
           if (result === 'failed') retryLater(id);
           else {
             failures.delete(id);
-            pending.delete(id);
+            // A Watch that is not running has nothing to read again.
+            if (changedInFlight.delete(id) && result === 'signalled' && !stopped) queue.push(id);
+            else pending.delete(id);
           }
           pump();
         });
@@ -194,7 +208,11 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
     if (change.seen === 'first-list' && !endedRecently(change)) return;
     const id = watchIdOf(change);
     if (id === undefined) return;
-    if (pending.has(id)) return count('coalesced');
+    if (pending.has(id)) {
+      if (!inFlightIds.has(id) || changedInFlight.has(id)) return count('coalesced');
+      changedInFlight.add(id);
+      return;
+    }
     pending.add(id);
     queue.push(id);
     pump();
@@ -220,6 +238,7 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
           for (const u of unsubscribe) u();
           stopped = true;
           for (const id of queue.splice(0)) pending.delete(id);
+          changedInFlight.clear();
           for (const timer of retryTimers) clearTimeout(timer);
           retryTimers.clear();
           failures.clear();

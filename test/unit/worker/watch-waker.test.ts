@@ -1,8 +1,8 @@
 // The Watch waker (src/worker/watch-waker.ts): which Watch each change wakes, that one change wakes
-// a Watch at most once (de-duplicated by resourceVersion, coalesced while its wake is queued or in
-// flight), that no more than maxInFlight signals are sent at once, that a failed wake is sent again
-// (until watchRecheck has passed), and that a worker's first list wakes only the Watches of
-// TrainJobs that ended within timeouts.watchRecheck.
+// a Watch at most once (de-duplicated by its view, coalesced while its wake is queued, sent once
+// more when it changed while its wake was in flight), that no more than maxInFlight signals are
+// sent at once, that a failed wake is sent again (until watchRecheck has passed), and that a
+// worker's first list wakes only the Watches of TrainJobs that ended within timeouts.watchRecheck.
 import { describe, expect, it } from 'vitest';
 import { ConfigSchema } from '../../../src/model/config.js';
 import { Labels, Trainer } from '../../../src/model/constants.js';
@@ -92,26 +92,48 @@ describe('the Watch waker', () => {
     expect(h.counts).toEqual(['signalled', 'signalled']);
   });
 
-  it('one change wakes a Watch once: the same view again, or a change while its wake is queued or in flight, sends nothing', async () => {
-    const h = harness();
+  it('one change wakes a Watch once: the same view again, or a change while its wake is queued, sends nothing', async () => {
+    const h = harness(1);
     h.waker.hear(change(trainJob('a', '1')));
     h.waker.hear(change(trainJob('a', '1')));
-    h.waker.hear(change(trainJob('a', '2')));
-    // Its Workload changes too while the TrainJob's wake is in flight: the same Watch, coalesced.
-    h.waker.hear(change(workload('a', '3'), 'watch', false, 'Workload'));
+    // b's wake waits behind a's (one signal at a time): b's later change and its Workload's ride with it.
+    h.waker.hear(change(trainJob('b', '1')));
+    h.waker.hear(change(trainJob('b', '2')));
+    h.waker.hear(change(workload('b', '3'), 'watch', false, 'Workload'));
     await h.release();
-    expect(h.signalled).toEqual(['watch/ml/a/uid-a']);
-    expect(h.counts.slice().sort()).toEqual(['coalesced', 'coalesced', 'coalesced', 'signalled']);
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a', 'watch/ml/b/uid-b']);
+    expect(h.counts.slice().sort()).toEqual(['coalesced', 'coalesced', 'coalesced', 'signalled', 'signalled']);
     // A version already acted on sends nothing even after its wake has landed (a relist that finds it again).
-    h.waker.hear(change(trainJob('a', '2'), 'relist'));
+    h.waker.hear(change(trainJob('b', '2'), 'relist'));
     await h.release();
-    expect(h.signalled).toEqual(['watch/ml/a/uid-a']);
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a', 'watch/ml/b/uid-b']);
     // Once the wake has landed, the next change wakes it again; a deletion always does.
     h.waker.hear(change(trainJob('a', '4')));
     await h.release();
     h.waker.hear(change(trainJob('a', '4'), 'watch', true));
     await h.release();
-    expect(h.signalled).toEqual(['watch/ml/a/uid-a', 'watch/ml/a/uid-a', 'watch/ml/a/uid-a']);
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a', 'watch/ml/b/uid-b', 'watch/ml/a/uid-a', 'watch/ml/a/uid-a']);
+  });
+
+  // The in-flight signal may be recorded, and the Watch may read, before the change happened: a
+  // Stop's delete heard while the wake of its deletionTimestamp was in flight left a Watch waiting
+  // its whole timer (chaos, Kueue stop-running).
+  it('a change heard while its Watch\'s signal is in flight is sent once more when that signal lands, however many there were', async () => {
+    const h = harness();
+    h.waker.hear(change(trainJob('a', '1')));
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a']);
+    h.waker.hear(change(trainJob('a', '2')));
+    h.waker.hear(change(workload('a', '3'), 'watch', false, 'Workload'));
+    h.waker.hear(change(trainJob('a', '3'), 'watch', true));
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a']);
+    await h.release();
+    expect(h.signalled).toEqual(['watch/ml/a/uid-a', 'watch/ml/a/uid-a']);
+    expect(h.counts.slice().sort()).toEqual(['coalesced', 'coalesced', 'signalled', 'signalled']);
+    // A Watch nobody runs is not sent again, whatever changed meanwhile.
+    h.waker.hear(change(trainJob('unwatched', '1')));
+    h.waker.hear(change(trainJob('unwatched', '2')));
+    await h.release();
+    expect(h.signalled.filter((id) => id.includes('unwatched'))).toHaveLength(1);
   });
 
   it('a change of what no Watch reads (status.jobsStatus, the resourceVersion) wakes nothing; one of the view does', async () => {
@@ -162,7 +184,7 @@ describe('the Watch waker', () => {
     });
     const counts: WakeResult[] = [];
     for (const name of ['broken', 'unwatched', 'ok']) failing.hear(change(trainJob(name, '1')));
-    // A change of the broken one's TrainJob while its wake waits to be sent again rides with it.
+    // A change of the broken one's TrainJob while its first try is in flight (and then fails) rides with the next try.
     failing.hear(change(trainJob('broken', '2')));
     await failing.idle();
     expect(counts.slice().sort()).toEqual(['coalesced', 'failed', 'failed', 'not-watched', 'signalled', 'signalled']);
