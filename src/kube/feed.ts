@@ -1,8 +1,7 @@
 // One feed of WatchedLists (watched-lists.ts): the objects of one kind, namespace and label,
 // kept from a list and then a watch, indexed by label value.
-import { trimTrainJob } from '../core/objects/observed-trim.js';
-import { Trainer } from '../model/constants.js';
-import type { KubeObject, TrainJob } from '../model/kube.js';
+import type { KubeObject } from '../model/kube.js';
+import { keptOf } from './kept.js';
 import type { NamespacedKind } from './objects.js';
 
 export interface Feed {
@@ -39,19 +38,8 @@ export function itemsOf(feed: Feed, value: string): KubeObject[] {
     .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
 }
 
-/**
- * What a feed keeps of an object. A TrainJob: its trimmed form (observed-trim.ts: metadata,
- * spec.suspend, status.conditions), all that the checks and the admission check controller decide
- * from; its whole spec (trainer, runtime patches: several KB, ~20 KB in memory) times every
- * dispatch TrainJob of the namespace was most of a worker's memory with 10,000 Watches. Anything
- * else without managedFields, which are half an object's size and which no check reads. (A
- * subscriber hears the object as the API server sent it, not this copy.)
- */
-export function kept(feed: Feed, object: KubeObject): KubeObject {
-  if (feed.kind.plural === Trainer.trainJobPlural && feed.kind.group === Trainer.group) return trimTrainJob(object as TrainJob);
-  const { managedFields: _dropped, ...metadata } = object.metadata as NonNullable<KubeObject['metadata']> & { managedFields?: unknown };
-  return { ...object, metadata };
-}
+/** What a feed keeps of an object (kept.ts). (A subscriber hears the object as the API server sent it, not this copy.) */
+const kept = (feed: Feed, object: KubeObject): KubeObject => keptOf(feed.kind)(object);
 
 export function put(feed: Feed, object: KubeObject): void {
   putKept(feed, kept(feed, object));

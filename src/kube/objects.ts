@@ -51,6 +51,17 @@ export interface ListPage {
   metadata?: { resourceVersion?: string; continue?: string };
 }
 
+/** How ObjectCalls.listInPages lists. */
+export interface PagedList {
+  pageSize: number;
+  /** What is kept of each object as its page comes (kept.ts). */
+  keep: (object: KubeObject) => KubeObject;
+  stillWanted?: () => boolean;
+}
+
+/** Objects per page of a list the worker holds whole: a page of dispatch TrainJobs is a few MB of JSON at most. */
+export const LIST_PAGE_SIZE = 500;
+
 /** What a definite answer is about, e.g. "TrainJob ml/dj-x-s1" (core/objects/describe.ts describes an object as read). */
 export const objectAddress = (kind: NamespacedKind, namespace: string, name: string) => `${kind.kind} ${namespace}/${name}`;
 
@@ -135,6 +146,28 @@ export class ObjectCalls {
     return this.call(`list ${kind.plural} in ${namespace}`, (o) =>
       this.kube.custom.listNamespacedCustomObject({ ...kind, namespace, labelSelector }, o),
     );
+  }
+
+  /**
+   * Every object of a list, asked for in pages of `pageSize` and each object passed through `keep`
+   * (a trimmed copy) before the next page is asked for: a list of 10,000 dispatch TrainJobs in one
+   * answer is ~200 MB of parsed JSON, past the worker's heap limit (src/worker/heap.ts). The answer's
+   * resourceVersion is the snapshot's (every page of one list has it). `stillWanted` is asked
+   * between pages; when it says no the list stops, and its caller must not use the answer.
+   */
+  async listInPages(kind: NamespacedKind, namespace: string, labelSelector: string, options: PagedList): Promise<KubeAnswer<ListPage>> {
+    const items: KubeObject[] = [];
+    let resourceVersion: string | undefined;
+    let continueFrom: string | undefined;
+    do {
+      // A page refused (its continue token expired, say) refuses the whole list: its caller lists again from the start.
+      const page = await this.listPage(kind, namespace, labelSelector, options.pageSize, continueFrom);
+      if (page.answered !== 'ok') return page;
+      for (const item of page.value.items ?? []) items.push(options.keep(item));
+      resourceVersion = page.value.metadata?.resourceVersion ?? resourceVersion;
+      continueFrom = page.value.metadata?.continue || undefined;
+    } while (continueFrom && (options.stillWanted?.() ?? true));
+    return { answered: 'ok', value: { items, metadata: resourceVersion === undefined ? {} : { resourceVersion } } };
   }
 
   /** One page of a list (`limit` objects at most, from `continueFrom`); the last page has no `continue`. */

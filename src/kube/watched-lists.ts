@@ -13,12 +13,12 @@ import type { Watch } from '@kubernetes/client-node';
 import type { KubeObject } from '../model/kube.js';
 import type { KubeAnswer } from './call.js';
 import type { KubeClients } from './clients.js';
-import { ObjectCalls, type NamespacedKind } from './objects.js';
-import { feedKey, itemsOf, kept, put, putKept, remove, waiterKey, type Feed } from './feed.js';
+import { LIST_PAGE_SIZE, ObjectCalls, type NamespacedKind } from './objects.js';
+import { feedKey, itemsOf, put, putKept, remove, waiterKey, type Feed } from './feed.js';
+import { keptOf } from './kept.js';
 import { ANY, type SharedLists } from './shared-lists.js';
 
-/** Objects per page of a feed's list: a page of dispatch TrainJobs is a few MB of JSON at most. */
-export const LIST_PAGE_SIZE = 500;
+export { LIST_PAGE_SIZE };
 /** A feed that heard nothing (no change, no bookmark, no reconnection) this long is not trusted. */
 export const FRESH_MS = 90_000;
 /** A feed no check asked for this long stops, and its objects are dropped. */
@@ -174,22 +174,15 @@ export class WatchedLists implements SharedLists {
     feed.stop?.abort();
     feed.stop = undefined;
     feed.state = 'starting';
-    // In pages, each kept (trimmed) before the next is asked for: one list of 10,000 dispatch
-    // TrainJobs is ~200 MB of parsed JSON, past the worker's heap limit (src/worker/heap.ts); a new
-    // worker died of it on its first list in the 10,000-Watch bench.
-    const items: KubeObject[] = [];
-    let resourceVersion = '';
-    let continueFrom: string | undefined;
-    do {
-      const page = await this.calls.listPage(feed.kind, feed.namespace, feed.label, LIST_PAGE_SIZE, continueFrom).catch(() => undefined);
-      if (generation !== feed.generation) return;
-      // A page refused (its continue token expired, say) lists again from the start later.
-      if (page?.answered !== 'ok') return this.down(feed);
-      for (const item of page.value.items ?? []) items.push(kept(feed, item));
-      // Every page of one list has its snapshot's resourceVersion, the watch's starting point.
-      resourceVersion = page.value.metadata?.resourceVersion ?? resourceVersion;
-      continueFrom = page.value.metadata?.continue || undefined;
-    } while (continueFrom);
+    // In pages, each kept (trimmed) before the next is asked for: a new worker beside 10,000
+    // dispatch TrainJobs died of its first list, whole, in the 10,000-Watch bench.
+    const listed = await this.calls
+      .listInPages(feed.kind, feed.namespace, feed.label, { pageSize: LIST_PAGE_SIZE, keep: keptOf(feed.kind), stillWanted: () => generation === feed.generation })
+      .catch(() => undefined);
+    if (generation !== feed.generation) return;
+    if (listed?.answered !== 'ok') return this.down(feed);
+    const items = listed.value.items ?? [];
+    const resourceVersion = listed.value.metadata?.resourceVersion ?? '';
     const before = new Map(feed.objects);
     const first = !feed.listed;
     feed.listed = true;

@@ -2,7 +2,8 @@
 // reads the namespace's Workloads and dispatch's TrainJobs and sets the check `Ready` on each
 // Workload whose TrainJob may run (the core decides, src/core/admission/workload-ready.ts).
 import type { KubeAnswer } from '../../kube/call.js';
-import { TRAINJOBS, workloads, type NamespacedKind } from '../../kube/objects.js';
+import { keptOf } from '../../kube/kept.js';
+import { LIST_PAGE_SIZE, TRAINJOBS, workloads, type NamespacedKind } from '../../kube/objects.js';
 import type { WatchedLists } from '../../kube/watched-lists.js';
 import { isDispatchController } from '../../core/admission/check-active.js';
 import { trainJobsByUid, workloadsToMarkReady } from '../../core/admission/workload-ready.js';
@@ -26,7 +27,8 @@ function listOf(pass: AdmissionPass, deps: WorkloadReconcilerDeps, kind: Namespa
   const namespace = deps.config.namespace;
   const items = deps.lists?.snapshot(kind, namespace, watched.label);
   if (items) return Promise.resolve({ answered: 'ok', value: { items: items.filter(watched.keep) } });
-  return pass.ask(() => pass.calls.list(kind, namespace, selector));
+  // In pages, trimmed as they come: a namespace of 10,000 dispatch TrainJobs listed whole is past the worker's heap.
+  return pass.ask(() => pass.calls.listInPages(kind, namespace, selector, { pageSize: LIST_PAGE_SIZE, keep: keptOf(kind) }));
 }
 
 /** Reconciles the Workloads against the AdmissionCheck as read this pass. */

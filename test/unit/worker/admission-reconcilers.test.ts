@@ -2,12 +2,12 @@
 // admissioncheck_reconciler.go and controller.go are): the AdmissionCheck reconciler touches only
 // the AdmissionCheck, the Workload reconciler only the Workloads, and only for dispatch's controller.
 import { describe, expect, it } from 'vitest';
-import { ObjectCalls } from '../../../src/kube/objects.js';
+import { LIST_PAGE_SIZE, ObjectCalls } from '../../../src/kube/objects.js';
 import { reconcileAdmissionCheck } from '../../../src/worker/admission/check-reconciler.js';
 import { AdmissionPass, type AdmissionCounters } from '../../../src/worker/admission/pass.js';
 import { reconcileWorkloads } from '../../../src/worker/admission/workload-reconciler.js';
 import type { AdmissionCheck } from '../../../src/model/kube.js';
-import { CHECK, KUEUE_CONFIG } from '../core/operation-fixtures.js';
+import { CHECK, KUEUE_CONFIG, trainJob } from '../core/operation-fixtures.js';
 import { activeCondition, admissionCheck, apiError, checkState, cluster, type FakeApi } from './support/admission-cluster.js';
 
 const AT = '2026-01-02T03:04:05Z';
@@ -83,6 +83,21 @@ describe('the Workload reconciler', () => {
     await reconcileWorkloads(pass, admissionCheck('kueue.x-k8s.io/provisioning-request') as AdmissionCheck, { config: KUEUE_CONFIG });
     expect(api.calls).toEqual([]);
     expect(pass.problems).toEqual([expect.stringContaining('no Workload is marked')]);
+  });
+
+  // Listed whole, 10,000 dispatch TrainJobs are ~200 MB of parsed JSON, past the worker's heap.
+  it('with no watch-fed copy, lists in pages of LIST_PAGE_SIZE and decides from every page', async () => {
+    const api = cluster();
+    for (let i = 0; i < LIST_PAGE_SIZE + 10; i++) {
+      const other = trainJob({ uid: `other-${i}` });
+      api.put('trainjobs', { ...other, metadata: { ...other.metadata, name: `other-${String(i).padStart(4, '0')}` } });
+    }
+    const { pass, counters } = passOn(api);
+    await reconcileWorkloads(pass, dispatchCheck(), { config: KUEUE_CONFIG });
+    const trainJobLists = api.calls.filter((c) => c.method === 'listNamespacedCustomObject' && c.params.plural === 'trainjobs');
+    expect(trainJobLists.map((c) => [c.params.limit, c.params._continue])).toEqual([[LIST_PAGE_SIZE, undefined], [LIST_PAGE_SIZE, String(LIST_PAGE_SIZE)]]);
+    expect(WORKLOADS.map((n) => checkState(api, n))).toEqual(['Ready', 'Ready', 'Pending', 'Pending', 'Pending']);
+    expect(counters).toMatchObject({ readyWrites: 2 });
   });
 
   it('a refused list is counted and named; nothing is written from half the picture', async () => {

@@ -22,6 +22,9 @@ export interface Params {
   name?: string;
   labelSelector?: string;
   body?: JsonPatchOp[];
+  /** A list's page: at most `limit` objects, from the index `_continue` names. */
+  limit?: number;
+  _continue?: string;
 }
 
 export type Method = 'getClusterCustomObject' | 'patchClusterCustomObjectStatus' | 'listNamespacedCustomObject' | 'patchNamespacedCustomObjectStatus';
@@ -75,12 +78,15 @@ export class FakeApi {
     patchNamespacedCustomObjectStatus: (p: Params) => this.answer('patchNamespacedCustomObjectStatus', p, () => this.patch(p)),
     listNamespacedCustomObject: async (p: Params) => {
       if (p.plural === 'workloads') await this.beforeList?.();
-      return this.answer('listNamespacedCustomObject', p, () => ({
-        items: [...this.objects.entries()]
+      return this.answer('listNamespacedCustomObject', p, () => {
+        const all = [...this.objects.entries()]
           .filter(([key]) => key.startsWith(`${p.plural}/${p.namespace}/`))
           .map(([, o]) => o)
-          .filter((o) => matches(o, p.labelSelector ?? '')),
-      }));
+          .filter((o) => matches(o, p.labelSelector ?? ''));
+        const from = Number(p._continue ?? 0);
+        const to = p.limit === undefined ? all.length : from + p.limit;
+        return { items: all.slice(from, to), metadata: { resourceVersion: String(this.rv), ...(to < all.length ? { continue: String(to) } : {}) } };
+      });
     },
   };
 
