@@ -50,12 +50,17 @@ export interface FeedChange {
 
 export type FeedListener = (change: FeedChange) => void;
 
+/** Told after every list of a feed (its first and each relist) the UIDs the list held. */
+export type ListedListener = (uids: ReadonlySet<string>) => void;
+
 export class WatchedLists implements SharedLists {
   private readonly feeds = new Map<string, Feed>();
   /** Who waits for a change, by feed key and label value. */
   private readonly waiters = new Map<string, Set<() => void>>();
   /** Who hears every change, by feed key: kept across a feed's restarts. */
   private readonly listeners = new Map<string, Set<FeedListener>>();
+  /** Who hears of every list, by feed key. */
+  private readonly listedListeners = new Map<string, Set<ListedListener>>();
   private readonly calls: ObjectCalls;
   private readonly idleTimer: NodeJS.Timeout;
 
@@ -99,14 +104,13 @@ export class WatchedLists implements SharedLists {
    * is called. It does not start the feed: the subscriber keeps it asked for (snapshot()), as a
    * check does.
    */
-  subscribe(kind: NamespacedKind, namespace: string, label: string, listener: FeedListener): () => void {
+  subscribe(kind: NamespacedKind, namespace: string, label: string, listener: FeedListener, listed?: ListedListener): () => void {
     const key = feedKey(kind, namespace, label);
-    const listeners = this.listeners.get(key) ?? new Set<FeedListener>();
-    this.listeners.set(key, listeners);
-    listeners.add(listener);
+    const stopChanges = addTo(this.listeners, key, listener);
+    const stopListed = listed ? addTo(this.listedListeners, key, listed) : () => {};
     return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0 && this.listeners.get(key) === listeners) this.listeners.delete(key);
+      stopChanges();
+      stopListed();
     };
   }
 
@@ -190,6 +194,14 @@ export class WatchedLists implements SharedLists {
     feed.byValue.clear();
     for (const item of items) putKept(feed, item);
     this.tellRelisted(feed, before, first);
+    const uids = new Set(feed.objects.keys());
+    for (const listed of [...(this.listedListeners.get(feedKey(feed.kind, feed.namespace, feed.label)) ?? [])]) {
+      try {
+        listed(uids);
+      } catch {
+        // As tell(): a subscriber's bug must not stop the feed.
+      }
+    }
     feed.resourceVersion = resourceVersion;
     feed.lastHeard = this.now();
     await this.watch(feed, generation);
@@ -292,4 +304,15 @@ export class WatchedLists implements SharedLists {
     const now = this.now();
     for (const [key, feed] of this.feeds) if (now - feed.lastAsked >= IDLE_MS) this.stop(key, feed);
   }
+}
+
+/** Adds `item` to the set at `key`; the returned function removes it (and the set once empty). */
+function addTo<T>(sets: Map<string, Set<T>>, key: string, item: T): () => void {
+  const set = sets.get(key) ?? new Set<T>();
+  sets.set(key, set);
+  set.add(item);
+  return () => {
+    set.delete(item);
+    if (set.size === 0 && sets.get(key) === set) sets.delete(key);
+  };
 }

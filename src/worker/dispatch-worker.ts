@@ -20,6 +20,7 @@ import { metricsWorkerOptions } from '../observability/interceptors.js';
 import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
 import { openWorkflowCounter } from '../observability/open-workflows.js';
 import { createWatchWaker, type WatchWaker } from './watch-waker.js';
+import { runningWatches } from './running-watches.js';
 import { signalWake } from './wake-signal.js';
 
 export const DEFAULT_PREFLIGHT_INTERVAL_MS = 5 * 60_000;
@@ -138,6 +139,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         config,
         lists,
         signal: signalWake(options.client),
+        runningWatches: runningWatches(options.client),
         count: (result) => metrics.watchWakes.inc({ result }),
       })
     : undefined;

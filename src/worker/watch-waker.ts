@@ -28,15 +28,19 @@
 //
 // Kill -9 of every worker: the next worker's first list wakes the Watches of TrainJobs that ended
 // within timeouts.watchRecheck (their Complete or Failed condition) or are being deleted (a Watch
-// answers Absent for those); a TrainJob gone altogether meanwhile, or any other change missed
-// meanwhile is found by the Watch's own timer. A relist after the feed was out of step (a
-// reconnection, or RBAC without `watch`, where the feed lists every few seconds) wakes the Watches
-// of what changed between the two lists.
+// answers Absent for those). A relist after the feed was out of step (a reconnection, or RBAC
+// without `watch`, where the feed lists every few seconds) wakes the Watches of what changed
+// between the two lists. A TrainJob created and deleted within such a gap (an API server restart
+// right after a Start, then a Stop) or gone altogether while no worker ran is in neither list: so
+// after every list the waker also asks Temporal for the namespace's running Watches
+// (running-watches.ts) and wakes those whose TrainJob the list did not hold. Any other change missed
+// meanwhile is found by the Watch's own timer.
 import { createHash } from 'node:crypto';
 import type { Config } from '../model/config.js';
 import { Labels, Trainer } from '../model/constants.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import type { TrainJob, Workload } from '../model/kube.js';
+import type { TrainJobRef } from '../model/operations.js';
 import { trimTrainJob, trimWorkload } from '../core/objects/observed-trim.js';
 import { operationWorkflowId } from '../core/operations/workflow-ids.js';
 import { isBeingDeleted } from '../core/objects/deletion.js';
@@ -63,6 +67,11 @@ export interface WatchWakerOptions {
   maxInFlight?: number;
   /** The first wait before a failed wake is sent again (default FIRST_RETRY_MS). */
   firstRetryMs?: number;
+  /**
+   * The Watches running on the namespace's TrainJobs (running-watches.ts): after every list of the
+   * TrainJobs, those whose TrainJob the list does not hold are woken. Without it, no such sweep.
+   */
+  runningWatches?(namespace: string): Promise<TrainJobRef[]>;
   /** How often the feeds are asked for, which keeps them in step and restarts them (default RETRY_MS). */
   keepInStepMs?: number;
   now?: () => number;
@@ -71,6 +80,8 @@ export interface WatchWakerOptions {
 export interface WatchWaker {
   /** Every change the waker heard goes through here (the tests call it directly). */
   hear(change: FeedChange): void;
+  /** Every list of the TrainJobs, with the UIDs it held, goes through here (the tests call it directly). */
+  listed(uids: ReadonlySet<string>): void;
   /** Resolves once nothing is queued, in flight or waiting to be sent again. */
   idle(): Promise<void>;
   /**
@@ -122,6 +133,7 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   const failures = new Map<string, { count: number; since: number }>();
   const retryTimers = new Set<NodeJS.Timeout>();
   let inFlight = 0;
+  let sweepsInFlight = 0;
   let stopped = false;
   let idlers: (() => void)[] = [];
 
@@ -139,7 +151,7 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   };
 
   const settleIdlers = () => {
-    if (queue.length > 0 || inFlight > 0 || retryTimers.size > 0) return;
+    if (queue.length > 0 || inFlight > 0 || sweepsInFlight > 0 || retryTimers.size > 0) return;
     for (const idle of idlers) idle();
     idlers = [];
   };
@@ -207,7 +219,45 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
     }
     if (change.seen === 'first-list' && !endedRecently(change)) return;
     const id = watchIdOf(change);
-    if (id === undefined) return;
+    if (id !== undefined) wake(id);
+  };
+
+  /**
+   * After a list of the TrainJobs: wakes every running Watch whose TrainJob the list did not hold
+   * (gone while the worker did not watch: running-watches.ts). Asked again after 1 s, doubling, while
+   * Temporal does not answer, until watchRecheck has passed since the list.
+   */
+  const sweep = (listed: ReadonlySet<string>, since = now(), failed = 0): void => {
+    const running = options.runningWatches;
+    if (stopped || !running) return;
+    sweepsInFlight += 1;
+    void running(config.namespace)
+      .then(
+        (refs) => {
+          for (const ref of refs) if (!listed.has(ref.uid)) wake(operationWorkflowId('watch', ref));
+        },
+        () => {
+          if (stopped || now() - since >= recheckMs) return;
+          const timer = setTimeout(
+            () => {
+              retryTimers.delete(timer);
+              sweep(listed, since, failed + 1);
+            },
+            Math.min(MAX_RETRY_MS, firstRetryMs * 2 ** Math.min(failed, 30)),
+          );
+          timer.unref();
+          retryTimers.add(timer);
+        },
+      )
+      .finally(() => {
+        sweepsInFlight -= 1;
+        settleIdlers();
+      });
+  };
+
+  /** Queues a wake of the Watch `id`, unless one is queued; one in flight is sent once more. */
+  const wake = (id: string) => {
+    if (stopped) return;
     if (pending.has(id)) {
       if (!inFlightIds.has(id) || changedInFlight.has(id)) return count('coalesced');
       changedInFlight.add(id);
@@ -220,12 +270,15 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
 
   return {
     hear,
+    listed: sweep,
     idle: () => new Promise<void>((resolve) => {
       idlers.push(resolve);
       settleIdlers();
     }),
     run(stop) {
-      const unsubscribe = feeds.map((f) => lists.subscribe(f.kind, config.namespace, f.label, hear));
+      const unsubscribe = feeds.map((f) =>
+        lists.subscribe(f.kind, config.namespace, f.label, hear, f.kind === TRAINJOBS ? (uids) => sweep(uids) : undefined),
+      );
       const keepInStep = () => {
         for (const f of feeds) lists.snapshot(f.kind, config.namespace, f.label);
       };

@@ -21,6 +21,11 @@ export function operationWorkflowIdPrefix(op: Operation, namespace: string, name
   return `${op}/${namespace}/${name}/`;
 }
 
+/** What the ids of an operation's workflows on every TrainJob of a namespace begin with. */
+export function operationWorkflowIdNamespacePrefix(op: Operation, namespace: string): string {
+  return `${op}/${namespace}/`;
+}
+
 const isOperation = (value: string): value is Operation =>
   (OPERATIONS as readonly string[]).includes(value);
 

@@ -247,7 +247,7 @@ describe('WatchedLists', () => {
     h.watched.close();
   });
 
-  it('subscribe() hears every change: the first list, each watch event, and what a relist after a break finds changed, new or gone', async () => {
+  it('subscribe() hears every change: the first list, each watch event, and what a relist after a break finds changed, new or gone; and each list\'s UIDs', async () => {
     let listed = 0;
     const h = harness(async () =>
       ++listed === 1
@@ -255,8 +255,13 @@ describe('WatchedLists', () => {
         : { metadata: { resourceVersion: '20' }, items: [workload('wl-a', 'u1', 'job-a', '5'), workload('wl-c', 'u3', 'job-c', '19')] },
     );
     const heard: string[] = [];
-    const unsubscribe = h.watched.subscribe(KIND, 'ml', LABEL, (c) =>
-      heard.push(`${c.seen} ${c.kind} ${c.object.metadata?.name}@${c.object.metadata?.resourceVersion}${c.deleted ? ' deleted' : ''}`),
+    const lists: string[][] = [];
+    const unsubscribe = h.watched.subscribe(
+      KIND,
+      'ml',
+      LABEL,
+      (c) => heard.push(`${c.seen} ${c.kind} ${c.object.metadata?.name}@${c.object.metadata?.resourceVersion}${c.deleted ? ' deleted' : ''}`),
+      (uids) => lists.push([...uids].sort()),
     );
     expect(h.watched.snapshot(KIND, 'ml', LABEL)).toBeUndefined();
     await h.settle();
@@ -272,6 +277,8 @@ describe('WatchedLists', () => {
     h.watched.snapshot(KIND, 'ml', LABEL);
     await h.settle();
     expect(heard.splice(0)).toEqual(['relist Workload wl-c@19', 'relist Workload wl-b@11 deleted']);
+    // Each list, the first and the relist, is told with the UIDs it held.
+    expect(lists).toEqual([['u1', 'u2'], ['u1', 'u3']]);
 
     h.watches[1]!.event('DELETED', workload('wl-c', 'u3', 'job-c', '21'));
     expect(heard.splice(0)).toEqual(['watch Workload wl-c@21 deleted']);

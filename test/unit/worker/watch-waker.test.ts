@@ -253,6 +253,35 @@ describe('the Watch waker', () => {
     expect(h.signalled).toEqual(['watch/ml/deleting/uid-deleting', 'watch/ml/ended-now/uid-ended-now', 'watch/ml/running/uid-running']);
   });
 
+  // An API server restart right after a Start, then a Stop: the TrainJob came and went while the
+  // feed's watch was broken, so neither list holds it and no change is heard (chaos, Kueue stops).
+  it('after a list, wakes the running Watches whose TrainJob the list did not hold; asks Temporal again while it does not answer', async () => {
+    const signalled: string[] = [];
+    let answers = 0;
+    const waker = createWatchWaker({
+      config,
+      firstRetryMs: 1,
+      now: () => NOW,
+      lists: { subscribe: () => () => {}, snapshot: () => undefined },
+      signal: async (id) => {
+        signalled.push(id);
+        return 'signalled';
+      },
+      runningWatches: async (namespace) => {
+        if (++answers === 1) throw new Error('Temporal unavailable');
+        return [
+          { namespace, name: 'a', uid: 'uid-a' },
+          { namespace, name: 'gone', uid: 'uid-gone' },
+        ];
+      },
+    });
+    waker.listed(new Set(['uid-a', 'uid-b']));
+    await new Promise((r) => setTimeout(r, 20));
+    await waker.idle();
+    expect(answers).toBe(2);
+    expect(signalled).toEqual(['watch/ml/gone/uid-gone']);
+  });
+
   it('run() subscribes to the TrainJobs (and in Kueue mode the Workloads) of the namespace, keeps them asked for, and stops on abort', () => {
     const subscribed: string[] = [];
     const asked: string[] = [];
@@ -262,8 +291,8 @@ describe('the Watch waker', () => {
       keepInStepMs: 60_000,
       signal: async () => 'signalled',
       lists: {
-        subscribe: (kind, namespace, label, _listener: FeedListener) => {
-          subscribed.push(`${kind.plural} ${namespace} ${label}`);
+        subscribe: (kind, namespace, label, _listener: FeedListener, listed?: unknown) => {
+          subscribed.push(`${kind.plural} ${namespace} ${label}${listed ? ' +listed' : ''}`);
           listeners += 1;
           return () => (listeners -= 1);
         },
@@ -275,7 +304,8 @@ describe('the Watch waker', () => {
     });
     const stop = new AbortController();
     void waker.run(stop.signal);
-    expect(subscribed).toEqual([`${Trainer.trainJobPlural} ml ${Labels.jobId}`, `workloads ml ${Labels.kueueJobUid}`]);
+    // Only the TrainJobs' lists sweep for Watches whose TrainJob is gone.
+    expect(subscribed).toEqual([`${Trainer.trainJobPlural} ml ${Labels.jobId} +listed`, `workloads ml ${Labels.kueueJobUid}`]);
     expect(asked).toEqual([Trainer.trainJobPlural, 'workloads']);
     stop.abort();
     expect(listeners).toBe(0);
