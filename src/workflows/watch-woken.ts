@@ -18,6 +18,7 @@ import { parseGoDuration, toMillis } from '../model/duration.js';
 import type { Outcome, Phase } from '../model/operations.js';
 import { WATCH_WAKE_SIGNAL } from '../model/workflows.js';
 import { classify } from './failures.js';
+import { keepFirstTaskOpen } from './first-task-open.js';
 import type { OperationReporter } from './operation-progress.js';
 import type { OperationContext } from './run-operation.js';
 import { ACTIVITY_LABELS } from './steps.js';
@@ -90,9 +91,11 @@ export async function watchWoken(input: unknown, wakes: Wakes, { ref, config, pr
     retry: { maximumAttempts: 1 },
   }).checkWatchedTrainJob;
   let { shown, unansweredSince, unanswered = 0 } = carried;
-  for (;;) {
+  for (let pass = 1; ; pass += 1) {
     wakes.arm();
     const answer = await check({ config, ref }).catch(unansweredOr(ref));
+    // An answer in the run's first pass may be in its first workflow task (first-task-open.ts).
+    if (pass === 1 && ('outcome' in answer || 'refused' in answer)) await keepFirstTaskOpen();
     let waitMs = recheckMs;
     if ('unanswered' in answer) {
       // The sandbox's Date is the workflow task's time, recorded with it and the same on replay.
