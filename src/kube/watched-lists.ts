@@ -18,7 +18,6 @@ import { feedKey, itemsOf, put, putKept, remove, waiterKey, type Feed } from './
 import { keptOf } from './kept.js';
 import { ANY, type SharedLists } from './shared-lists.js';
 
-export { LIST_PAGE_SIZE };
 /** A feed that heard nothing (no change, no bookmark, no reconnection) this long is not trusted. */
 export const FRESH_MS = 90_000;
 /** A feed no check asked for this long stops, and its objects are dropped. */
@@ -194,14 +193,8 @@ export class WatchedLists implements SharedLists {
     feed.byValue.clear();
     for (const item of items) putKept(feed, item);
     this.tellRelisted(feed, before, first);
-    const uids = new Set(feed.objects.keys());
-    for (const listed of [...(this.listedListeners.get(feedKey(feed.kind, feed.namespace, feed.label)) ?? [])]) {
-      try {
-        listed(uids);
-      } catch {
-        // As tell(): a subscriber's bug must not stop the feed.
-      }
-    }
+    const listedListeners = this.listedListeners.get(feedKey(feed.kind, feed.namespace, feed.label));
+    if (listedListeners) this.tell(listedListeners, new Set(feed.objects.keys()));
     feed.resourceVersion = resourceVersion;
     feed.lastHeard = this.now();
     await this.watch(feed, generation);
@@ -276,10 +269,10 @@ export class WatchedLists implements SharedLists {
     for (const [uid, object] of before) if (!feed.objects.has(uid)) this.tell(listeners, { kind: feed.kind.kind, object, seen, deleted: true });
   }
 
-  private tell(listeners: Set<FeedListener>, change: FeedChange): void {
+  private tell<T>(listeners: Set<(told: T) => void>, told: T): void {
     for (const listener of [...listeners]) {
       try {
-        listener(change);
+        listener(told);
       } catch {
         // A subscriber's bug must not stop the feed; the subscriber counts its own failures.
       }

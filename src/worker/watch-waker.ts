@@ -156,6 +156,19 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
     idlers = [];
   };
 
+  /** Runs `again` after 1 s doubled `failed` times (at most MAX_RETRY_MS), unless the waker has stopped by then. */
+  const later = (failed: number, again: () => void) => {
+    const timer = setTimeout(
+      () => {
+        retryTimers.delete(timer);
+        if (!stopped) again();
+      },
+      Math.min(MAX_RETRY_MS, firstRetryMs * 2 ** Math.min(failed, 30)),
+    );
+    timer.unref();
+    retryTimers.add(timer);
+  };
+
   /** Sends a failed wake again later; it stays pending meanwhile, so later changes ride with it. */
   const retryLater = (id: string) => {
     const failed = failures.get(id) ?? { count: 0, since: now() };
@@ -168,17 +181,10 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
       pending.delete(id);
       return;
     }
-    const timer = setTimeout(
-      () => {
-        retryTimers.delete(timer);
-        if (stopped) return;
-        queue.push(id);
-        pump();
-      },
-      Math.min(MAX_RETRY_MS, firstRetryMs * 2 ** Math.min(failed.count - 1, 30)),
-    );
-    timer.unref();
-    retryTimers.add(timer);
+    later(failed.count - 1, () => {
+      queue.push(id);
+      pump();
+    });
   };
 
   const pump = () => {
@@ -237,16 +243,7 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
           for (const ref of refs) if (!listed.has(ref.uid)) wake(operationWorkflowId('watch', ref));
         },
         () => {
-          if (stopped || now() - since >= recheckMs) return;
-          const timer = setTimeout(
-            () => {
-              retryTimers.delete(timer);
-              sweep(listed, since, failed + 1);
-            },
-            Math.min(MAX_RETRY_MS, firstRetryMs * 2 ** Math.min(failed, 30)),
-          );
-          timer.unref();
-          retryTimers.add(timer);
+          if (!stopped && now() - since < recheckMs) later(failed, () => sweep(listed, since, failed + 1));
         },
       )
       .finally(() => {

@@ -18,7 +18,7 @@ export const watchWorkflowId = (ref: TrainJobRef): string => operationWorkflowId
 
 /** The prefix of every operation's id on one TrainJob name, whatever its UID (for visibility queries). */
 export function operationWorkflowIdPrefix(op: Operation, namespace: string, name: string): string {
-  return `${op}/${namespace}/${name}/`;
+  return `${operationWorkflowIdNamespacePrefix(op, namespace)}${name}/`;
 }
 
 /** What the ids of an operation's workflows on every TrainJob of a namespace begin with. */

@@ -5,10 +5,9 @@ import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { KubeAnswer } from '../../../src/kube/call.js';
 import type { KubeClients } from '../../../src/kube/clients.js';
-import { workloads } from '../../../src/kube/objects.js';
+import { LIST_PAGE_SIZE, workloads } from '../../../src/kube/objects.js';
 import {
   FRESH_MS,
-  LIST_PAGE_SIZE,
   RETRY_MS,
   WatchedLists,
   WATCH_TIMEOUT_SECONDS,
