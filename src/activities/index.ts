@@ -9,6 +9,7 @@ import { BatchedLists } from '../kube/batched-lists.js';
 import { keepingAlive } from './context.js';
 import { logKubeCallsToActivities } from './kube-call-log.js';
 import { eachActivity, typedFailures } from './failures.js';
+import { foldedStartActivities, type TimeStep } from './folded-start-activities.js';
 import type { KubeClients } from '../kube/clients.js';
 import { gateActivities } from './gate-activities.js';
 import { operationActivities } from './operation-activities.js';
@@ -34,6 +35,8 @@ export interface ActivityDeps {
   lists?: SharedLists;
   /** Counts a Watch's calls the API left unanswered (the worker's dispatch_watch_unanswered_calls_total). */
   countWatchUnanswered?: CountUnanswered;
+  /** Times each step's call inside a fold of Start's calls (the worker's dispatch_step_duration_seconds). */
+  timeStep?: TimeStep;
 }
 
 type ActivityFn = (...args: never[]) => Promise<unknown>;
@@ -46,12 +49,16 @@ export function createActivities(deps: ActivityDeps) {
   const env = { kube: deps.kube, requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
   // One per worker: the Workload waits and the Watches of every workflow share its lists.
   const lists = deps.lists ?? new BatchedLists(env.kube, env.requestTimeoutMs);
+  const runtimeCalls = runtimeActivities(env);
+  const trainJobCalls = trainJobActivities(env);
   return typedFailures({
     ...settingsActivities(deps.settings),
     ...prepareActivities(deps.settings),
     ...keptAlive(gateActivities(env)),
-    ...keptAlive(runtimeActivities(env)),
-    ...keptAlive(trainJobActivities(env)),
+    ...keptAlive(runtimeCalls),
+    ...keptAlive(trainJobCalls),
+    // Steps 2 and 5, 7 and 8, on their first attempt (local activities: nothing to heartbeat).
+    ...foldedStartActivities({ ...runtimeCalls, ...trainJobCalls }, deps.timeStep),
     ...keptAlive(undoStartActivities(env)),
     // The Workload wait heartbeats on its own, with the deadline a retry resumes.
     ...workloadActivities(new WorkloadChecks(lists)),

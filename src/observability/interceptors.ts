@@ -18,6 +18,7 @@ import {
 } from '@temporalio/worker';
 import type { DispatchMetrics } from './metrics.js';
 import { stepOfActivity } from './steps.js';
+import { isFold } from '../workflows/steps.js';
 import type { DispatchSinks } from './workflow/sinks.js';
 
 export function stepInterceptor(metrics: DispatchMetrics): ActivityInterceptorsFactory {
@@ -29,6 +30,8 @@ export function stepInterceptor(metrics: DispatchMetrics): ActivityInterceptorsF
           input: ActivityExecuteInput,
           next: Next<ActivityInboundCallsInterceptor, 'execute'>,
         ): Promise<unknown> {
+          // A fold of Start's calls times each of its steps itself (ActivityDeps.timeStep).
+          if (isFold(ctx.info.activityType)) return next(input);
           const stop = metrics.stepDuration.startTimer({ step });
           try {
             return await next(input);

@@ -3,7 +3,7 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { ERROR_TYPES } from '../model/errors.js';
 import { OPERATIONS } from '../model/workflows.js';
-import { ACTIVITY_LABELS } from '../workflows/steps.js';
+import { ACTIVITY_LABELS, isFold } from '../workflows/steps.js';
 import { createStateMetrics, type WorkerState } from './state-metrics.js';
 
 /** How an operation (a Start too) closed: its workflow completed, failed or was cancelled. */
@@ -130,7 +130,8 @@ export function createDispatchMetrics(
     for (const outcome of CLOSE_OUTCOMES) operationDuration.zero({ operation, outcome });
   }
   for (const result of COMPENSATION_RESULTS) compensations.inc({ result }, 0);
-  for (const step of Object.values(ACTIVITY_LABELS)) stepDuration.zero({ step });
+  // A fold's steps are timed each by itself (stepInterceptor): the fold has no series of its own.
+  for (const [activity, step] of Object.entries(ACTIVITY_LABELS)) if (!isFold(activity)) stepDuration.zero({ step });
   for (const call of WATCH_CALLS) watchUnanswered.inc({ call }, 0);
   for (const result of WAKE_RESULTS) watchWakes.inc({ result }, 0);
   const { observe } = createStateMetrics(registry);

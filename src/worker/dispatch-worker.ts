@@ -19,6 +19,7 @@ import type { ActivityInterceptorsFactory, WorkerPlugin } from '@temporalio/work
 import { metricsWorkerOptions } from '../observability/interceptors.js';
 import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
 import { openWorkflowCounter } from '../observability/open-workflows.js';
+import { stepOfActivity } from '../observability/steps.js';
 import { createWatchWaker, type WatchWaker } from './watch-waker.js';
 import { runningWatches } from './running-watches.js';
 import { signalWake } from './wake-signal.js';
@@ -122,6 +123,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     requestTimeoutMs,
     lists: lists ?? batched,
     countWatchUnanswered: (call) => metrics.watchUnanswered.inc({ call }),
+    timeStep: (activity) => metrics.stepDuration.startTimer({ step: stepOfActivity(activity) }),
   });
   const admissionController =
     config.mode === 'kueue' && options.admissionController !== false

@@ -101,15 +101,31 @@ function firstThenRetry<A extends unknown[], R>(
   taskEnd: TaskEnd,
   proxy: (options: { timeoutMs: number; retry: RetryPolicy }) => Call<A, R>,
 ): Call<A, R> {
+  const rest = retryAfterFirst(callMs, taskEnd, proxy);
   return async (...args: A) => {
     try {
       return await proxy({ timeoutMs: callMs, retry: { ...retry, maximumAttempts: 1 } })(...args);
     } catch (error) {
       if (!retriedByPolicy(error) || callMs <= FIRST_BACKOFF_MS) throw error;
-      taskEnd.flush();
-      await sleep(FIRST_BACKOFF_MS);
-      return proxy({ timeoutMs: callMs - FIRST_BACKOFF_MS, retry: { ...retry, initialInterval: 2 * FIRST_BACKOFF_MS } })(...args);
+      return rest(...args);
     }
+  };
+}
+
+/**
+ * The rest of `retry` after a first attempt that failed retryably (firstThenRetry's, or a fold's:
+ * folded-steps.ts): flush, the first backoff on its timer, then the retries from the second backoff
+ * on, within CallBound less that backoff (a CallBound of at most that backoff leaves none: see `retriesAfterFirst`).
+ */
+function retryAfterFirst<A extends unknown[], R>(
+  callMs: number,
+  taskEnd: TaskEnd,
+  proxy: (options: { timeoutMs: number; retry: RetryPolicy }) => Call<A, R>,
+): Call<A, R> {
+  return async (...args: A) => {
+    taskEnd.flush();
+    await sleep(FIRST_BACKOFF_MS);
+    return proxy({ timeoutMs: callMs - FIRST_BACKOFF_MS, retry: { ...retry, initialInterval: 2 * FIRST_BACKOFF_MS } })(...args);
   };
 }
 
@@ -133,9 +149,9 @@ export function activitiesFor(config: Config, taskEnd?: TaskEnd) {
   });
   // With a TaskEnd (ONE_UPSERT_PER_TASK): each local call flushes before its first backoff, each
   // activity task before it is scheduled. Without one, the calls of the Starts recorded before it.
-  const local = <K extends keyof Activities>(summary: string, name: K): Activities[K] => {
-    if (!taskEnd) return localKubeCalls(summary, callMs)[name];
-    const proxy = ({ timeoutMs, retry: policy }: { timeoutMs: number; retry: RetryPolicy }) =>
+  const proxyOf =
+    <K extends keyof Activities>(summary: string, name: K) =>
+    ({ timeoutMs, retry: policy }: { timeoutMs: number; retry: RetryPolicy }) =>
       proxyLocalActivities<Activities>({
         summary,
         startToCloseTimeout: timeoutMs,
@@ -143,7 +159,17 @@ export function activitiesFor(config: Config, taskEnd?: TaskEnd) {
         retry: policy,
         localRetryThreshold: 0,
       })[name] as Call<Parameters<Activities[K]>, Awaited<ReturnType<Activities[K]>>>;
-    return firstThenRetry(callMs, taskEnd, proxy) as unknown as Activities[K];
+  const local = <K extends keyof Activities>(summary: string, name: K): Activities[K] => {
+    if (!taskEnd) return localKubeCalls(summary, callMs)[name];
+    return firstThenRetry(callMs, taskEnd, proxyOf(summary, name)) as unknown as Activities[K];
+  };
+  // A fold's first attempt alone (folded-steps.ts goes on with the step's own call), and a step's
+  // call after a first attempt its fold made.
+  const firstOnly = <K extends keyof Activities>(name: K): Activities[K] =>
+    proxyOf(ACTIVITY_LABELS[name], name)({ timeoutMs: callMs, retry: { ...retry, maximumAttempts: 1 } }) as unknown as Activities[K];
+  const restOf = <P extends CallStep>(p: P): Activities[ActivityOf<P>] => {
+    const proxy = proxyOf(phaseLabel(p), PHASES[p].activity as ActivityOf<P>);
+    return (taskEnd ? retryAfterFirst(callMs, taskEnd, proxy) : proxy({ timeoutMs: callMs, retry })) as unknown as Activities[ActivityOf<P>];
   };
   const task = <F extends Call<never[], unknown>>(call: F): F => {
     if (!taskEnd) return call;
@@ -166,6 +192,13 @@ export function activitiesFor(config: Config, taskEnd?: TaskEnd) {
     createTrainJob: task(proxyActivities<Activities>(kubeCall(stepLabel(6)))[STEPS[6].activity]),
     setOwner: localStep(7),
     readBack: localStep(8),
+    // Under the patch `start-folded-calls` (folded-steps.ts): steps 2 and 5, and 7 and 8, on their
+    // first attempt in one local activity each; a step a fold stopped at goes on with its `retried` call.
+    readRuntimeThenCopy: firstOnly('readRuntimeThenCopy'),
+    setOwnerThenReadBack: firstOnly('setOwnerThenReadBack'),
+    retried: { readRuntime: restOf(2), createRuntimeCopy: restOf(5), setOwner: restOf(7), readBack: restOf(8) },
+    /** Whether CallBound leaves a retry after a first attempt (it is longer than the first backoff). */
+    retriesAfterFirst: callMs > FIRST_BACKOFF_MS,
     // Start's undo (the compensation), registered as `stopTrainJob`.
     undoStart: local(ACTIVITY_LABELS.stopTrainJob, 'stopTrainJob'),
     checkReach: local(ACTIVITY_LABELS.checkReach, 'checkReach'),

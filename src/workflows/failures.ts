@@ -6,7 +6,7 @@ import { DispatchError, type ErrorType, type ObjectRef } from '../model/errors.j
 import { fromFailure, toApplicationFailure } from '../model/error-failures.js';
 
 /** What the last attempt of an unanswered activity said, in words. */
-function unansweredDetail(error: unknown): string {
+export function unansweredDetail(error: unknown): string {
   let detail = 'no answer';
   for (let current: unknown = error; current instanceof Error; current = current.cause) {
     if (current instanceof TimeoutFailure) detail = 'no answer from the Kubernetes API within timeouts.call';

@@ -10,6 +10,8 @@ import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { TrainJob } from '../model/kube.js';
 import type { StartResult } from '../model/results.js';
 import type { LeftObject } from '../activities/undo-start-activities.js';
+import type { CopyFold } from '../activities/folded-start-activities.js';
+import { attemptToken, trainJobName } from '../core/start/names.js';
 import { compareReadBack } from '../core/start/readback.js';
 import { planStart } from '../core/start/plan.js';
 import { allowListRefusal } from '../core/start/refusals.js';
@@ -17,6 +19,7 @@ import { runtimeKey, type ValidRequest } from '../core/start/validated.js';
 import { activitiesFor, type StartActivities } from './activity-proxies.js';
 import { classify } from './failures.js';
 import type { ProgressReporter } from './progress.js';
+import { firstAttempt, foldsCalls, stepAfterFold } from './folded-steps.js';
 import { runStep } from './run-step.js';
 import { mustUndo } from './steps.js';
 
@@ -45,10 +48,23 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     progress.enter(2, `runtime ${source}`);
     throw notAllowed;
   }
-  const runtime = await runStep(progress, 2, `runtime ${source}`, () => acts.readRuntime({ namespace, runtime: valid.runtime }));
+  // Under the patch, steps 2 and 5 make their first attempt in one local activity (folded-steps.ts).
+  const waitingFor2 = `runtime ${source}`;
+  const copyName = `runtime copy ${namespace}/${trainJobName(valid.request.job, valid.request.submission)}`;
+  const folded = foldsCalls(progress);
+  const copyFold = folded
+    ? await foldCopy(acts, progress, { 2: waitingFor2, 5: copyName }, { valid, config, probe: options.probe ?? false })
+    : undefined;
+  const runtime = await stepAfterFold(progress, 2, waitingFor2, {
+    ...(copyFold?.runtime ? { answered: { value: copyFold.runtime } } : {}),
+    ...(copyFold?.stopped ? { stopped: copyFold.stopped } : {}),
+    retried: () => acts.retried.readRuntime({ namespace, runtime: valid.runtime }),
+    call: () => acts.readRuntime({ namespace, runtime: valid.runtime }),
+    retriesAfterFirst: acts.retriesAfterFirst,
+  });
 
   // Steps 3 and 4: the runtime rules (every broken rule at once), then render. Nothing has been
-  // created yet.
+  // created yet (a fold's copy is made only from this same plan).
   progress.enter(3, `the rules of runtime ${source}, then rendering`);
   const { runtimeCopy, trainJob, weakened } = planStart(valid, runtime, config, { probe: options.probe ?? false });
   const name = trainJob.metadata.name!;
@@ -58,9 +74,14 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
   try {
     // Step 5. The TrainJob and mode let a retried Start recognise a copy owned by its attempt's own
     // TrainJob, made by an earlier run whose answer the caller lost (src/core/start/earlier-start.ts).
-    const copy = await runStep(progress, 5, `runtime copy ${namespace}/${name}`, () =>
-      acts.createRuntimeCopy({ copy: runtimeCopy, trainJob, mode: config.mode, kueue: config.kueue }),
-    );
+    const copyInput = { copy: runtimeCopy, trainJob, mode: config.mode, kueue: config.kueue };
+    const copy = await stepAfterFold(progress, 5, `runtime copy ${namespace}/${name}`, {
+      ...(copyFold?.copy ? { answered: { value: copyFold.copy } } : {}),
+      ...(copyFold?.stopped ? { stopped: copyFold.stopped } : {}),
+      retried: () => acts.retried.createRuntimeCopy(copyInput),
+      call: () => acts.createRuntimeCopy(copyInput),
+      retriesAfterFirst: acts.retriesAfterFirst,
+    });
     created.copyUid = copy.uid;
     if (copy.earlierTrainJobUid) {
       created.adoptedEarlier = true;
@@ -75,11 +96,40 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     created.ref = ref;
     progress.created(job.uid);
 
-    await runStep(progress, 7, `the owner reference of runtime copy ${namespace}/${name}`, () => acts.setOwner({ namespace, copy, trainJob: { name, uid: job.uid } }), ref);
+    // Steps 7 and 8, folded like 2 and 5 under the patch.
+    const owner = { namespace, copy, trainJob: { name, uid: job.uid } };
+    const waitingFor7 = `the owner reference of runtime copy ${namespace}/${name}`;
+    const waitingFor8 = `the read-back of TrainJob ${namespace}/${name}`;
+    const ownerFold = folded ? await firstAttempt(progress, { 7: waitingFor7, 8: waitingFor8 }, () => acts.setOwnerThenReadBack(owner), ref) : undefined;
+    await stepAfterFold(
+      progress,
+      7,
+      waitingFor7,
+      {
+        ...(ownerFold && (ownerFold.read || ownerFold.stopped?.step === 8) ? { answered: { value: undefined } } : {}),
+        ...(ownerFold?.stopped ? { stopped: ownerFold.stopped } : {}),
+        retried: () => acts.retried.setOwner(owner),
+        call: () => acts.setOwner(owner),
+        retriesAfterFirst: acts.retriesAfterFirst,
+      },
+      ref,
+    );
     created.ownerSet = true;
 
     // Step 8: read back and compare what we wrote.
-    const read = await runStep(progress, 8, `the read-back of TrainJob ${namespace}/${name}`, () => acts.readBack({ namespace, name }), ref);
+    const read = await stepAfterFold(
+      progress,
+      8,
+      waitingFor8,
+      {
+        ...(ownerFold?.read ? { answered: { value: ownerFold.read } } : {}),
+        ...(ownerFold?.stopped ? { stopped: ownerFold.stopped } : {}),
+        retried: () => acts.retried.readBack({ namespace, name }),
+        call: () => acts.readBack({ namespace, name }),
+        retriesAfterFirst: acts.retriesAfterFirst,
+      },
+      ref,
+    );
     const differences = compareReadBack(trainJob, read, config.mode);
     if (read.metadata.uid !== job.uid) differences.unshift(`metadata.uid: wrote ${job.uid}, read ${read.metadata.uid ?? '(none)'}`);
     if (differences.length > 0) throw new DispatchError('ErrRejected', differences, 8, ref);
@@ -103,6 +153,32 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     if (!mustUndo(step, isCancellation(error))) throw unnamedUnlessUnknown(error, step);
     const left = await compensate(acts, { namespace, name, token, trainJob, config, created, step, cause: error });
     throw withLeft(error, left, created.ref);
+  }
+}
+
+/**
+ * Steps 2 and 5 on their first attempt, as one local activity. A cancellation while it ran may have
+ * come after the copy's create acted: the Start then ends at step 5, whose undo removes this
+ * attempt's copy if it finds one (by name, carrying the attempt's token, with no owner).
+ */
+async function foldCopy(
+  acts: StartActivities,
+  progress: ProgressReporter,
+  waitingFor: { 2: string; 5: string },
+  input: { valid: ValidRequest; config: Config; probe: boolean },
+): Promise<CopyFold> {
+  const { namespace } = input.config;
+  try {
+    return await firstAttempt(progress, waitingFor, () => acts.readRuntimeThenCopy({ namespace, ...input }));
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    progress.enter(5, waitingFor[5]);
+    const { job, submission, attempt } = input.valid.request;
+    const name = trainJobName(job, submission);
+    const token = attemptToken(namespace, name, attempt);
+    const created: Created = { ownerSet: false, adoptedEarlier: false };
+    const left = await compensate(acts, { namespace, name, token, config: input.config, created, step: 5, cause: error });
+    throw withLeft(error, left, undefined);
   }
 }
 
@@ -132,7 +208,7 @@ function unnamedUnlessUnknown(error: unknown, step: number): unknown {
  */
 async function compensate(
   acts: StartActivities,
-  input: { namespace: string; name: string; token: string; trainJob: TrainJob; config: Config; created: Created; step: number; cause: unknown },
+  input: { namespace: string; name: string; token: string; trainJob?: TrainJob; config: Config; created: Created; step: number; cause: unknown },
 ): Promise<LeftObject[]> {
   const { namespace, name, token, trainJob, config, created, step, cause } = input;
   const { ownerSet, copyUid, ref, adoptedEarlier } = created;
@@ -144,7 +220,7 @@ async function compensate(
         token,
         ownerSet,
         step,
-        trainJob,
+        ...(trainJob ? { trainJob } : {}),
         mode: config.mode,
         kueue: config.kueue,
         ...(adoptedEarlier ? { adoptedEarlier } : {}),

@@ -89,11 +89,26 @@ const OTHER_CALLS = {
 } as const satisfies Partial<Record<keyof Activities, string>>;
 
 /**
+ * The folds of Start's back-to-back calls (src/activities/folded-start-activities.ts): each runs
+ * these steps' calls on their first attempt. The metrics time each step inside a fold by itself.
+ */
+export const FOLDS = {
+  readRuntimeThenCopy: [2, 5],
+  setOwnerThenReadBack: [7, 8],
+} as const satisfies Partial<Record<keyof Activities, readonly StepNumber[]>>;
+
+export const isFold = (activityType: string): activityType is keyof typeof FOLDS => Object.hasOwn(FOLDS, activityType);
+
+/** A fold's label, as the Temporal UI shows its summary: "7 set owner, 8 read-back". */
+const foldLabel = (steps: readonly StepNumber[]): string => steps.map((step) => phaseLabel(step)).join(', ');
+
+/**
  * Every activity's label: a step's is its step label ("5 create runtime copy"). The one name the
  * Temporal UI (each call's summary), DispatchStep and the metrics' `step` label give a call.
  */
 export const ACTIVITY_LABELS = {
   ...OTHER_CALLS,
+  ...Object.fromEntries(Object.entries(FOLDS).map(([fold, steps]) => [fold, foldLabel(steps)])),
   ...Object.fromEntries(
     (Object.keys(PHASES) as Phase[]).flatMap((phase) => {
       const step = PHASES[phase];

@@ -177,8 +177,9 @@ describe('metrics and logs after a success, a refusal and a compensation', () =>
         object: 'ClusterTrainingRuntime no-such-runtime',
         outcome: 'definite',
         status: 404,
-        activityType: 'readRuntime',
-        step: '2 read runtime',
+        // Step 2's read on its first attempt runs in the fold of steps 2 and 5 (patch start-folded-calls).
+        activityType: 'readRuntimeThenCopy',
+        step: '2 read runtime, 5 create runtime copy',
       }),
     );
     expect(calls.filter((e) => e.activityType === 'stopTrainJob' && e.method === 'delete')).toHaveLength(1);

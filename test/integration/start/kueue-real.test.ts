@@ -45,7 +45,8 @@ describe('StartTrainJob, Kueue mode, on the real Kueue', () => {
     expect(trainJob.spec.suspend).toBe(true);
     expect(trainJob.spec.runtimePatches.map((p) => p.manager)).toEqual([Dispatch.patchManager, Kueue.managerName]);
     // Read-back (step 8) compared the object with those additions.
-    const read = h.calls.succeeded(handle.workflowId, 'readBack').result as TrainJob;
+    // Steps 7 and 8 are one local activity (patch start-folded-calls): its answer holds the read.
+    const read = (h.calls.succeeded(handle.workflowId, 'setOwnerThenReadBack').result as { read: TrainJob }).read;
     expect(read.spec.runtimePatches.map((p) => p.manager)).toContain(Kueue.managerName);
 
     const workload = await workloadOf(h.kube, ns.name, result.uid);

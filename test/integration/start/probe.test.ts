@@ -21,7 +21,7 @@ import { keyOf, type Json } from '../support/runtimes.js';
 import { dispatchSuite } from '../support/suite.js';
 import { sampleRuntime, trainerObjects } from '../support/trainer.js';
 import { renderProbe } from '../../../src/core/start/probe.js';
-import { attemptToken } from '../../../src/core/start/names.js';
+import { attemptToken, trainJobName } from '../../../src/core/start/names.js';
 
 /** A probe's TrainJob (and copy) name: a JobID of its own run, submission 1 (src/core/start/probe.ts). */
 const PROBE_NAME = /^dj-0000000000dspatch[0-9a-z]{9}-s1$/;
@@ -59,15 +59,14 @@ describe('ProbeBackend as an identity that may do everything', () => {
     expect(calls.map((c) => c.type)).toEqual([
       'checkReach',
       'checkWrite',
-      'readRuntime',
-      'createRuntimeCopy',
+      // Steps 2 and 5, and 7 and 8, each one local activity (patch start-folded-calls).
+      'readRuntimeThenCopy',
       'createTrainJob',
-      'setOwner',
-      'readBack',
+      'setOwnerThenReadBack',
       'stopTrainJob',
     ]);
-    const read = calls.find((c) => c.type === 'readRuntime')!;
-    expect(read.input).toMatchObject({ runtime: { kind: 'ClusterTrainingRuntime', name: 'dispatch-probe' } });
+    const read = calls.find((c) => c.type === 'readRuntimeThenCopy')!;
+    expect(read.input).toMatchObject({ probe: true, valid: { runtime: { kind: 'ClusterTrainingRuntime', name: 'dispatch-probe' } } });
 
     const { trainJob } = calls.find((c) => c.type === 'createTrainJob')!.input as { trainJob: TrainJob };
     expect(trainJob.metadata.name).toMatch(PROBE_NAME);
@@ -229,7 +228,8 @@ describe('ProbeBackend when its Start ends with something perhaps made (fault pr
     for (const rule of faults()) proxy.inject(rule);
     const gates = await suite.h.worker.preflight();
     proxy.clear();
-    const name = ((await probeActivities(suite.h)).find((c) => c.type === 'createRuntimeCopy')!.input as { copy: { metadata: { name: string } } }).copy.metadata.name;
+    const fold = (await probeActivities(suite.h)).find((c) => c.type === 'readRuntimeThenCopy')!.input as { valid: { request: { job: string; submission: number } } };
+    const name = trainJobName(fold.valid.request.job, fold.valid.request.submission);
     expect(name).toMatch(PROBE_NAME);
     expect(gates).toMatchObject({ reach: true, write: true, start: false });
     expect(gates.reasons).toEqual([expect.stringContaining(`start: ${reason} ${suite.ns.name}/${name}`)]);

@@ -28,15 +28,17 @@ async function historyOf(request: StartRequest, name: string) {
 }
 
 describe('the cost of a Start, from its history', () => {
-  it("a plain Start: two workflow tasks, one upsert of the workflow's each, five local activities", async () => {
+  it("a plain Start: two workflow tasks, one upsert of the workflow's each, three local activities", async () => {
     const request = startRequest();
     const result = await patient.client.startTrainJob(request);
     const events = await historyOf(request, result.name);
-    // The third upsert is the SDK's TemporalChangeVersion, with the patch's marker. Two workflow
-    // tasks, or a third when a local activity runs past 80 % of the workflow task timeout on a
-    // loaded machine (the SDK then completes the task and asks for another: seen once here).
+    // The other two upserts are the SDK's TemporalChangeVersion, one with each patch's marker
+    // (start-one-upsert-per-task, start-folded-calls); prepareStart, steps 2 and 5, steps 7 and 8:
+    // three local activities. Two workflow tasks, or a third when a local activity runs past 80 %
+    // of the workflow task timeout on a loaded machine (the SDK then completes the task and asks
+    // for another: seen once here).
     const cost = runCost(events);
-    expect(cost).toMatchObject({ upserts: 3, workflowUpserts: 2, upsertsPerTaskMax: 1, localActivities: 5, timers: 0 });
+    expect(cost).toMatchObject({ upserts: 4, workflowUpserts: 2, upsertsPerTaskMax: 1, localActivities: 3, timers: 0 });
     expect(cost.workflowTasks).toBeGreaterThanOrEqual(2);
     expect(upsertedValues(events, DispatchStep.name)).toEqual(['6 create TrainJob', `started ${result.ref}`]);
   });
@@ -48,7 +50,8 @@ describe('the cost of a Start, from its history', () => {
     expect(fault.hits).toBe(1);
     const events = await historyOf(request, result.name);
     expect(valuesAtTimers(events, DispatchStep.name)).toEqual(['5 create runtime copy']);
-    // The timer ends the first workflow task; the retry and step 6 are the second, steps 7 and 8 the third.
+    // Steps 2 and 5's fold stops at the 500; the timer ends the first workflow task; the create's
+    // retry and step 6 are the second, steps 7 and 8 the third.
     const cost = runCost(events);
     expect(cost).toMatchObject({ workflowUpserts: 3, upsertsPerTaskMax: 1, timers: 1 });
     expect(cost.workflowTasks).toBeGreaterThanOrEqual(3);

@@ -21,7 +21,10 @@ export interface CrashPoint {
   id: string;
   /** Where the kill lands, in words (the test's name). */
   where: string;
-  /** The activity the kill interrupts, whose retry the new worker must run. */
+  /**
+   * The activity the kill interrupts, whose retry the new worker must run: steps 2 and 5, and 7 and
+   * 8, make their first attempt in one local activity each (patch start-folded-calls).
+   */
   activity: string;
   config: LabConfig;
   /** The fault that holds the Start at the crash point (none for the Kueue wait). */
@@ -45,7 +48,7 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
   {
     id: 'read-runtime',
     where: 'step 2: reading the source runtime (the request held unsent)',
-    activity: 'readRuntime',
+    activity: 'readRuntimeThenCopy',
     config: PLAIN,
     hold: () => ({ method: 'GET', path: runtimePath, action: 'hang' }),
     expect: 'started',
@@ -53,7 +56,7 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
   {
     id: 'before-copy',
     where: 'between readRuntime and createRuntimeCopy (the create held unsent)',
-    activity: 'createRuntimeCopy',
+    activity: 'readRuntimeThenCopy',
     config: PLAIN,
     hold: (lab) => ({ method: 'POST', path: copies(lab), action: 'hang' }),
     expect: 'started',
@@ -61,7 +64,7 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
   {
     id: 'copy-landed',
     where: 'step 5: the runtime copy created, its answer held from the worker',
-    activity: 'createRuntimeCopy',
+    activity: 'readRuntimeThenCopy',
     config: PLAIN,
     hold: (lab) => ({ method: 'POST', path: copies(lab), action: 'hold-response' }),
     expect: 'started',
@@ -85,7 +88,7 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
   {
     id: 'before-owner',
     where: 'between createTrainJob and setOwner (the patch held unsent)',
-    activity: 'setOwner',
+    activity: 'setOwnerThenReadBack',
     config: PLAIN,
     hold: (lab, name) => ({ method: 'PATCH', path: `${copies(lab)}/${name}`, action: 'hang' }),
     expect: 'started',
@@ -93,7 +96,7 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
   {
     id: 'owner-landed',
     where: "step 7: the copy's owner set, the answer held from the worker",
-    activity: 'setOwner',
+    activity: 'setOwnerThenReadBack',
     config: PLAIN,
     hold: (lab, name) => ({ method: 'PATCH', path: `${copies(lab)}/${name}`, action: 'hold-response' }),
     expect: 'started',
@@ -101,7 +104,7 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
   {
     id: 'before-readback',
     where: 'between setOwner and readBack (the read held unsent)',
-    activity: 'readBack',
+    activity: 'setOwnerThenReadBack',
     config: PLAIN,
     hold: (lab, name) => ({ method: 'GET', path: `${trainJobs(lab)}/${name}`, action: 'hang' }),
     expect: 'started',
@@ -109,7 +112,7 @@ export const CRASH_POINTS: readonly CrashPoint[] = [
   {
     id: 'readback-answered',
     where: 'step 8: the TrainJob read, the answer held from the worker',
-    activity: 'readBack',
+    activity: 'setOwnerThenReadBack',
     config: PLAIN,
     hold: (lab, name) => ({ method: 'GET', path: `${trainJobs(lab)}/${name}`, action: 'hold-response' }),
     expect: 'started',

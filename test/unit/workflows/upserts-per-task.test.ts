@@ -52,8 +52,10 @@ describe('search attribute upserts of a Start', () => {
     const { result, cost, events } = await run(stubs);
     expect(result?.name).toBe(NAME);
     expect(stubs.called()).toEqual(['prepareStart', 'readRuntime', 'createRuntimeCopy', 'createTrainJob', 'setOwner', 'readBack']);
-    // The third upsert is the SDK's TemporalChangeVersion, with the patch's marker.
-    expect(cost).toMatchObject({ workflowTasks: 2, upserts: 3, workflowUpserts: 2, upsertsPerTaskMax: 1 });
+    // The other two upserts are the SDK's TemporalChangeVersion, one with each patch's marker
+    // (start-one-upsert-per-task, start-folded-calls). Steps 2 and 5, 7 and 8, are one local
+    // activity each: with prepareStart, three local activities, five activations.
+    expect(cost).toMatchObject({ workflowTasks: 2, upserts: 4, workflowUpserts: 2, upsertsPerTaskMax: 1, localActivities: 3, activations: 5 });
     // The first task's upsert names the job and the step it then waits at; the second, the outcome.
     expect(upsertedValues(events, DispatchStep.name)).toEqual(['6 create TrainJob', `started ml-jobs/${NAME}`]);
     expect(upsertedValues(events, 'DispatchTrainJob')).toEqual([NAME]);

@@ -8,6 +8,7 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Activities } from '../../../../src/activities/index.js';
 import { UNANSWERED } from '../../../../src/activities/failures.js';
+import { foldedStartActivities } from '../../../../src/activities/folded-start-activities.js';
 import { validate } from '../../../../src/core/start/validate.js';
 import { ConfigSchema, type Config, type ConfigInput } from '../../../../src/model/config.js';
 import { DispatchError, type ErrorType } from '../../../../src/model/errors.js';
@@ -34,6 +35,8 @@ export const START_ACTIVITIES = [
 ] as const;
 export type StartActivity = (typeof START_ACTIVITIES)[number];
 type Stubs = Pick<Activities, StartActivity>;
+/** The stubs, and the folds of Start's calls made of them as the worker makes them of the real calls. */
+type StubbedActivities = Stubs & ReturnType<typeof foldedStartActivities>;
 
 export const COPY_UID = 'copy-0000-uid';
 export const TRAINJOB_UID = 'trainjob-0000-uid';
@@ -70,7 +73,7 @@ export const refused = (type: ErrorType, reason: string, step: number) =>
 export type Behaviour = 'answer' | 'unanswered' | ((input: never) => unknown);
 
 export interface StartStubs {
-  activities: Stubs;
+  activities: StubbedActivities;
   /** Every call, in order, with its input (a retried call appears once per attempt). */
   calls: { name: StartActivity; input: unknown }[];
   /** The activities called, each once, in the order of their first call. */
@@ -138,7 +141,7 @@ export function startStubs(
   };
 
   return {
-    activities,
+    activities: { ...activities, ...foldedStartActivities(activities) },
     calls,
     called: () => [...new Set(calls.map((call) => call.name))],
     inputsOf: <K extends StartActivity>(name: K) =>
