@@ -609,6 +609,12 @@ const SCENARIOS: Scenario[] = [
     group: REAL_KUEUE_AND_PATHS,
     run: async (w, r) => operation(w.direct, 'open', { ...(await startedRef(w.direct, r)), uid: '00000000-0000-4000-8000-000000000000' }),
   },
+  {
+    file: 'start-step8-unanswered-once-then-read',
+    what: "the read-back's first request hangs: the fold of steps 7 and 8 stops at step 8 (patch start-folded-calls), step 8's own call reads it after a backoff: completed",
+    expect: { ok: true },
+    run: (w, r) => withFaults(w, r, [{ method: 'GET', path: `${trainJobsPath(NAMESPACE)}/${nameOf(r)}`, times: 1, action: 'hang' }]),
+  },
 ];
 
 /** How many of Hold's patches go stale in a row in hold-stale-writes-in-a-row, and how long the proxy holds each. */
