@@ -55,6 +55,11 @@ export const MAX_IN_FLIGHT = 32;
 export const FIRST_RETRY_MS = 1_000;
 /** The longest wait between two tries of one wake. */
 export const MAX_RETRY_MS = 30_000;
+/**
+ * The least time between two sweeps of the running Watches: a list comes at a worker's start and
+ * after its watch broke, but every few seconds where the worker may list and not watch.
+ */
+export const SWEEP_EVERY_MS = 30_000;
 
 export type WakeResult = (typeof WAKE_RESULTS)[number];
 
@@ -74,6 +79,8 @@ export interface WatchWakerOptions {
   runningWatches?(namespace: string): Promise<TrainJobRef[]>;
   /** How often the feeds are asked for, which keeps them in step and restarts them (default RETRY_MS). */
   keepInStepMs?: number;
+  /** The least time between two sweeps of the running Watches (default SWEEP_EVERY_MS). */
+  sweepEveryMs?: number;
   now?: () => number;
 }
 
@@ -121,6 +128,7 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   const maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
   const firstRetryMs = options.firstRetryMs ?? FIRST_RETRY_MS;
   const recheckMs = toMillis(parseGoDuration(config.timeouts.watchRecheck)!);
+  const sweepEveryMs = options.sweepEveryMs ?? SWEEP_EVERY_MS;
   /** The digest of the view last acted on, by object UID. */
   const seen = new Map<string, string>();
   const queue: string[] = [];
@@ -134,6 +142,9 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   const retryTimers = new Set<NodeJS.Timeout>();
   let inFlight = 0;
   let sweepsInFlight = 0;
+  /** The latest list of the TrainJobs not swept yet, while it waits out SWEEP_EVERY_MS since the last sweep. */
+  let sweepDue: { uids: ReadonlySet<string>; timer: NodeJS.Timeout } | undefined;
+  let lastSweepAt = -Infinity;
   let stopped = false;
   let idlers: (() => void)[] = [];
 
@@ -151,7 +162,7 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   };
 
   const settleIdlers = () => {
-    if (queue.length > 0 || inFlight > 0 || sweepsInFlight > 0 || retryTimers.size > 0) return;
+    if (queue.length > 0 || inFlight > 0 || sweepsInFlight > 0 || retryTimers.size > 0 || sweepDue) return;
     for (const idle of idlers) idle();
     idlers = [];
   };
@@ -252,6 +263,32 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
       });
   };
 
+  /**
+   * Every list of the TrainJobs: swept at once, or, within SWEEP_EVERY_MS of the last sweep, once
+   * that has passed, with the latest list then. A feed whose worker may not watch relists every few
+   * seconds, and each sweep is a visibility query of every running Watch of the namespace.
+   */
+  const listed = (uids: ReadonlySet<string>): void => {
+    if (stopped) return;
+    if (sweepDue) {
+      sweepDue.uids = uids;
+      return;
+    }
+    const wait = lastSweepAt + sweepEveryMs - now();
+    if (wait <= 0) {
+      lastSweepAt = now();
+      return sweep(uids);
+    }
+    const timer = setTimeout(() => {
+      const due = sweepDue!.uids;
+      sweepDue = undefined;
+      lastSweepAt = now();
+      sweep(due);
+      settleIdlers();
+    }, wait);
+    sweepDue = { uids, timer };
+  };
+
   /** Queues a wake of the Watch `id`, unless one is queued; one in flight is sent once more. */
   const wake = (id: string) => {
     if (stopped) return;
@@ -267,14 +304,14 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
 
   return {
     hear,
-    listed: sweep,
+    listed,
     idle: () => new Promise<void>((resolve) => {
       idlers.push(resolve);
       settleIdlers();
     }),
     run(stop) {
       const unsubscribe = feeds.map((f) =>
-        lists.subscribe(f.kind, config.namespace, f.label, hear, f.kind === TRAINJOBS ? (uids) => sweep(uids) : undefined),
+        lists.subscribe(f.kind, config.namespace, f.label, hear, f.kind === TRAINJOBS ? listed : undefined),
       );
       const keepInStep = () => {
         for (const f of feeds) lists.snapshot(f.kind, config.namespace, f.label);
@@ -289,6 +326,8 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
           stopped = true;
           for (const id of queue.splice(0)) pending.delete(id);
           changedInFlight.clear();
+          if (sweepDue) clearTimeout(sweepDue.timer);
+          sweepDue = undefined;
           for (const timer of retryTimers) clearTimeout(timer);
           retryTimers.clear();
           failures.clear();

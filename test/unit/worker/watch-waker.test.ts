@@ -282,6 +282,40 @@ describe('the Watch waker', () => {
     expect(signalled).toEqual(['watch/ml/gone/uid-gone']);
   });
 
+  // A worker that may list and not watch relists every few seconds: one visibility query per list
+  // would be one scan of every running Watch of the namespace each time.
+  it('sweeps at most once per sweepEveryMs: lists in between wait, and the latest of them is swept', async () => {
+    let clock = 0;
+    const asked: number[] = [];
+    const signalled: string[] = [];
+    const waker = createWatchWaker({
+      config,
+      sweepEveryMs: 100,
+      now: () => clock,
+      lists: { subscribe: () => () => {}, snapshot: () => undefined },
+      signal: async (id) => {
+        signalled.push(id);
+        return 'signalled';
+      },
+      runningWatches: async (namespace) => {
+        asked.push(clock);
+        return [{ namespace, name: 'gone', uid: 'uid-gone' }];
+      },
+    });
+    waker.listed(new Set(['uid-gone']));
+    clock = 10;
+    waker.listed(new Set(['uid-gone']));
+    clock = 20;
+    waker.listed(new Set(['uid-other'])); // the latest list: the one swept next
+    await new Promise((r) => setTimeout(r, 20));
+    expect(asked).toEqual([0]);
+    expect(signalled).toEqual([]);
+    clock = 100;
+    await waker.idle();
+    expect(asked).toEqual([0, 100]);
+    expect(signalled).toEqual(['watch/ml/gone/uid-gone']);
+  });
+
   it('run() subscribes to the TrainJobs (and in Kueue mode the Workloads) of the namespace, keeps them asked for, and stops on abort', () => {
     const subscribed: string[] = [];
     const asked: string[] = [];
