@@ -46,7 +46,8 @@ it('a Start is one trace: client start, workflow run, and each activity', async 
     'RunWorkflow:StartTrainJob',
     'StartActivity:createTrainJob',
     'RunActivity:createTrainJob',
-    'RunActivity:readBack',
+    // Steps 7 and 8 run as one local activity on their first attempt (patch start-folded-calls).
+    'RunActivity:setOwnerThenReadBack',
   ]) {
     expect(named(name)?.spanContext().traceId, name).toBe(traceId);
   }
