@@ -10,11 +10,13 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  realpathSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
@@ -46,6 +48,7 @@ import type { Json, RuntimeDraft, RuntimeEdit } from '../test/integration/suppor
 import { minimalTrainJob, sampleRuntime, trainingRuntime } from '../test/integration/support/trainer.js';
 import { startRequest } from '../test/support/requests.js';
 import { HISTORIES_DIR, manifestOf, setNames, type Manifest } from '../test/unit/replay/corpus.js';
+import { scanPatchCalls, sourcesUnder } from '../test/unit/replay/patch-scan.js';
 import { historyToJson } from '../test/unit/replay/history-json.js';
 import {
   appendOnlyProblems,
@@ -60,7 +63,7 @@ import {
   verifyCorpus,
 } from '../test/unit/replay/history-sums.js';
 
-const HELP = `Usage: npm run histories:record -- --set <name> [--note <text>] [--only <prefix,...>] [--group <name>] [--baseline | --experiment]
+const HELP = `Usage: npm run histories:record -- --set <name> [--note <text>] [--only <prefix,...>] [--group <name>] [--code <checkout>] [--baseline | --experiment]
 
 Starts a local stack, runs every scenario, and writes test/histories/<name>/*.json plus its
 manifest.json (with the full commit it was recorded from), appends the files' sha256 to
@@ -81,6 +84,12 @@ rules, checked here before any server starts:
              open,hold,release,stop,watch for a set of the operations after Start.
 --group      the scenarios of one group: real-kueue-and-paths (the Kueue-mode scenarios on the
              real Kueue, and the paths the earlier sets have no history of).
+--code       the old branch of a patch: a clean git checkout (a worktree) of a commit from before
+             it, whose src/ (workflows, activities, worker, configuration) serves the scenarios;
+             the scenarios, the stack and the client stay this tree's. Only the scenarios that
+             record an old branch (their \`before\` patch) are run, each refused unless that
+             checkout's src/workflows has no call of its patch. The manifest's commit is that
+             checkout's; its recorder, this tree's.
 
 The stack runs the real Kueue; its Temporal suggests continuing as new after a few dozen events.
 `;
@@ -148,6 +157,11 @@ interface Scenario {
   runtime?: RuntimeName;
   /** A group `--group` selects, e.g. the scenarios of one planned set. */
   group?: string;
+  /**
+   * The id of the patch whose old branch this records: run only with `--code`, on a checkout of a
+   * commit from before that patch (today's code takes the new branch, so the scenario's checks fail).
+   */
+  before?: string;
   /** Runs the workflow and returns its handle; the workflow has ended when it returns. */
   run(w: Workers, request: StartRequest): Promise<WorkflowHandle>;
 }
@@ -204,6 +218,26 @@ const afterStart =
     for (const step of before) await (await client.submitOperation(step, ref)).result();
     return operation(client, op, ref);
   };
+
+/**
+ * A Start refused at step 1 by its start gate (reach and write proven), after a runtime copy of its
+ * attempt with no owner was made (as a lost first workflow task leaves it); checks that the refusal
+ * then `removed` the copy (patch gate-refusal-removes-unowned-copy) or `left` it (the code before).
+ */
+async function refusedWithUnownedCopy(w: Workers, r: StartRequest, copy: 'removed' | 'left'): Promise<WorkflowHandle> {
+  const name = nameOf(r);
+  const body = await trainingRuntime(name);
+  body.metadata = { name, annotations: { [Annotations.attemptToken]: attemptToken(NAMESPACE, name, r.attempt) } };
+  const runtimes = trainerAt(NAMESPACE, Trainer.trainingRuntimePlural);
+  await w.admin.custom.createNamespacedCustomObject({ ...runtimes, body });
+  const handle = await ended(w.startUnproven, r);
+  const left = await w.admin.custom.getNamespacedCustomObject({ ...runtimes, name }).then(
+    () => true,
+    () => false,
+  );
+  if (left !== (copy === 'left')) throw new Error(`runtime copy ${NAMESPACE}/${name} is ${left ? 'still there' : 'gone'} after the refusal at step 1 (expected ${copy})`);
+  return handle;
+}
 
 /** Runs a Start with faults on the proxy, cleared afterwards. */
 async function withFaults(w: Workers, request: StartRequest, rules: FaultRule[]): Promise<WorkflowHandle> {
@@ -270,20 +304,7 @@ const SCENARIOS: Scenario[] = [
     file: 'start-step1-start-gate-unproven-copy-removed',
     what: "the start gate unproven, and a runtime copy of this attempt's with no owner (as a lost first workflow task leaves it): ErrUnsupported at step 1, the copy removed first (patch gate-refusal-removes-unowned-copy)",
     expect: { type: 'ErrUnsupported', step: 1 },
-    async run(w, r) {
-      const name = nameOf(r);
-      const copy = await trainingRuntime(name);
-      copy.metadata = { name, annotations: { [Annotations.attemptToken]: attemptToken(NAMESPACE, name, r.attempt) } };
-      const runtimes = trainerAt(NAMESPACE, Trainer.trainingRuntimePlural);
-      await w.admin.custom.createNamespacedCustomObject({ ...runtimes, body: copy });
-      const handle = await ended(w.startUnproven, r);
-      const left = await w.admin.custom.getNamespacedCustomObject({ ...runtimes, name }).then(
-        () => true,
-        () => false,
-      );
-      if (left) throw new Error(`runtime copy ${NAMESPACE}/${name} is still there after the refusal at step 1`);
-      return handle;
-    },
+    run: (w, r) => refusedWithUnownedCopy(w, r, 'removed'),
   },
   {
     file: 'start-step5-unanswered',
@@ -615,6 +636,50 @@ const SCENARIOS: Scenario[] = [
     expect: { ok: true },
     run: (w, r) => withFaults(w, r, [{ method: 'GET', path: `${trainJobsPath(NAMESPACE)}/${nameOf(r)}`, times: 1, action: 'hang' }]),
   },
+  // Replay coverage per patch site (test/unit/replay/patch-sites.test.ts): the branches no set had.
+  // Appended so that the scenarios before keep their JobIDs.
+  {
+    file: 'stop-another-uid-absent',
+    what: "StopTrainJob with a UID that is not the TrainJob's: Absent, nothing deleted (patch operations-declarative: before it, ErrRejected)",
+    expect: { ok: true },
+    async run(w, r) {
+      const ref = await startedRef(w.direct, r);
+      const handle = await operation(w.direct, 'stop', { ...ref, uid: '00000000-0000-4000-8000-000000000000' });
+      const left = await w.admin.custom.getNamespacedCustomObject({ ...trainerAt(NAMESPACE, Trainer.trainJobPlural), name: ref.name });
+      if ((left as { metadata?: { uid?: string } }).metadata?.uid !== ref.uid) throw new Error(`TrainJob ${ref.name} of UID ${ref.uid} is gone after a Stop of another UID`);
+      return handle;
+    },
+  },
+  {
+    file: 'probe-backend-step6-unanswered-left',
+    what: 'ProbeBackend whose probe TrainJob create is reset until CallBound: the probe Start ends ErrOutcomeUnknown at step 6, the start gate unproven, and the runtime copy it made is left (the old branch of patch probe-stops-what-it-may-have-made, recorded from the code before it)',
+    expect: { ok: true },
+    before: 'probe-stops-what-it-may-have-made',
+    async run(w) {
+      const runtimes = trainerAt(NAMESPACE, Trainer.trainingRuntimePlural);
+      const names = async () =>
+        new Set(((await w.admin.custom.listNamespacedCustomObject(runtimes)) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name));
+      const before = await names();
+      w.proxy.inject(always('POST', trainJobsPath(NAMESPACE), 'reset'));
+      try {
+        const gates = await w.proxied.probe();
+        if (gates.start || !gates.reasons.some((reason) => reason.startsWith('start:') && /step 6|TrainJob/.test(reason)))
+          throw new Error(`expected the start gate unproven at step 6, got ${JSON.stringify(gates)}`);
+      } finally {
+        w.proxy.clear();
+      }
+      const left = [...(await names())].filter((name) => !before.has(name));
+      if (left.length !== 1) throw new Error(`expected the probe's runtime copy left (the old branch stops nothing), found new runtimes ${JSON.stringify(left)}`);
+      return w.proxied.client.workflow.getHandle(probeWorkflowId(NAMESPACE));
+    },
+  },
+  {
+    file: 'start-step1-start-gate-unproven-copy-left',
+    what: "the start gate unproven (reach and write proven), and a runtime copy of this attempt's with no owner (as a lost first workflow task leaves it): ErrUnsupported at step 1, the copy left (the old branch of patch gate-refusal-removes-unowned-copy, recorded from the code before it)",
+    expect: { type: 'ErrUnsupported', step: 1 },
+    before: 'gate-refusal-removes-unowned-copy',
+    run: (w, r) => refusedWithUnownedCopy(w, r, 'left'),
+  },
 ];
 
 /** How many of Hold's patches go stale in a row in hold-stale-writes-in-a-row, and how long the proxy holds each. */
@@ -689,8 +754,8 @@ async function outcomeOf(handle: WorkflowHandle): Promise<Outcome> {
 /** A fixed JobID per scenario, so that re-recording changes names and tokens as little as possible. */
 const jobIdOf = (index: number) => `01JD0Q3J0Y6Q7J7Z4W2X5V${String(index).padStart(4, '0')}`;
 
-const git = (...args: string[]): string =>
-  execFileSync('git', args, { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const gitIn = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 /**
  * What the tree has that HEAD does not: changed tracked files, and untracked files outside
@@ -698,8 +763,8 @@ const git = (...args: string[]): string =>
  * installed dependencies, not the tree (a worktree's symlink to it escapes .gitignore's
  * `node_modules/`).
  */
-function uncommitted(): string[] {
-  return git('status', '--porcelain=v1', '--untracked-files=all', '--', '.', ':(exclude)node_modules')
+function uncommitted(root = repoRoot): string[] {
+  return gitIn(root, 'status', '--porcelain=v1', '--untracked-files=all', '--', '.', ':(exclude)node_modules')
     .split('\n')
     .filter((line) => line && !(line.startsWith('?? ') && line.slice(3).startsWith('test/histories/')));
 }
@@ -713,30 +778,56 @@ interface Plan {
   setDir: string;
   /** The full commit, or for an experiment the commit and whether the tree had changes. */
   commit: string;
+  /** With `--code`: that checkout, whose src/ serves the scenarios; `commit` is its commit, `recorder` this tree's. */
+  code?: { root: string; recorder: string };
   /** Where SHA256SUMS gets the set's lines: appended, after a new baseline header, or not at all. */
   sums: 'append' | 'baseline' | 'none';
 }
 
 /** Every refusal, before anything starts; throws a message naming what to do instead. */
-function plan(set: string, mode: { baseline: boolean; experiment: boolean }): Plan {
+function plan(set: string, mode: { baseline: boolean; experiment: boolean; code?: string | undefined }): Plan {
   const refuse = (why: string): never => {
     throw new RecordRefused(why);
   };
   if (mode.baseline && mode.experiment) refuse('--baseline and --experiment exclude each other');
+  if (mode.baseline && mode.code) refuse('--baseline and --code exclude each other: a baseline is recorded from one commit');
   if (!SET_NAME.test(set)) refuse(`set name "${set}": want NN-what-changed (digits, a dash, kebab-case)`);
-  let commit = '';
-  try {
-    commit = git('rev-parse', '--verify', 'HEAD').trim();
-  } catch {
-    refuse(`${repoRoot} is not a git checkout with a commit: a set names the commit it was recorded from`);
-  }
+  const headOf = (root: string): string => {
+    try {
+      return gitIn(root, 'rev-parse', '--verify', 'HEAD').trim();
+    } catch {
+      return refuse(`${root} is not a git checkout with a commit: a set names the commit it was recorded from`);
+    }
+  };
+  const recorder = headOf(repoRoot);
+  let commit = recorder;
+  let code: Plan['code'];
   const changes = uncommitted();
+  if (mode.code) {
+    const root = resolve(mode.code);
+    commit = headOf(root);
+    const codeChanges = uncommitted(root);
+    if (codeChanges.length > 0 && !mode.experiment)
+      refuse(
+        [
+          `--code ${root} has uncommitted changes; its src/ must be the commit the manifest names:`,
+          ...codeChanges.slice(0, 20).map((line) => `  ${line}`),
+        ].join('\n'),
+      );
+    // One copy of each package: the old worker is handed this tree's Temporal connection and client.
+    const modules = (dir: string) => (existsSync(join(dir, 'node_modules')) ? realpathSync(join(dir, 'node_modules')) : '');
+    if (modules(root) !== modules(repoRoot))
+      refuse(
+        `--code ${root}: its node_modules is not this tree's (${modules(repoRoot)}); link it (ln -s ${join(repoRoot, 'node_modules')} ${join(root, 'node_modules')}) when the two package-lock.json agree`,
+      );
+    code = { root, recorder };
+  }
   if (mode.experiment) {
     const setDir = join(devDir, 'histories', set);
     if (existsSync(setDir)) refuse(`${setDir} exists: pick another name or remove it`);
     const dirty =
       changes.length > 0 ? ` with ${changes.length} uncommitted changes (experiment)` : ' (experiment)';
-    return { setDir, commit: `${commit}${dirty}`, sums: 'none' };
+    return { setDir, commit: `${commit}${dirty}`, sums: 'none', ...(code ? { code } : {}) };
   }
   if (changes.length > 0)
     refuse(
@@ -773,7 +864,7 @@ function plan(set: string, mode: { baseline: boolean; experiment: boolean }): Pl
     );
   const last = [...parseSums(readFileSync(SUMS_FILE, 'utf8')).entries.keys()].at(-1) ?? '';
   if (`${set}/` <= last) refuse(`set name "${set}" sorts before ${last}: number it after every set there is`);
-  return { setDir, commit, sums: 'append' };
+  return { setDir, commit, sums: 'append', ...(code ? { code } : {}) };
 }
 
 /** Appends the new set's files to SHA256SUMS (after a new baseline header for a baseline). */
@@ -822,19 +913,47 @@ function writeIndex(): void {
     '  with `--baseline` into an emptied corpus; `SHA256SUMS` then starts again with a first line',
     '  `# baseline <date>`, and the append-only check counts from the commit that wrote it. A second',
     '  baseline fails the same check.',
-    '- **Every patch has histories of both branches**: for each `patched()` id in src/workflows there',
-    '  is a history with its marker and, for each workflow type that has it, one from an earlier set',
-    '  without it (history-guard.test.ts; a `deprecatePatch()` id needs only the first).',
+    '- **Every patch site has histories of both branches**: for each `patched()` call in',
+    '  src/workflows, and each workflow type whose replay reaches it, a history that reaches it with',
+    '  the marker and one that reaches it without (test/unit/replay/patch-sites.test.ts, which replays',
+    '  the corpus with each call reporting its answer; a `deprecatePatch()` id needs only a history with',
+    '  its marker). A branch that only code from before a patch takes is recorded from a checkout of a',
+    '  commit before it, with today\'s scenarios: `--code <checkout>` (docs/versioning.md).',
     '',
   ];
   for (const m of sets) {
-    lines.push(`## ${m.set}`, '', `${m.note}`, '', `Recorded ${m.recordedAt} with commit ${m.commit}.`, '');
+    const recorder = m.recorder
+      ? ` (its workflows, activities and worker; the scenario, the client and the stack of commit ${m.recorder})`
+      : '';
+    lines.push(`## ${m.set}`, '', `${m.note}`, '', `Recorded ${m.recordedAt} with commit ${m.commit}${recorder}.`, '');
     lines.push('| file | workflow | outcome | events | what |', '|---|---|---|---|---|');
     for (const h of m.histories)
       lines.push(`| ${h.file} | ${h.workflowType} | ${h.outcome} | ${h.events} | ${h.what} |`);
     lines.push('');
   }
   writeFileSync(join(HISTORIES_DIR, 'README.md'), lines.join('\n'));
+}
+
+/** What serves the scenarios: the workflows, activities, worker and configuration of a checkout's src/. */
+interface Product {
+  parseConfig: typeof parseConfig;
+  createDispatchWorker: typeof createDispatchWorker;
+  workflowsPath: string;
+}
+
+/**
+ * This tree's product, or (--code) another checkout's, imported from its src/ (tsx compiles it).
+ * Its packages are this tree's (plan() checks its node_modules is the same folder), so the old
+ * worker takes this tree's Temporal connection and client; only what it is handed crosses over, as
+ * data: a configuration it parses itself, the gates.
+ */
+async function productOf(root: string): Promise<Product> {
+  const workflowsPath = join(root, 'src', 'workflows', 'index.ts');
+  if (root === repoRoot) return { parseConfig, createDispatchWorker, workflowsPath };
+  const load = async <T>(path: string): Promise<T> => (await import(pathToFileURL(join(root, path)).href)) as T;
+  const config = await load<typeof import('../src/config/load-config.js')>('src/config/load-config.ts');
+  const worker = await load<typeof import('../src/worker/dispatch-worker.js')>('src/worker/dispatch-worker.ts');
+  return { parseConfig: config.parseConfig, createDispatchWorker: worker.createDispatchWorker, workflowsPath };
 }
 
 async function main(): Promise<void> {
@@ -846,6 +965,7 @@ async function main(): Promise<void> {
       experiment: { type: 'boolean' },
       only: { type: 'string' },
       group: { type: 'string' },
+      code: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -854,18 +974,36 @@ async function main(): Promise<void> {
     process.exitCode = values.help ? 0 : 2;
     return;
   }
-  const { setDir, commit, sums } = plan(values.set, {
+  const { setDir, commit, code, sums } = plan(values.set, {
     baseline: values.baseline ?? false,
     experiment: values.experiment ?? false,
+    code: values.code,
   });
   // --only: the scenarios whose file begins with one of these prefixes (a set of new workflow types);
-  // --group: the scenarios of one group.
+  // --group: the scenarios of one group; --code: only, and all, the scenarios of an old branch.
   const prefixes = values.only?.split(',').filter((p) => p !== '');
   const chosen = [...SCENARIOS.entries()].filter(
-    ([, s]) => (!prefixes || prefixes.some((p) => s.file.startsWith(p))) && (!values.group || s.group === values.group),
+    ([, s]) =>
+      (!prefixes || prefixes.some((p) => s.file.startsWith(p))) &&
+      (!values.group || s.group === values.group) &&
+      (code ? s.before !== undefined : s.before === undefined),
   );
   if (chosen.length === 0)
-    throw new RecordRefused(`--only ${values.only ?? '(any)'} --group ${values.group ?? '(any)'}: no scenario is so`);
+    throw new RecordRefused(
+      `--only ${values.only ?? '(any)'} --group ${values.group ?? '(any)'}${code ? ' --code' : ''}: no scenario is so${code ? ' (with --code, only the scenarios of an old branch)' : ''}`,
+    );
+  if (code) {
+    // The checkout must be from before each patch whose old branch is recorded: no call of it in its src/workflows.
+    const { calls } = scanPatchCalls(sourcesUnder(join(code.root, 'src', 'workflows'), code.root));
+    for (const [, scenario] of chosen) {
+      const there = calls.filter((c) => c.id === scenario.before).map((c) => c.where);
+      if (there.length > 0)
+        throw new RecordRefused(
+          `${scenario.file} records the old branch of patch ${scenario.before}, but ${code.root} (${commit}) has it (${there.join(', ')}): check out a commit from before that patch`,
+        );
+    }
+  }
+  const product = await productOf(code?.root ?? repoRoot);
 
   // Failures are the point of most scenarios: the worker's warnings about them are noise here.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -880,7 +1018,7 @@ async function main(): Promise<void> {
       },
     }),
     bundleWorkflowCode({
-      workflowsPath: join(repoRoot, 'src', 'workflows', 'index.ts'),
+      workflowsPath: product.workflowsPath,
       logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
     }),
   ]);
@@ -924,12 +1062,12 @@ async function main(): Promise<void> {
       requestTimeoutMs = 1_000,
     ): Promise<DispatchKubeflowClient> => {
       const name = `histories-${queue++}`;
-      const parsed = parseConfig({
+      const parsed = product.parseConfig({
         ...config,
         kubeconfig: writeKubeconfig(scratch, name, access),
         temporal: { taskQueue: name },
       });
-      const w = await createDispatchWorker({
+      const w = await product.createDispatchWorker({
         config: parsed,
         connection: env.nativeConnection,
         namespace: stack.info.temporal.namespace,
@@ -990,6 +1128,7 @@ async function main(): Promise<void> {
       set: values.set,
       note: values.note ?? '',
       commit,
+      ...(code ? { recorder: code.recorder } : {}),
       recordedAt: new Date().toISOString(),
       histories: [],
     };

@@ -19,7 +19,10 @@ export interface ManifestEntry {
 export interface Manifest {
   set: string;
   note: string;
+  /** The commit whose src/ made the histories: the workflows, activities and worker. */
   commit: string;
+  /** When another commit's scenarios and stack ran that code (`histories:record --code`): its commit. */
+  recorder?: string;
   recordedAt: string;
   histories: ManifestEntry[];
 }

@@ -3,10 +3,7 @@
 // lines are only ever appended to, after the one baseline), and every patch in src/workflows has
 // histories that take both of its branches. Each check is also run on made-up input it must
 // refuse, so that none passes by checking nothing.
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { historyFiles, loadHistory, manifestOf, patchIds, setNames } from './corpus.js';
-import { historyFromJson } from './history-json.js';
 import {
   appendOnlyProblems,
   hasGitHistory,
@@ -19,13 +16,7 @@ import {
   verifyCorpus,
   type SumsVersion,
 } from './history-sums.js';
-import {
-  coverageProblems,
-  scanPatchCalls,
-  sourcesUnder,
-  workflowTypeOf,
-  type CorpusHistory,
-} from './patch-scan.js';
+import { instrumentPatchCalls, scanPatchCalls } from './patch-scan.js';
 
 const hash = (s: string) => sha256(s);
 const sums = (...lines: string[]) => lines.map((l) => `${l}\n`).join('');
@@ -130,41 +121,9 @@ describe('SHA256SUMS only ever gains lines', () => {
   });
 });
 
-describe('every patch in src/workflows has recorded histories of both its branches', () => {
-  const marker = (id: string) => ({
-    eventId: '2',
-    eventType: 'EVENT_TYPE_MARKER_RECORDED',
-    markerRecordedEventAttributes: {
-      markerName: 'core_patch',
-      details: {
-        'patch-data': {
-          payloads: [
-            {
-              metadata: { encoding: Buffer.from('json/plain').toString('base64') },
-              data: Buffer.from(JSON.stringify({ id, deprecated: false })).toString('base64'),
-            },
-          ],
-        },
-      },
-    },
-  });
-  const history = (type: string, ...markers: string[]) =>
-    historyFromJson({
-      events: [
-        {
-          eventId: '1',
-          eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED',
-          workflowExecutionStartedEventAttributes: { workflowType: { name: type } },
-        },
-        ...markers.map(marker),
-      ],
-    });
-  const entry = (name: string, recordedAt: string, type: string, ...markers: string[]): CorpusHistory => {
-    const h = history(type, ...markers);
-    return { name, recordedAt, workflowType: workflowTypeOf(h), patches: patchIds(h) };
-  };
-
-  it('the scanner finds patched() and deprecatePatch() and resolves their string constants', () => {
+// Which histories take which branch of each patch: patch-sites.test.ts (an instrumented replay).
+describe('the patch scanner', () => {
+  it('finds patched() and deprecatePatch() and resolves their string constants', () => {
     const { calls, problems } = scanPatchCalls([
       {
         file: 'a.ts',
@@ -187,41 +146,21 @@ describe('every patch in src/workflows has recorded histories of both its branch
     expect(problems).toEqual([expect.stringMatching(/^b\.ts:2: patched\(compute\(\)\): the id must be/)]);
   });
 
-  it('the check reads the marker of a history and wants, per workflow type, one with it and an earlier one without it', () => {
-    const calls = [{ id: 'new-step', kind: 'patched' as const, where: 'a.ts:4' }];
-    const before = entry('01/s.json', '2026-01-01T00:00:00Z', 'StartTrainJob');
-    const after = entry('02/s.json', '2026-01-02T00:00:00Z', 'StartTrainJob', 'other', 'new-step');
-    expect(after.workflowType).toBe('StartTrainJob');
-    expect(after.patches).toEqual(['other', 'new-step']);
-    expect(coverageProblems(calls, [before, after])).toEqual([]);
-    // Only the new branch recorded.
-    expect(coverageProblems(calls, [after])).toEqual([
-      expect.stringMatching(/no StartTrainJob history recorded before/),
+  it('instruments each patched() call at the site it names, leaving deprecatePatch() and ids it cannot read alone', () => {
+    const text = [
+      "import { patched, deprecatePatch } from '@temporalio/workflow';",
+      "const NEW_STEP = 'new-step';",
+      'const go = ready && patched(NEW_STEP);',
+      "deprecatePatch('old-step'); if (wf.patched('other')) run(); patched(compute());",
+    ].join('\n');
+    const out = instrumentPatchCalls('src/a.ts', text, 'report', "import { report } from 'sink';");
+    expect(out.split('\n')).toEqual([
+      "import { report } from 'sink';",
+      "import { patched, deprecatePatch } from '@temporalio/workflow';",
+      "const NEW_STEP = 'new-step';",
+      'const go = ready && report("src/a.ts:3", NEW_STEP, patched(NEW_STEP));',
+      "deprecatePatch('old-step'); if (report(\"src/a.ts:4\", 'other', wf.patched('other'))) run(); patched(compute());",
     ]);
-    // A history without the marker recorded with the patch in place takes no old branch.
-    const sameSet = entry('02/t.json', '2026-01-02T00:00:00Z', 'StartTrainJob');
-    expect(coverageProblems(calls, [sameSet, after])).toHaveLength(1);
-    // A history of another workflow type does not stand in for this one.
-    const probe = entry('01/p.json', '2026-01-01T00:00:00Z', 'ProbeBackend');
-    expect(coverageProblems(calls, [probe, after])).toHaveLength(1);
-    // Only the old branch recorded.
-    expect(coverageProblems(calls, [before])).toEqual([
-      expect.stringMatching(/no recorded history has its marker/),
-    ]);
-    // A deprecated patch has only its new branch.
-    expect(coverageProblems([{ ...calls[0]!, kind: 'deprecatePatch' }], [after])).toEqual([]);
-  });
-
-  it('in src/workflows and test/histories', () => {
-    const { calls, problems } = scanPatchCalls(sourcesUnder(join(REPO_ROOT, 'src', 'workflows'), REPO_ROOT));
-    expect(problems).toEqual([]);
-    const corpus = setNames().flatMap((set) => {
-      const { recordedAt } = manifestOf(set);
-      return historyFiles(set).map((file) => {
-        const { name, history } = loadHistory(set, file);
-        return { name, recordedAt, workflowType: workflowTypeOf(history), patches: patchIds(history) };
-      });
-    });
-    expect(coverageProblems(calls, corpus)).toEqual([]);
+    expect(instrumentPatchCalls('src/b.ts', 'const x = 1;', 'report', 'import nothing;')).toBe('const x = 1;');
   });
 });

@@ -1,8 +1,9 @@
 // The patches of src/workflows and the histories that take their branches: finds every
 // `patched(id)` / `deprecatePatch(id)` call (the id a string literal or a string constant declared
-// in the scanned files), and checks the corpus has, for each id, a history with the patch's marker
-// and, for a `patched()` id, per workflow type that has the marker, one recorded before the patch
-// without it, so that the replay test runs both branches. See docs/versioning.md.
+// in the scanned files), instruments the `patched()` calls so that a replay reports which it
+// reached and with which answer (patch-sites.ts), and checks from those reports that, for each
+// `patched()` call and each workflow type that reaches it, a history reaches it with the marker and
+// one without it, so that the replay test runs both branches. See docs/versioning.md.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
@@ -33,38 +34,56 @@ export function sourcesUnder(dir: string, root: string): SourceFile[] {
 const isString = (node: ts.Node | undefined): node is ts.StringLiteral | ts.NoSubstitutionTemplateLiteral =>
   !!node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node));
 
+/** A `patched(id)` / `deprecatePatch(id)` call as it stands in a source: where, and its text's span. */
+interface FoundCall {
+  kind: PatchCallKind;
+  arg: ts.Expression | undefined;
+  /** file:line */
+  where: string;
+  /** The call expression's span in the text. */
+  start: number;
+  end: number;
+}
+
+/** Every patch call of one source, and the string constants it declares. */
+function findCalls(file: string, text: string): { found: FoundCall[]; constants: Map<string, Set<string>> } {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  const constants = new Map<string, Set<string>>();
+  const found: FoundCall[] = [];
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      isString(node.initializer) &&
+      ts.isVariableDeclarationList(node.parent) &&
+      node.parent.flags & ts.NodeFlags.Const
+    ) {
+      const values = constants.get(node.name.text) ?? new Set<string>();
+      constants.set(node.name.text, values.add(node.initializer.text));
+    }
+    if (ts.isCallExpression(node)) {
+      const callee = ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression;
+      if (ts.isIdentifier(callee) && (callee.text === 'patched' || callee.text === 'deprecatePatch')) {
+        const start = node.getStart(source);
+        const line = source.getLineAndCharacterOfPosition(start).line + 1;
+        found.push({ kind: callee.text, arg: node.arguments[0], where: `${file}:${line}`, start, end: node.getEnd() });
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return { found, constants };
+}
+
 /** The patch calls of these sources, and what could not be read (an id that is no string constant). */
 export function scanPatchCalls(sources: SourceFile[]): { calls: PatchCall[]; problems: string[] } {
-  const parsed = sources.map(({ file, text }) => ({
-    file,
-    source: ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true),
-  }));
   const constants = new Map<string, Set<string>>();
-  const found: { kind: PatchCallKind; arg: ts.Expression | undefined; where: string }[] = [];
-  for (const { file, source } of parsed) {
-    const visit = (node: ts.Node): void => {
-      if (
-        ts.isVariableDeclaration(node) &&
-        ts.isIdentifier(node.name) &&
-        isString(node.initializer) &&
-        ts.isVariableDeclarationList(node.parent) &&
-        node.parent.flags & ts.NodeFlags.Const
-      ) {
-        const values = constants.get(node.name.text) ?? new Set<string>();
-        constants.set(node.name.text, values.add(node.initializer.text));
-      }
-      if (ts.isCallExpression(node)) {
-        const callee = ts.isPropertyAccessExpression(node.expression)
-          ? node.expression.name
-          : node.expression;
-        if (ts.isIdentifier(callee) && (callee.text === 'patched' || callee.text === 'deprecatePatch')) {
-          const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
-          found.push({ kind: callee.text, arg: node.arguments[0], where: `${file}:${line}` });
-        }
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
+  const found: FoundCall[] = [];
+  for (const { file, text } of sources) {
+    const scanned = findCalls(file, text);
+    found.push(...scanned.found);
+    for (const [name, values] of scanned.constants)
+      constants.set(name, new Set([...(constants.get(name) ?? []), ...values]));
   }
   const calls: PatchCall[] = [];
   const problems: string[] = [];
@@ -83,50 +102,101 @@ export function scanPatchCalls(sources: SourceFile[]): { calls: PatchCall[]; pro
   return { calls, problems };
 }
 
-/** What the coverage check needs to know of a recorded history. */
-export interface CorpusHistory {
+/**
+ * `text` with each `patched(ID)` call (ID a string literal or an identifier) made
+ * `<report>("file:line", ID, patched(ID))`, and `importLine` (which must bring `report` in) put
+ * first. The call's answer is the report's answer, so the code runs as before; the site is named as
+ * scanPatchCalls names it. For a replay that records which patch sites it reached (patch-sites.ts).
+ */
+export function instrumentPatchCalls(file: string, text: string, report: string, importLine: string): string {
+  const { found } = findCalls(file, text);
+  let out = text;
+  for (const call of [...found].reverse()) {
+    if (call.kind !== 'patched' || !call.arg || !(isString(call.arg) || ts.isIdentifier(call.arg))) continue;
+    const original = text.slice(call.start, call.end);
+    out = `${out.slice(0, call.start)}${report}(${JSON.stringify(call.where)}, ${call.arg.getText()}, ${original})${out.slice(call.end)}`;
+  }
+  return out === text ? text : `${importLine}\n${out}`;
+}
+
+/** One evaluation of a `patched()` call during a replay: its site, the id it asked, its answer. */
+export interface SiteReport {
+  /** "file:line", as scanPatchCalls names the call. */
+  site: string;
+  id: string;
+  /** true: the history had the marker there (the new branch); false: it had not (the old one). */
+  answer: boolean;
+}
+
+/** What the coverage check knows of a recorded history once the instrumented replay has run it. */
+export interface ReplayedHistory {
   /** "<set>/<file>" */
   name: string;
-  /** The set's manifest recordedAt (ISO 8601). */
-  recordedAt: string;
   workflowType: string;
   /** The ids of its patch markers. */
   patches: string[];
+  /** Every patched() evaluation its replay reported (patch-sites.ts). */
+  reached: SiteReport[];
 }
 
 export const workflowTypeOf = (history: History): string =>
   history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name ?? '';
 
+const some = (names: string[]): string =>
+  names.length <= 3 ? names.join(', ') : `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`;
+
 /**
- * For each id: a history with its marker; for a `patched()` id also, per workflow type that has
- * the marker, a history of that type without it, from a set recorded before the first set with it.
- * A `deprecatePatch()` id needs no such history: its code has only the new branch, and a history
- * without the marker would not replay (docs/versioning.md removes those sets with that commit).
+ * Replay coverage per patch site (docs/versioning.md): for each `patched()` call of src/workflows,
+ * and for each workflow type whose replay reaches it, a history of that type that reaches it with
+ * the marker (the new branch) and one that reaches it without (the old branch). Reaching is what the
+ * replay reported, not what a history's markers or recording date suggest: a history without the
+ * marker that never gets to the call (a probe whose Start succeeded, a Start refused before its
+ * gates were proven) takes neither branch. A site no history reaches fails too. A
+ * `deprecatePatch()` id needs only a history with its marker: its code has only the new branch.
+ * Also refused, as signs that the reports cannot be trusted: a report of a site the scanner does not
+ * know or of another id, a history whose marker no report answered true, and a true answer in a
+ * history without the marker.
  */
-export function coverageProblems(calls: PatchCall[], corpus: CorpusHistory[]): string[] {
+export function siteCoverageProblems(calls: PatchCall[], corpus: ReplayedHistory[]): string[] {
   const problems: string[] = [];
-  const ids = [...new Set(calls.map((c) => c.id))].sort();
-  for (const id of ids) {
-    const kinds = new Set(calls.filter((c) => c.id === id).map((c) => c.kind));
-    const where = calls
-      .filter((c) => c.id === id)
-      .map((c) => c.where)
-      .join(', ');
-    if (kinds.size > 1) problems.push(`${id}: both patched() and deprecatePatch() (${where})`);
-    const marked = corpus.filter((h) => h.patches.includes(id));
-    if (marked.length === 0) {
+  for (const id of [...new Set(calls.map((c) => c.id))].sort()) {
+    const of = calls.filter((c) => c.id === id);
+    const where = of.map((c) => c.where).join(', ');
+    if (new Set(of.map((c) => c.kind)).size > 1) problems.push(`${id}: both patched() and deprecatePatch() (${where})`);
+    if (of.some((c) => c.kind === 'deprecatePatch') && !corpus.some((h) => h.patches.includes(id)))
       problems.push(`${id} (${where}): no recorded history has its marker; record a set under the patch`);
+  }
+  const sites = new Map(calls.filter((c) => c.kind === 'patched').map((c) => [c.where, c]));
+  for (const h of corpus)
+    for (const r of h.reached) {
+      const call = sites.get(r.site);
+      if (!call) problems.push(`${h.name}: its replay reported patched(${r.id}) at ${r.site}, which the scanner does not know`);
+      else if (call.id !== r.id) problems.push(`${h.name}: its replay reported patched(${r.id}) at ${r.site}, where the scanner reads patched(${call.id})`);
+      if (r.answer && !h.patches.includes(r.id)) problems.push(`${h.name}: patched(${r.id}) at ${r.site} answered true, but the history has no marker of ${r.id}`);
+    }
+  const patchedIds = new Set([...sites.values()].map((c) => c.id));
+  for (const h of corpus)
+    for (const id of h.patches)
+      if (patchedIds.has(id) && !h.reached.some((r) => r.id === id && r.answer))
+        problems.push(`${h.name}: has the marker of ${id}, but its replay reported no patched(${id}) answering true (the instrumentation missed it)`);
+  for (const [site, call] of [...sites].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const reaching = corpus.flatMap((h) => (h.reached.some((r) => r.site === site) ? [h] : []));
+    if (reaching.length === 0) {
+      problems.push(`${site} patched(${call.id}): no recorded history reaches it, so replay takes neither of its branches`);
       continue;
     }
-    if (!kinds.has('patched')) continue;
-    const introduced = marked.map((h) => h.recordedAt).sort()[0]!;
-    for (const type of [...new Set(marked.map((h) => h.workflowType))].sort()) {
-      const before = corpus.filter(
-        (h) => h.workflowType === type && !h.patches.includes(id) && h.recordedAt < introduced,
-      );
-      if (before.length === 0)
+    for (const type of [...new Set(reaching.map((h) => h.workflowType))].sort()) {
+      const answered = (answer: boolean) =>
+        reaching.filter((h) => h.workflowType === type && h.reached.some((r) => r.site === site && r.answer === answer)).map((h) => h.name);
+      const marked = answered(true);
+      const unmarked = answered(false);
+      if (marked.length === 0)
         problems.push(
-          `${id} (${where}): no ${type} history recorded before the patch (before ${introduced}) without its marker, so replay never takes its old branch`,
+          `${site} patched(${call.id}), ${type}: no ${type} history reaches it with the marker (only without: ${some(unmarked)}), so replay never takes its new branch`,
+        );
+      if (unmarked.length === 0)
+        problems.push(
+          `${site} patched(${call.id}), ${type}: no ${type} history reaches it without the marker (only with: ${some(marked)}), so replay never takes its old branch`,
         );
     }
   }
