@@ -5,14 +5,12 @@ import { CheckStates, TrainJobConditions, WorkloadConditions } from '../../model
 import { isConditionTrue } from '../objects/conditions.js';
 import { isBeingDeleted } from '../objects/deletion.js';
 import { describeObject } from '../objects/describe.js';
-import { pointer, preconditions } from '../objects/json-patch.js';
 import type { PlannedWrite } from '../objects/planned-write.js';
-import { isRecord } from '../objects/fields.js';
 import { checkStateOf, isWorkloadInactive } from '../objects/workloads.js';
 import { isHeldMarked } from '../operations/facts.js';
 import { dispatchLabelProblems } from '../operations/identity.js';
 import type { OperationConfig } from '../operations/observed.js';
-import type { ControllerDecision } from './decision.js';
+import { checkStateWrite, type ControllerDecision } from './decision.js';
 
 /** Why the Workload is not to be marked, its own state alone (see readyDecision); undefined when it is. */
 function workloadProblem(workload: Workload, config: OperationConfig): string | undefined {
@@ -51,30 +49,11 @@ function trainJobProblem(workload: Workload, trainJob: TrainJob | undefined): st
 
 /** The status patch that sets dispatch's check Ready, testing that the entry is still the check's and Pending. */
 function readyWrite(workload: Workload, trainJob: TrainJob, config: OperationConfig, now: string): PlannedWrite {
-  const checkName = config.kueue.admissionCheck;
-  const checks = workload.status?.admissionChecks ?? [];
-  const index = checks.findIndex((c) => isRecord(c) && c.name === checkName);
-  const ready = {
-    ...checks[index],
-    state: CheckStates.ready,
+  return checkStateWrite(workload, config, now, {
+    from: CheckStates.pending,
+    to: CheckStates.ready,
     message: `${describeObject('TrainJob', trainJob)} carries dispatch's labels and is not held`,
-    lastTransitionTime: now,
-  };
-  const at = (...rest: string[]) => pointer('status', 'admissionChecks', index, ...rest);
-  return {
-    kind: 'Workload',
-    namespace: config.namespace,
-    name: workload.metadata?.name ?? '',
-    uid: workload.metadata?.uid ?? '',
-    subresource: 'status',
-    patch: [
-      ...preconditions(workload),
-      { op: 'test', path: at('name'), value: checkName },
-      { op: 'test', path: at('state'), value: CheckStates.pending },
-      { op: 'replace', path: at(), value: ready },
-    ],
-    summary: `${describeObject('Workload', workload)}: admission check ${checkName} ${CheckStates.ready}`,
-  };
+  });
 }
 
 /**
@@ -102,16 +81,41 @@ export function trainJobsByUid(trainJobs: readonly TrainJob[]): Record<string, T
   return Object.fromEntries(trainJobs.flatMap((t) => (t.metadata?.uid ? [[t.metadata.uid, t]] : [])));
 }
 
-/** The status patches of one pass of the controller over the namespace's Workloads, in their order. */
-export function workloadsToMarkReady(
-  workloads: readonly Workload[],
-  trainJobs: Readonly<Record<string, TrainJob>>,
-  config: OperationConfig,
-  now: string,
-): PlannedWrite[] {
+/** A Workload and its TrainJob as listed, and the write the decision makes from them. */
+export interface Candidate {
+  workload: Workload;
+  trainJob: TrainJob;
+  write: PlannedWrite;
+}
+
+/** The TrainJob of a Workload among those read, by its job-uid label. */
+export const trainJobOf = (workload: Workload, trainJobs: Readonly<Record<string, TrainJob>>): TrainJob | undefined => {
+  const uid = workload.metadata?.labels?.[Labels.kueueJobUid];
+  return uid === undefined ? undefined : trainJobs[uid];
+};
+
+/** A decision on one Workload and its TrainJob as read (readyDecision, undoReadyDecision). */
+export type WorkloadDecision = (workload: Workload, trainJob: TrainJob | undefined, config: OperationConfig, now: string) => ControllerDecision;
+
+/** What a pass read (the Workloads, the TrainJobs by UID), the configuration and the time it stamps. */
+export type PassRead = [workloads: readonly Workload[], trainJobs: Readonly<Record<string, TrainJob>>, config: OperationConfig, now: string];
+
+/** The Workloads a decision writes, with their TrainJob as read and the write, in their order. */
+export function candidatesOf(decide: WorkloadDecision, ...[workloads, trainJobs, config, now]: PassRead): Candidate[] {
   return workloads.flatMap((workload) => {
-    const uid = workload.metadata?.labels?.[Labels.kueueJobUid];
-    const decision = readyDecision(workload, uid === undefined ? undefined : trainJobs[uid], config, now);
-    return decision.action === 'patch' ? [decision.write] : [];
+    const trainJob = trainJobOf(workload, trainJobs);
+    const decision = decide(workload, trainJob, config, now);
+    return decision.action === 'patch' && trainJob !== undefined ? [{ workload, trainJob, write: decision.write }] : [];
   });
+}
+
+/**
+ * The Workloads readyDecision accepts with their TrainJob as listed. The list (or the watch-fed
+ * copy) only narrows: each is decided again on a read of its TrainJob made afterwards.
+ */
+export const readyCandidates = (...read: PassRead): Candidate[] => candidatesOf(readyDecision, ...read);
+
+/** The status patches of one pass of the controller over the namespace's Workloads, in their order. */
+export function workloadsToMarkReady(...read: PassRead): PlannedWrite[] {
+  return readyCandidates(...read).map((c) => c.write);
 }

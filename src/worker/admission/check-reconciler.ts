@@ -17,6 +17,6 @@ export async function reconcileAdmissionCheck(pass: AdmissionPass, config: Opera
   }
   const check = answer.value as AdmissionCheck;
   const active = admissionCheckActivePatch(check, config, pass.at);
-  if (active.action === 'patch') await pass.write(active.write);
+  if (active.action === 'patch') await pass.write(active.write, 'active');
   return check;
 }

@@ -7,6 +7,7 @@ import { describeRefusal, type KubeAnswer } from '../../kube/call.js';
 import { isStaleWrite, sendPlannedWrite } from '../../kube/planned-write.js';
 import type { ObjectCalls } from '../../kube/objects.js';
 import type { PlannedWrite } from '../../core/objects/planned-write.js';
+import type { KubeObject } from '../../model/kube.js';
 
 /** What the controller has done since it was made; every worker's own. */
 export interface AdmissionCounters {
@@ -15,6 +16,8 @@ export interface AdmissionCounters {
   activeWrites: number;
   /** Status writes that applied: a Workload's check set Ready. */
   readyWrites: number;
+  /** Status writes that applied: a Ready undone because its TrainJob is held (Pending, or Retry once admitted). */
+  undoWrites: number;
   /** Writes whose object had changed or gone since it was read (another writer came first). */
   stale: number;
   /** Calls the API did not answer; the next pass tries again. */
@@ -27,6 +30,14 @@ export type Log = (message: string, fields?: Record<string, unknown>) => void;
 
 /** A call the API did not answer: it ends the pass, and the next pass tries again. */
 export class Unanswered extends Error {}
+
+/** What a write came to: applied (and the object as written), stale (read again), or refused. */
+export type WriteOutcome = { outcome: 'applied'; object: KubeObject } | { outcome: 'stale' } | { outcome: 'refused' };
+
+/** What a write does, for the counters. */
+export type WriteKind = 'active' | 'ready' | 'undo';
+
+const APPLIED: Record<WriteKind, keyof AdmissionCounters> = { active: 'activeWrites', ready: 'readyWrites', undo: 'undoWrites' };
 
 export class AdmissionPass {
   /** What kept the pass from doing all it should, for the log. */
@@ -60,17 +71,19 @@ export class AdmissionPass {
   }
 
   /** Sends one planned write; a stale one is counted, any other refusal is a problem too. */
-  async write(planned: PlannedWrite): Promise<void> {
+  async write(planned: PlannedWrite, kind: WriteKind): Promise<WriteOutcome> {
     const answer = await this.ask(() => sendPlannedWrite(this.calls, planned, this.workloadVersion));
     if (answer.answered === 'ok') {
-      if (planned.kind === 'AdmissionCheck') this.counters.activeWrites++;
-      else this.counters.readyWrites++;
+      this.counters[APPLIED[kind]]++;
       this.applied.push(planned.summary);
       this.log('admission check controller wrote', { write: planned.summary });
-    } else if (isStaleWrite(answer)) {
-      this.counters.stale++;
-    } else {
-      this.refused(planned.summary, answer);
+      return { outcome: 'applied', object: answer.value };
     }
+    if (isStaleWrite(answer)) {
+      this.counters.stale++;
+      return { outcome: 'stale' };
+    }
+    this.refused(planned.summary, answer);
+    return { outcome: 'refused' };
   }
 }

@@ -14,7 +14,7 @@ const AT = '2026-01-02T03:04:05Z';
 const WORKLOADS = ['wl-a', 'wl-b', 'wl-c', 'wl-d', 'wl-e'];
 
 function passOn(api: FakeApi) {
-  const counters: AdmissionCounters = { passes: 0, activeWrites: 0, readyWrites: 0, stale: 0, unanswered: 0, refused: 0 };
+  const counters: AdmissionCounters = { passes: 0, activeWrites: 0, readyWrites: 0, undoWrites: 0, stale: 0, unanswered: 0, refused: 0 };
   const calls = new ObjectCalls(api.kube(), { requestTimeoutMs: 1000 });
   return { counters, pass: new AdmissionPass(calls, AT, KUEUE_CONFIG.kueue.workloadVersion, counters, () => {}) };
 }

@@ -1,7 +1,9 @@
 // An in-memory API server for the admission check controller's tests: objects by plural, namespace
 // and name; JSON patches applied as the API server does (a failed `test` is its 422); resourceVersion
-// bumped on each write; `fault` answers a call instead, and every call is recorded. `cluster()` is
-// dispatch's AdmissionCheck with Workloads a..e, of which only `a` and `b` are to be marked Ready.
+// bumped on each write; `fault` answers a call instead, every call is recorded, and `beforeServe` /
+// `afterWrite` let a test land another writer's change (a Hold, Kueue admitting) at an exact point.
+// `cluster()` is dispatch's AdmissionCheck with Workloads a..e, of which only `a` and `b` are to be
+// marked Ready.
 import { ApiException } from '@kubernetes/client-node';
 import type { KubeClients } from '../../../../src/kube/clients.js';
 import type { KubeObject, Workload } from '../../../../src/model/kube.js';
@@ -27,7 +29,12 @@ export interface Params {
   _continue?: string;
 }
 
-export type Method = 'getClusterCustomObject' | 'patchClusterCustomObjectStatus' | 'listNamespacedCustomObject' | 'patchNamespacedCustomObjectStatus';
+export type Method =
+  | 'getClusterCustomObject'
+  | 'getNamespacedCustomObject'
+  | 'patchClusterCustomObjectStatus'
+  | 'listNamespacedCustomObject'
+  | 'patchNamespacedCustomObjectStatus';
 
 /** An API server of objects by plural/namespace/name; `fault` may answer a call instead of it. */
 export class FakeApi {
@@ -36,6 +43,10 @@ export class FakeApi {
   fault?: (method: Method, params: Params) => Error | undefined;
   /** Resolved before each Workload list answers (to make two controllers read before either writes). */
   beforeList?: () => Promise<void>;
+  /** Runs as each call is served, before it is: another writer's change lands just before it. */
+  beforeServe?: (method: Method, params: Params) => void;
+  /** Runs right after a write applied, before its answer: another writer's change lands next. */
+  afterWrite?: (params: Params, written: KubeObject) => void;
   private rv = 1000;
 
   put(plural: string, object: KubeObject): void {
@@ -50,7 +61,12 @@ export class FakeApi {
   private answer<T>(method: Method, params: Params, work: () => T): Promise<T> {
     this.calls.push({ method, params });
     const fault = this.fault?.(method, params);
-    return fault ? Promise.reject(fault) : Promise.resolve().then(work);
+    return fault
+      ? Promise.reject(fault)
+      : Promise.resolve().then(() => {
+          this.beforeServe?.(method, params);
+          return work();
+        });
   }
 
   private patch(params: Params): KubeObject {
@@ -64,7 +80,16 @@ export class FakeApi {
       throw error;
     }
     this.put(params.plural, next);
-    return next;
+    const written = this.get(params.plural, params.namespace ?? '', params.name ?? '') as KubeObject;
+    this.afterWrite?.(params, written);
+    return written;
+  }
+
+  /** Another writer's JSON patch of an object (a Hold, Kueue), applied unconditionally. */
+  edit(plural: string, namespace: string, name: string, edit: (object: KubeObject) => KubeObject): void {
+    const current = this.get(plural, namespace, name);
+    if (!current) throw new Error(`${plural}/${namespace}/${name} not found`);
+    this.put(plural, edit(structuredClone(current)));
   }
 
   readonly custom = {
@@ -73,6 +98,12 @@ export class FakeApi {
         const found = this.get(p.plural, '', p.name ?? '');
         if (!found) throw apiError(404, `${p.name} not found`, 'NotFound');
         return found;
+      }),
+    getNamespacedCustomObject: (p: Params) =>
+      this.answer('getNamespacedCustomObject', p, () => {
+        const found = this.get(p.plural, p.namespace ?? '', p.name ?? '');
+        if (!found) throw apiError(404, `${p.name} not found`, 'NotFound');
+        return structuredClone(found);
       }),
     patchClusterCustomObjectStatus: (p: Params) => this.answer('patchClusterCustomObjectStatus', p, () => this.patch(p)),
     patchNamespacedCustomObjectStatus: (p: Params) => this.answer('patchNamespacedCustomObjectStatus', p, () => this.patch(p)),
