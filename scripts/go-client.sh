@@ -9,6 +9,10 @@
 #                                    testdata/go-encodings.json's freshness check)
 #   scripts/go-client.sh go <args>   go <args> in go/ with those caches (the Go integration tests,
 #                                    test/integration/go-client/, run through this)
+#   scripts/go-client.sh go-in <dir> <args>
+#                                    go <args> in <dir> with those caches: another copy of the
+#                                    module, such as the previous release's go/ tree that
+#                                    test/integration/go-client/ runs against today's worker
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,6 +20,11 @@ cache=${DISPATCH_KUBEFLOW_CACHE:-$HOME/.cache/dispatch-kubeflow}/go-client
 export GOMODCACHE="$cache/mod" GOCACHE="$cache/build"
 # Writable module files, so that the cache folder can be deleted (or restored by CI) like any other.
 export GOFLAGS="-modcacherw $(go env GOFLAGS)"
+if [ "${1:-}" = go-in ]; then
+  cd "${2:?usage: scripts/go-client.sh go-in <dir> <args>}"
+  shift 2
+  exec go "$@"
+fi
 cd "$here/../go"
 # shellcheck source=scripts/with-progress.sh
 . "$here/with-progress.sh"
@@ -41,7 +50,7 @@ case "${1:-}" in
     echo "go vet, go test: $((SECONDS - start))s" >&2
     ;;
   *)
-    echo "usage: scripts/go-client.sh check | go <args>" >&2
+    echo "usage: scripts/go-client.sh check | go <args> | go-in <dir> <args>" >&2
     exit 2
     ;;
 esac

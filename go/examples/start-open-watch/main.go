@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	dk "github.com/phpboyscout/dispatch-kubeflow/go"
+	dk "github.com/phpboyscout/dispatch-kubeflow/go/dispatchkubeflow"
 	"go.temporal.io/sdk/client"
 )
 
@@ -29,7 +29,7 @@ func main() {
 	if err := run(*runtime, *timeout); err != nil {
 		var failure *dk.Error
 		if errors.As(err, &failure) {
-			fmt.Fprintf(os.Stderr, "%s at step %d (retryable: %s): %v\n", failure.Type, failure.Step, failure.Type.CallerRetry(), err)
+			fmt.Fprintf(os.Stderr, "%s at step %d (may retry: %s): %v\n", failure.Type, failure.Step, failure.Type.CallerRetry(), err)
 			os.Exit(2)
 		}
 		fmt.Fprintln(os.Stderr, err)
@@ -53,16 +53,20 @@ func run(runtime string, timeout time.Duration) error {
 	if err != nil {
 		return err
 	}
-	// The codec (nil: plain JSON) for payloads and for the failures' details.
-	temporal, err := client.Dial(dk.WithDataConverter(client.Options{
-		HostPort:  env("TEMPORAL_ADDRESS", "localhost:7233"),
-		Namespace: env("TEMPORAL_NAMESPACE", "default"),
-	}, dataConverter))
+	// The codec (nil: plain JSON) for payloads and, through dk.Dial, for the failures' details.
+	temporal, err := dk.Dial(client.Options{
+		HostPort:      env("TEMPORAL_ADDRESS", "localhost:7233"),
+		Namespace:     env("TEMPORAL_NAMESPACE", "default"),
+		DataConverter: dataConverter,
+	})
 	if err != nil {
 		return err
 	}
 	defer temporal.Close()
-	dispatch := dk.New(temporal, dk.Options{Namespace: env("K8S_NAMESPACE", "dispatch"), TaskQueue: env("DISPATCH_TASK_QUEUE", "")})
+	dispatch, err := dk.New(temporal, dk.Options{Namespace: env("K8S_NAMESPACE", "dispatch"), TaskQueue: env("DISPATCH_TASK_QUEUE", "")})
+	if err != nil {
+		return err
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -75,21 +79,28 @@ func run(runtime string, timeout time.Duration) error {
 			Env:         map[string]string{"LR": "0.1"},
 			Nodes:       2,
 			GPUsPerNode: 8,
-			TimeLimit:   "2h30m",
+			TimeLimit:   2*time.Hour + 30*time.Minute,
 			Extensions: &dk.Extensions{
 				Image:      &dk.ImageExtension{Ref: "ghcr.io/example/train:1.4"},
 				RuntimeRef: &dk.RuntimeRefExtension{Kind: dk.RuntimeKind(kind), Name: name},
 			},
 		},
 	}
-	fmt.Printf("workflow %s\n", dispatch.StartOptions(request).ID)
-	started, err := dispatch.Start(ctx, request)
+	if err := request.Validate(); err != nil {
+		return err // every problem at once, as the worker would name them
+	}
+	start, err := dispatch.SubmitStart(ctx, request)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("  Start: TrainJob %s (uid %s), mode %s\n", started.Ref, started.UID, started.Mode)
+	fmt.Printf("workflow %s\n", start.ID())
+	started, err := start.Get(ctx)
+	if err != nil {
+		return err
+	}
+	ref := started.Ref
+	fmt.Printf("  Start: TrainJob %s/%s (uid %s), mode %s\n", ref.Namespace, ref.Name, ref.UID, started.Mode)
 
-	ref := started.TrainJobRef()
 	fmt.Printf("workflow %s\n", dk.OperationWorkflowID(dk.OpOpen, ref))
 	opened, err := dispatch.Open(ctx, ref)
 	if err != nil {

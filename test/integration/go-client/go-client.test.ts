@@ -1,14 +1,17 @@
 // The Go client (go/) against the real worker: this file starts a plain-mode and a Kueue-mode
 // worker, and workers that refuse on demand (no gates yet: ErrUnreachable; a restricted identity:
 // ErrReadOnly; TrainJob creates whose answers a fault proxy drops, or which it resets:
-// ErrOutcomeUnknown), all encrypting payloads, and runs go/integration_test.go (`go test -tags
-// integration`) on them, passing what it needs in the environment; then the example program
-// go/examples/start-open-watch on the plain worker. Go runs through scripts/go-client.sh, whose
-// module and build caches npm test fills before the tests (a cold one: the first run here compiles
-// the Temporal Go SDK, a few minutes on two cores).
+// ErrOutcomeUnknown), all encrypting payloads, and runs go/dispatchkubeflow/integration_test.go
+// (`go test -tags integration`) on them, passing what it needs in the environment; then the example
+// program go/examples/start-open-watch on the plain worker; then the previous release's Go client
+// (the go/ tree at PREVIOUS_GO_CLIENT, its own integration tests) against today's worker, the
+// version skew of docs/contract.md §10. Go runs through scripts/go-client.sh, whose module and
+// build caches npm test fills before the tests (a cold one: the first run here compiles the
+// Temporal Go SDK, a few minutes on two cores).
+import { execFileSync } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +29,22 @@ const repoRoot = join(import.meta.dirname, '..', '..', '..');
 const goDir = join(repoRoot, 'go');
 /** `go <args>` in go/ with the caches of scripts/go-client.sh. */
 const go = (args: string[], env: NodeJS.ProcessEnv) => run('bash', [join(repoRoot, 'scripts', 'go-client.sh'), 'go', ...args], goDir, env);
+/** `go <args>` in another copy of the module, with the same caches. */
+const goIn = (dir: string, args: string[], env: NodeJS.ProcessEnv) =>
+  run('bash', [join(repoRoot, 'scripts', 'go-client.sh'), 'go-in', dir, ...args], dir, env);
+/**
+ * The previous release of the Go client: the last commit of go/ before the package moved to
+ * go/dispatchkubeflow (strict result decoding, package at the module's root). Its own integration
+ * tests run against today's worker.
+ */
+const PREVIOUS_GO_CLIENT = '4b127a846198beb2e6cf1312adad7ad9fcb650fd';
+
+/** The TestIntegration* functions a Go file declares, and those a `go test -v` output passed. */
+function integrationTests(file: string, output: string): { written: string[]; passed: string[] } {
+  const written = [...readFileSync(file, 'utf8').matchAll(/^func (TestIntegration\w+)\(/gm)].map((m) => m[1]!);
+  const passed = [...output.matchAll(/^--- PASS: (TestIntegration\w+)/gm)].map((m) => m[1]!);
+  return { written: written.sort(), passed: passed.sort() };
+}
 
 /** Runs a command to its end: its exit code and its output (stdout and stderr, interleaved). */
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
@@ -123,14 +142,31 @@ describe('the Go client against the real worker (go/integration_test.go)', () =>
   });
 
   it('every integration test of the Go client passes, none skipped', async () => {
-    const { code, output } = await go(['test', '-tags', 'integration', '-count=1', '-v', '-run', '^TestIntegration', '.'], goEnv);
+    const { code, output } = await go(['test', '-tags', 'integration', '-count=1', '-v', '-run', '^TestIntegration', './dispatchkubeflow'], goEnv);
     console.log(output);
-    const written = [...readFileSync(join(goDir, 'integration_test.go'), 'utf8').matchAll(/^func (TestIntegration\w+)\(/gm)].map((m) => m[1]);
-    const passed = [...output.matchAll(/^--- PASS: (TestIntegration\w+)/gm)].map((m) => m[1]);
+    const { written, passed } = integrationTests(join(goDir, 'dispatchkubeflow', 'integration_test.go'), output);
     expect(code, output).toBe(0);
     expect(output).not.toMatch(/^--- SKIP/m);
-    expect(passed.sort()).toEqual(written.sort());
+    expect(written.length).toBeGreaterThan(10);
+    expect(passed).toEqual(written);
     console.log(`go client integration: ${passed.length} passed, 0 failed`);
+  }, 900_000);
+
+  it("the previous release's Go client passes its own integration tests against today's worker", async () => {
+    // Its go/ tree, as committed, in a folder of its own outside the work tree.
+    const dir = mkdtempSync(join(tmpdir(), 'dk-go-previous-'));
+    const archive = execFileSync('git', ['archive', '--format=tar', PREVIOUS_GO_CLIENT, 'go'], { cwd: repoRoot, maxBuffer: 64 << 20 });
+    execFileSync('tar', ['-x', '-C', dir], { input: archive });
+    const previousDir = join(dir, 'go');
+    const { code, output } = await goIn(previousDir, ['test', '-tags', 'integration', '-count=1', '-v', '-run', '^TestIntegration', '.'], goEnv);
+    console.log(output);
+    const { written, passed } = integrationTests(join(previousDir, 'integration_test.go'), output);
+    rmSync(dir, { recursive: true, force: true });
+    expect(code, output).toBe(0);
+    expect(output).not.toMatch(/^--- SKIP/m);
+    expect(written.length).toBeGreaterThan(10);
+    expect(passed).toEqual(written);
+    console.log(`previous Go client (${PREVIOUS_GO_CLIENT.slice(0, 7)}) against today's worker: ${passed.length} passed, 0 failed`);
   }, 900_000);
 
   it('the example program runs a job from Start through Open to Succeeded, payloads encrypted', async () => {

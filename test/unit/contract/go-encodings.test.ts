@@ -12,6 +12,8 @@ interface Encoding {
   what: string;
   kind: 'start' | 'ref' | 'capabilities';
   refused?: string;
+  /** The Go client's own validation's reasons (StartRequest.Validate, TrainJobRef.Validate). */
+  reasons?: string[];
   json: unknown;
 }
 
@@ -44,6 +46,8 @@ describe("the Go client's JSON, read by the worker's validation", () => {
     } else {
       expect(outcome).toBeInstanceOf(DispatchError);
       expect((outcome as DispatchError).type).toBe(encoding.refused);
+      // One validation on either side: the Go client names the worker's reasons, in its order.
+      if (encoding.kind !== 'capabilities') expect((outcome as DispatchError).reasons).toEqual(encoding.reasons);
     }
   });
 

@@ -87,7 +87,7 @@ func stack(t *testing.T) itStack {
 		t.Fatalf("DISPATCH_IT_PROXIED_CALL_BOUND: %v", err)
 	}
 	clientWith := func(worker string, bound time.Duration) *Client {
-		return New(temporalClient, Options{
+		return mustNew(t, temporalClient, Options{
 			Namespace: os.Getenv("DISPATCH_IT_" + worker + "_NAMESPACE"),
 			TaskQueue: os.Getenv("DISPATCH_IT_" + worker + "_TASK_QUEUE"),
 			TrainJobs: trainJobs,
@@ -121,7 +121,7 @@ func request(runtime RuntimeRefExtension) StartRequest {
 			WorkDir:     "/workspace",
 			Nodes:       2,
 			GPUsPerNode: 8,
-			TimeLimit:   "2h30m",
+			TimeLimit:   2*time.Hour + 30*time.Minute,
 			Checkpoint:  "s3://bucket/ckpt/resnet50",
 			Recovery:    &Recovery{Policy: "requeue"},
 			Extensions: &Extensions{
@@ -180,8 +180,8 @@ func TestIntegrationPlainStartOpenWatchAndFind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := started.TrainJobRef()
-	if started.Mode != ModePlain || ref.Name != TrainJobName(req.Job, req.Submission) || started.Ref != ref.Namespace+"/"+ref.Name || started.UID == "" {
+	ref := started.Ref
+	if started.Mode != ModePlain || ref.Name != TrainJobName(req.Job, req.Submission) || ref.Namespace != s.plain.Namespace() || ref.UID == "" || started.RuntimeCopy != ref.Name {
 		t.Errorf("Start answered %+v", started)
 	}
 
@@ -192,7 +192,7 @@ func TestIntegrationPlainStartOpenWatchAndFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	summary, err := description.GetStaticSummary()
-	if err != nil || summary != StartSummary(req, s.plain.Namespace(), ref.Name) {
+	if err != nil || summary != startSummary(req, s.plain.Namespace(), ref.Name) {
 		t.Errorf("static summary %q %v", summary, err)
 	}
 	if job, _ := description.TypedSearchAttributes.GetKeyword(SearchAttributeJobID); job != req.Job {
@@ -254,7 +254,15 @@ func TestIntegrationRetriedStartAnswersTheSameTrainJob(t *testing.T) {
 	if err != nil || again != first {
 		t.Errorf("the retried Start answered %+v, %v; the first %+v", again, err, first)
 	}
-	if _, err := s.plain.Stop(ctx, first.TrainJobRef()); err != nil {
+	// A handle to the existing Start, by its id: the same answer.
+	handle, err := s.plain.StartHandle(ctx, StartWorkflowID(s.plain.Namespace(), first.Ref.Name, req.Attempt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found, err := handle.Get(ctx); err != nil || found != first {
+		t.Errorf("StartHandle answered %+v, %v; the Start %+v", found, err, first)
+	}
+	if _, err := s.plain.Stop(ctx, first.Ref); err != nil {
 		t.Error(err)
 	}
 }
@@ -266,7 +274,7 @@ func TestIntegrationHoldReleaseStopAndACallThatAttaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := started.TrainJobRef()
+	ref := started.Ref
 	// A Watch of a TrainJob not yet opened runs until it ends: a second Watch attaches to it.
 	watch, err := s.plain.SubmitWatch(ctx, ref)
 	if err != nil {
@@ -292,8 +300,12 @@ func TestIntegrationHoldReleaseStopAndACallThatAttaches(t *testing.T) {
 	if err != nil || stopped.Ref != ref {
 		t.Fatalf("Stop: %+v %v", stopped, err)
 	}
-	// The Watch begun before any of it answers, later, on the same handle.
-	outcome, err := s.plain.WatchHandle(ctx, ref).Get(ctx)
+	// The Watch begun before any of it answers, later, on a handle got by the ref.
+	later, err := s.plain.WatchHandle(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outcome, err := later.Get(ctx)
 	if err != nil || outcome.Phase != PhaseAbsent {
 		t.Errorf("Watch of a stopped TrainJob: %+v %v", outcome, err)
 	}
@@ -306,15 +318,16 @@ func TestIntegrationAFailedJobsOutcomeHasItsExitCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.plain.Open(ctx, started.TrainJobRef()); err != nil {
+	if _, err := s.plain.Open(ctx, started.Ref); err != nil {
 		t.Fatal(err)
 	}
-	outcome, err := s.plain.Watch(ctx, started.TrainJobRef())
+	outcome, err := s.plain.Watch(ctx, started.Ref)
 	if err != nil || outcome.Phase != PhaseFailed || outcome.ExitCode == nil || *outcome.ExitCode != 125 {
 		t.Errorf("%+v %v", outcome, err)
 	}
 }
 
+// Cancelling through the client's handle cancels the workflow itself: the Watch ends cancelled.
 func TestIntegrationCancelledWatchIsNotATypedFailure(t *testing.T) {
 	s := stack(t)
 	ctx := itContext(t)
@@ -322,11 +335,11 @@ func TestIntegrationCancelledWatchIsNotATypedFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	watch, err := s.plain.SubmitWatch(ctx, started.TrainJobRef())
+	watch, err := s.plain.SubmitWatch(ctx, started.Ref)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.temporal.CancelWorkflow(ctx, watch.ID(), watch.RunID()); err != nil {
+	if err := watch.Cancel(ctx); err != nil {
 		t.Fatal(err)
 	}
 	_, err = watch.Get(ctx)
@@ -337,7 +350,7 @@ func TestIntegrationCancelledWatchIsNotATypedFailure(t *testing.T) {
 	if _, typed := FromError(err); typed || IsRetryable(err) {
 		t.Errorf("a cancellation decoded as a typed failure: %v", err)
 	}
-	if _, err := s.plain.Stop(ctx, started.TrainJobRef()); err != nil {
+	if _, err := s.plain.Stop(ctx, started.Ref); err != nil {
 		t.Error(err)
 	}
 }
@@ -346,11 +359,17 @@ func TestIntegrationTypedRefusals(t *testing.T) {
 	s := stack(t)
 	ctx := itContext(t)
 
+	// Several problems with a valid identity: the worker judges them, and names what Validate names.
 	invalid := request(s.runtime)
-	invalid.Spec.Nodes = 0
+	invalid.Spec.Nodes, invalid.Spec.TimeLimit, invalid.Spec.Checkpoint = 0, -time.Second, "relative"
+	invalid.Spec.Extensions.Image = nil
 	_, err := s.plain.Start(ctx, invalid)
-	if failure := refusal(t, err, ErrInvalid); failure.Step != 4 || !slices.ContainsFunc(failure.Reasons, func(r string) bool { return strings.HasPrefix(r, "spec.nodes") }) {
+	failure := refusal(t, err, ErrInvalid)
+	if failure.Step != 4 || !slices.ContainsFunc(failure.Reasons, func(r string) bool { return strings.HasPrefix(r, "spec.nodes") }) {
 		t.Errorf("ErrInvalid: %+v", failure)
+	}
+	if local := invalid.Validate().(*Error); !slices.Equal(local.Reasons, failure.Reasons) || len(local.Reasons) != 4 {
+		t.Errorf("the worker's reasons %q, Validate's %q", failure.Reasons, local.Reasons)
 	}
 
 	unknown := request(s.runtime)
@@ -372,7 +391,7 @@ func TestIntegrationTypedRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if failure := refusal(t, Typed(run.Get(ctx, nil)), ErrInvalid); failure.Ref != nil || failure.Step != 0 || !strings.HasPrefix(failure.Reasons[0], "namespace") {
+	if failure := refusal(t, callError(ctx, run.Get(ctx, nil)), ErrInvalid); failure.Ref != nil || failure.Step != 0 || !strings.HasPrefix(failure.Reasons[0], "namespace") {
 		t.Errorf("ErrInvalid for a malformed ref: %+v", failure)
 	}
 }
@@ -404,7 +423,7 @@ func TestIntegrationKueueStartOpenWatch(t *testing.T) {
 	if started.Mode != ModeKueue {
 		t.Errorf("Start answered mode %s", started.Mode)
 	}
-	ref := started.TrainJobRef()
+	ref := started.Ref
 	opened, err := s.kueue.Open(ctx, ref)
 	if err != nil || (opened.Phase != PhaseQueued && opened.Phase != PhaseRunning) {
 		t.Fatalf("Open: %+v %v", opened, err)
@@ -429,7 +448,7 @@ func TestIntegrationErrReadOnlyUnderRBAC(t *testing.T) {
 	s := stack(t)
 	_, err := s.readOnly.Start(itContext(t), request(s.runtime))
 	failure := refusal(t, err, ErrReadOnly)
-	if failure.Step != 6 || !strings.Contains(failure.Reasons[0], "is forbidden") || IsRetryable(err) || failure.Type.CallerRetry() != "later" {
+	if failure.Step != 6 || !strings.Contains(failure.Reasons[0], "is forbidden") || IsRetryable(err) || failure.Type.CallerRetry() != RetryLater {
 		t.Errorf("%+v", failure)
 	}
 }

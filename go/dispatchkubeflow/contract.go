@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/phpboyscout/dispatch-kubeflow/go/internal/contract"
 )
 
 // DefaultTaskQueue is the worker's task queue unless its configuration's temporal.taskQueue says otherwise.
@@ -14,7 +16,7 @@ const DefaultTaskQueue = "dispatch-kubeflow"
 
 // The workflow types (docs/contract.md §1, §9): part of every recorded history, never renamed.
 const (
-	WorkflowStart        = "StartTrainJob"
+	WorkflowStart        = contract.StartTrainJob
 	WorkflowCapabilities = "TrainJobCapabilities"
 	WorkflowProbe        = "ProbeBackend"
 	WorkflowOpen         = "OpenTrainJob"
@@ -35,8 +37,8 @@ const (
 	OpWatch   Operation = "watch"
 )
 
-// Operations lists every Operation.
-var Operations = []Operation{OpOpen, OpHold, OpRelease, OpStop, OpWatch}
+// Operations lists every Operation (a new slice each call).
+func Operations() []Operation { return []Operation{OpOpen, OpHold, OpRelease, OpStop, OpWatch} }
 
 var operationTypes = map[Operation]string{
 	OpOpen: WorkflowOpen, OpHold: WorkflowHold, OpRelease: WorkflowRelease, OpStop: WorkflowStop, OpWatch: WorkflowWatch,
@@ -69,14 +71,9 @@ func AttemptToken(namespace, name string, attempt int64) string {
 	return fmt.Sprintf("%d-%s", attempt, hex.EncodeToString(digest[:])[:12])
 }
 
-// StartWorkflowIDPrefix is what every Start id of one TrainJob begins with, whatever its attempt.
-func StartWorkflowIDPrefix(namespace, name string) string {
-	return fmt.Sprintf("start/%s/%s/", namespace, name)
-}
-
 // StartWorkflowID is a Start's id: start/<namespace>/<name>/a<attempt>.
 func StartWorkflowID(namespace, name string, attempt int64) string {
-	return fmt.Sprintf("%sa%d", StartWorkflowIDPrefix(namespace, name), attempt)
+	return fmt.Sprintf("%sa%d", contract.StartIDPrefix(namespace, name), attempt)
 }
 
 // ProbeWorkflowID is the one probe of a namespace, which every worker and caller attaches to.
@@ -92,29 +89,25 @@ func OperationWorkflowID(op Operation, ref TrainJobRef) string {
 	return fmt.Sprintf("%s/%s/%s/%s", op, ref.Namespace, ref.Name, ref.UID)
 }
 
-// StartSummary is a Start's static summary, as the Temporal UI shows it.
-func StartSummary(request StartRequest, namespace, name string) string {
-	return fmt.Sprintf("Start job %s g=%d s=%d a=%d as TrainJob %s/%s",
-		request.Job, request.Generation, request.Submission, request.Attempt, namespace, name)
+// startSummary is a Start's static summary, as the Temporal UI shows it.
+func startSummary(request StartRequest, namespace, name string) string {
+	return contract.StartSummary(request.Job, request.Generation, request.Submission, request.Attempt, namespace, name)
 }
 
-// OperationSummary is an operation's static summary: "Open TrainJob <ns>/<name> (uid <uid>)".
-func OperationSummary(op Operation, ref TrainJobRef) string {
-	return fmt.Sprintf("%s TrainJob %s/%s (uid %s)", operationNames[op], ref.Namespace, ref.Name, ref.UID)
+// operationSummary is an operation's static summary: "Open TrainJob <ns>/<name> (uid <uid>)".
+func operationSummary(op Operation, ref TrainJobRef) string {
+	return contract.OperationSummary(operationNames[op], ref.Namespace, ref.Name, ref.UID)
 }
 
-// ProbeSummary is the probe's static summary.
-func ProbeSummary(namespace string) string { return "Preflight probe of namespace " + namespace }
-
-// StartSearchAttributes are the search attributes a Start is started with.
-func StartSearchAttributes(request StartRequest, name string) temporal.SearchAttributes {
+// startSearchAttributes are the search attributes a Start is started with.
+func startSearchAttributes(request StartRequest, name string) temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(
 		SearchAttributeJobID.ValueSet(request.Job),
 		SearchAttributeTrainJob.ValueSet(name),
 	)
 }
 
-// OperationSearchAttributes are the search attributes an operation is started with.
-func OperationSearchAttributes(ref TrainJobRef) temporal.SearchAttributes {
+// operationSearchAttributes are the search attributes an operation is started with.
+func operationSearchAttributes(ref TrainJobRef) temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(SearchAttributeTrainJob.ValueSet(ref.Name))
 }

@@ -1,17 +1,23 @@
 package dispatchkubeflow
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	failurepb "go.temporal.io/api/failure/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/phpboyscout/dispatch-kubeflow/go/internal/contract"
+	"github.com/phpboyscout/dispatch-kubeflow/go/internal/faketemporal"
 )
 
 // The failures of testdata/contract.json are toApplicationFailure's (src/model/error-failures.ts) through
@@ -77,7 +83,7 @@ func TestFailuresDecodeAsTheTypeScriptClientDecodesThem(t *testing.T) {
 				t.Errorf("retryable %v; TypeScript %v", got.Retryable(), want.RetryableByCaller)
 			}
 			var asError *Error
-			if !errors.As(Typed(err), &asError) || !errors.Is(Typed(err), want.Type) {
+			if !errors.As(callError(t.Context(), err), &asError) || !errors.Is(callError(t.Context(), err), want.Type) {
 				t.Errorf("errors.As / errors.Is do not find the %s", want.Type)
 			}
 			var appErr *temporal.ApplicationError
@@ -102,18 +108,19 @@ func TestErrorsIsAsAndRetryable(t *testing.T) {
 		t.Errorf("message %q", got.Error())
 	}
 	for _, c := range []struct {
-		t     ErrorType
-		retry string
-	}{{ErrInvalid, "no"}, {ErrUnsupported, "no"}, {ErrRejected, "no"}, {ErrUnreachable, "yes"}, {ErrReadOnly, "later"}, {ErrOutcomeUnknown, "with care"}} {
-		if c.t.CallerRetry() != c.retry || IsRetryable(&Error{Type: c.t}) != (c.retry == "yes") {
-			t.Errorf("%s: caller retry %q, want %q", c.t, c.t.CallerRetry(), c.retry)
+		t      ErrorType
+		advice RetryAdvice
+		words  string
+	}{{ErrInvalid, GiveUp, "no"}, {ErrUnsupported, GiveUp, "no"}, {ErrRejected, GiveUp, "no"}, {ErrUnreachable, Retry, "yes"}, {ErrReadOnly, RetryLater, "later"}, {ErrOutcomeUnknown, ResolveFirst, "with care"}} {
+		if c.t.CallerRetry() != c.advice || c.advice.String() != c.words || IsRetryable(&Error{Type: c.t}) != (c.advice == Retry) {
+			t.Errorf("%s: caller retry %v (%q), want %v (%q)", c.t, int(c.t.CallerRetry()), c.t.CallerRetry(), int(c.advice), c.words)
 		}
 	}
 	if IsRetryable(errors.New("plain")) || IsRetryable(nil) {
 		t.Error("an untyped error is retryable")
 	}
 	other := temporal.NewApplicationError("boom", "KubeUnanswered")
-	if _, ok := FromError(fmt.Errorf("x: %w", other)); ok || Typed(other) != other {
+	if _, ok := FromError(fmt.Errorf("x: %w", other)); ok || callError(t.Context(), other) != other {
 		t.Error("a failure of another type was taken as typed")
 	}
 }
@@ -135,26 +142,26 @@ func TestFailureDetailsAreCheckedAsTheWorkerChecksThem(t *testing.T) {
 		`"text"`: false,
 	}
 	for raw, want := range cases {
-		if _, got := parseFailureDetails([]byte(raw)); got != want {
+		if _, got := contract.ParseDetails([]byte(raw)); got != want {
 			t.Errorf("%s: FailureDetails %v, want %v", raw, got, want)
 		}
 	}
 }
 
 func TestTheClientRefusesAMalformedIdentityOrRefBeforeStarting(t *testing.T) {
-	fake := newFake()
-	dk := New(fake, Options{Namespace: "ml-jobs"})
+	fake := faketemporal.New()
+	dk := mustNew(t, fake, Options{Namespace: "ml-jobs"})
 	_, err := dk.SubmitStart(t.Context(), StartRequest{Job: "not-a-ulid", Submission: 0, Attempt: -1})
 	var failure *Error
-	if !errors.As(err, &failure) || failure.Type != ErrInvalid || failure.Step != 4 || len(failure.Reasons) != 3 {
+	if !errors.As(err, &failure) || failure.Type != ErrInvalid || failure.Step != 4 || len(failure.Reasons) != 7 {
 		t.Errorf("got %#v", err)
 	}
 	_, err = dk.Open(t.Context(), TrainJobRef{Namespace: "ML", Name: "a/b", UID: "x/y"})
 	if !errors.As(err, &failure) || failure.Type != ErrInvalid || failure.Ref != nil || len(failure.Reasons) != 3 || !strings.Contains(failure.Error(), `uid: must not contain "/"`) {
 		t.Errorf("got %#v", err)
 	}
-	if len(fake.started) != 0 {
-		t.Errorf("started %d workflows", len(fake.started))
+	if len(fake.Started) != 0 {
+		t.Errorf("started %d workflows", len(fake.Started))
 	}
 }
 
@@ -205,5 +212,106 @@ func TestSealedFailureDetailsDecodeThroughWithDataConverter(t *testing.T) {
 	}
 	if checked < 6 {
 		t.Errorf("only %d typed failures checked", checked)
+	}
+}
+
+// A wait whose context ends answers an error errors.Is finds context.Canceled or
+// context.DeadlineExceeded in, keeping the SDK's error beside it.
+func TestAWaitWhoseContextEndsIsTheContextsError(t *testing.T) {
+	fake := faketemporal.New()
+	dk := mustNew(t, fake, Options{Namespace: "ml-jobs"})
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err := dk.Watch(cancelled, testRef)
+	var sdk *serviceerror.Canceled
+	if !errors.Is(err, context.Canceled) || !errors.As(err, &sdk) {
+		t.Errorf("a cancelled Watch: %v (%T)", err, err)
+	}
+	expired, stop := context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
+	defer stop()
+	_, err = dk.Start(expired, testRequest(1))
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		t.Errorf("a Start past its deadline: %v", err)
+	}
+	// The SDK's answer alone (the server's deadline, not the caller's context) is matched too.
+	if err := callError(t.Context(), fmt.Errorf("polling: %w", serviceerror.NewDeadlineExceeded("deadline"))); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("serviceerror.DeadlineExceeded: %v", err)
+	}
+	if err := callError(t.Context(), errors.New("other")); errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("an unrelated error taken for the context's: %v", err)
+	}
+}
+
+// A typed failure is found in every shape an error takes: wrapped, joined, joined and wrapped, and
+// matched by errors.Is (its type), errors.As (*Error, ErrorType, the ApplicationError it came from).
+func TestTypedFailuresMatchInEveryShape(t *testing.T) {
+	received := workerFailure(ErrUnreachable, FailureDetails{Reasons: []string{"no answer"}, Step: 1})
+	typed := callError(t.Context(), received)
+	for what, err := range map[string]error{
+		"as received":        received,
+		"typed":              typed,
+		"wrapped":            fmt.Errorf("starting: %w", typed),
+		"joined":             errors.Join(errors.New("first"), typed),
+		"joined and wrapped": fmt.Errorf("batch: %w", errors.Join(errors.New("first"), fmt.Errorf("second: %w", typed))),
+		"two %w":             fmt.Errorf("%w and %w", errors.New("first"), typed),
+		// The SDK's error as received, joined: FromError reads it (errors.Is cannot: no call of
+		// this client answers it untyped).
+		"received, joined": errors.Join(errors.New("first"), received),
+	} {
+		failure, ok := FromError(err)
+		if !ok || failure.Type != ErrUnreachable || failure.Step != 1 || !IsRetryable(err) {
+			t.Errorf("%s: FromError %+v %v", what, failure, ok)
+		}
+		if strings.HasPrefix(what, "received") || what == "as received" {
+			continue
+		}
+		var errorType ErrorType
+		var appErr *temporal.ApplicationError
+		if !errors.Is(err, ErrUnreachable) || errors.Is(err, ErrRejected) || !errors.As(err, &errorType) || errorType != ErrUnreachable || !errors.As(err, &appErr) {
+			t.Errorf("%s: errors.Is / errors.As do not match %v", what, err)
+		}
+	}
+}
+
+// A Temporal client given the codec through client.Options.DataConverter alone reads a sealed
+// failure's details not at all: FromError says so (ErrSealedDetails), rather than silently
+// answering step 0 and no ref; Dial's options (and WithDataConverter's) read them.
+func TestSealedDetailsWithoutTheFailureConverterAreReportedAndDialSetsIt(t *testing.T) {
+	keys, err := ParseCodecKeys(loadVectors(t).Keys[CodecKeysEnv], "k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc := NewCodecDataConverter(keys)
+	sealing := temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{DataConverter: dc})
+	thrown := temporal.NewNonRetryableApplicationError("outcome unknown (TrainJob ns/n): no answer", string(ErrOutcomeUnknown), nil,
+		FailureDetails{Reasons: []string{"no answer"}, Step: 6, Ref: &TrainJobRef{Namespace: "ns", Name: "n"}})
+	failure := sealing.ErrorToFailure(thrown)
+
+	usual := client.Options{DataConverter: dc} // the usual field alone: the SDK's default failure converter
+	read := func(options client.Options) *Error {
+		converter := options.FailureConverter
+		if converter == nil {
+			converter = temporal.GetDefaultFailureConverter()
+		}
+		got, ok := FromError(converter.FailureToError(failure))
+		if !ok {
+			t.Fatal("not a typed failure")
+		}
+		return got
+	}
+	if got := read(usual); !errors.Is(got, ErrSealedDetails) || got.Step != 0 || !strings.Contains(got.Error(), "Dial") {
+		t.Errorf("sealed details not reported: %v (step %d)", got, got.Step)
+	}
+	for what, options := range map[string]client.Options{"Dial": dialOptions(usual), "WithDataConverter": WithDataConverter(client.Options{}, dc)} {
+		if got := read(options); errors.Is(got, ErrSealedDetails) || got.Step != 6 || got.Ref == nil || got.Ref.Name != "n" {
+			t.Errorf("%s: %v (step %d, ref %v)", what, got, got.Step, got.Ref)
+		}
+	}
+	own := temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{})
+	if kept := dialOptions(client.Options{DataConverter: dc, FailureConverter: own}); kept.FailureConverter != own {
+		t.Error("Dial replaced a failure converter of the caller's")
+	}
+	if plain := dialOptions(client.Options{HostPort: "x"}); plain.FailureConverter != nil || plain.DataConverter != nil {
+		t.Errorf("Dial without a codec changed the options: %+v", plain)
 	}
 }

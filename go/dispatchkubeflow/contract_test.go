@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/phpboyscout/dispatch-kubeflow/go/internal/faketemporal"
+	"github.com/phpboyscout/dispatch-kubeflow/go/internal/wire"
 )
 
 // testdata/contract.json is recorded from the TypeScript client and model
@@ -77,7 +80,7 @@ type contractData struct {
 
 func loadContract(t *testing.T) contractData {
 	t.Helper()
-	raw, err := os.ReadFile("testdata/contract.json")
+	raw, err := os.ReadFile("../testdata/contract.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,11 +105,11 @@ func orUnspecified(s *string) string {
 }
 
 // compareStart checks what the Go client started against what the TypeScript client started.
-func compareStart(t *testing.T, got startedCall, want recordedStart) {
+func compareStart(t *testing.T, got faketemporal.Call, want recordedStart) {
 	t.Helper()
-	o := got.options
-	if got.workflowType != want.Type {
-		t.Errorf("type %q, TypeScript %q", got.workflowType, want.Type)
+	o := got.Options
+	if got.WorkflowType != want.Type {
+		t.Errorf("type %q, TypeScript %q", got.WorkflowType, want.Type)
 	}
 	if o.TaskQueue != want.TaskQueue {
 		t.Errorf("task queue %q, TypeScript %q", o.TaskQueue, want.TaskQueue)
@@ -134,10 +137,10 @@ func compareStart(t *testing.T, got startedCall, want recordedStart) {
 	if !sameSearchAttributes(gotSA, want.SearchAttributes) {
 		t.Errorf("%s: search attributes %v, TypeScript %v", o.ID, gotSA, want.SearchAttributes)
 	}
-	if len(got.args) != len(want.Args) {
-		t.Fatalf("%s: %d arguments, TypeScript %d", o.ID, len(got.args), len(want.Args))
+	if len(got.Args) != len(want.Args) {
+		t.Fatalf("%s: %d arguments, TypeScript %d", o.ID, len(got.Args), len(want.Args))
 	}
-	for i, arg := range got.args {
+	for i, arg := range got.Args {
 		encoded, err := json.Marshal(arg)
 		if err != nil {
 			t.Fatal(err)
@@ -162,7 +165,7 @@ func sameSearchAttributes(a, b []recordedSA) bool {
 func TestWorkflowTypesAreTheTypeScriptOnes(t *testing.T) {
 	data := loadContract(t)
 	want := map[string]string{"start": WorkflowStart, "capabilities": WorkflowCapabilities, "probe": WorkflowProbe}
-	for _, op := range Operations {
+	for _, op := range Operations() {
 		want[string(op)] = op.WorkflowType()
 	}
 	if !reflect.DeepEqual(data.WorkflowTypes, want) {
@@ -188,25 +191,25 @@ func TestStartIsStartedAsTheTypeScriptClientStartsIt(t *testing.T) {
 	}
 	for _, c := range data.Starts {
 		var request StartRequest
-		if err := decodeStrict(c.Started.Args[0], &request); err != nil {
+		if err := wire.DecodeStrict(c.Started.Args[0], &request); err != nil {
 			t.Fatal(err)
 		}
-		fake := newFake()
-		if _, err := New(fake, Options{Namespace: c.Namespace}).SubmitStart(context.Background(), request); err != nil {
+		fake := faketemporal.New()
+		if _, err := mustNew(t, fake, Options{Namespace: c.Namespace}).SubmitStart(context.Background(), request); err != nil {
 			t.Fatal(err)
 		}
-		compareStart(t, fake.started[0], c.Started)
+		compareStart(t, fake.Started[0], c.Started)
 	}
 }
 
 func TestOperationsAreStartedAsTheTypeScriptClientStartsThem(t *testing.T) {
 	data := loadContract(t)
-	if len(data.Operations) < 2*len(Operations) || len(data.Operations)%len(Operations) != 0 {
+	if len(data.Operations) < 2*len(Operations()) || len(data.Operations)%len(Operations()) != 0 {
 		t.Fatalf("%d recorded operations", len(data.Operations))
 	}
 	for _, c := range data.Operations {
-		fake := newFake()
-		dk := New(fake, Options{Namespace: c.Ref.Namespace})
+		fake := faketemporal.New()
+		dk := mustNew(t, fake, Options{Namespace: c.Ref.Namespace})
 		var err error
 		if c.Op == OpWatch {
 			_, err = dk.SubmitWatch(context.Background(), c.Ref)
@@ -216,7 +219,7 @@ func TestOperationsAreStartedAsTheTypeScriptClientStartsThem(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		compareStart(t, fake.started[0], c.Started)
+		compareStart(t, fake.Started[0], c.Started)
 	}
 }
 
@@ -224,16 +227,16 @@ func TestProbeAndCapabilitiesAreStartedAsTheTypeScriptClientStartsThem(t *testin
 	data := loadContract(t)
 	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 	for i, c := range data.Probes {
-		fake := newFake()
-		dk := New(fake, Options{Namespace: c.Namespace, TaskQueue: c.TaskQueue})
+		fake := faketemporal.New()
+		dk := mustNew(t, fake, Options{Namespace: c.Namespace, TaskQueue: c.TaskQueue})
 		_, _ = dk.Probe(context.Background())
-		compareStart(t, fake.started[0], c.Started)
+		compareStart(t, fake.Started[0], c.Started)
 
 		capabilities := data.Capabilities[i]
 		_, _ = dk.Capabilities(context.Background(), JobSpec{ProcsPerNode: 4, Command: []string{"ignored"}, Nodes: 3})
-		compareStart(t, fake.started[1], capabilities.Started)
+		compareStart(t, fake.Started[1], capabilities.Started)
 		prefix := strings.TrimSuffix(capabilities.Started.WorkflowID, "<uuid>")
-		id := fake.started[1].options.ID
+		id := fake.Started[1].Options.ID
 		if !strings.HasPrefix(id, prefix) || !uuid.MatchString(strings.TrimPrefix(id, prefix)) {
 			t.Errorf("capabilities id %q is not %s<random UUID>", id, prefix)
 		}
@@ -242,17 +245,17 @@ func TestProbeAndCapabilitiesAreStartedAsTheTypeScriptClientStartsThem(t *testin
 
 func TestFindAsksTheTypeScriptClientsQueries(t *testing.T) {
 	f := loadContract(t).Find
-	running, failed := FindQueries(f.Namespace, TrainJobName(f.Job, f.Submission), f.Now.Add(-time.Duration(f.CallBoundMs)*time.Millisecond))
+	running, failed := findQueries(f.Namespace, TrainJobName(f.Job, f.Submission), f.Now.Add(-time.Duration(f.CallBoundMs)*time.Millisecond))
 	if running != f.Queries[0] || failed != f.Queries[1] {
 		t.Errorf("Go queries\n%s\n%s\nTypeScript\n%s\n%s", running, failed, f.Queries[0], f.Queries[1])
 	}
-	fake := newFake()
-	answer, err := New(fake, Options{Namespace: f.Namespace, TrainJobs: fakeTrainJobs{}}).Find(context.Background(), f.Job, f.Submission)
+	fake := faketemporal.New()
+	answer, err := mustNew(t, fake, Options{Namespace: f.Namespace, TrainJobs: fakeTrainJobs{}}).Find(context.Background(), f.Job, f.Submission)
 	if err != nil || !reflect.DeepEqual(answer, f.Answer) {
 		t.Errorf("Find answered %+v, %v; TypeScript %+v", answer, err, f.Answer)
 	}
-	if len(fake.queries) != 2 || !strings.HasPrefix(fake.queries[1], strings.Split(f.Queries[1], "CloseTime")[0]) {
-		t.Errorf("Find asked %v", fake.queries)
+	if len(fake.Queries) != 2 || !strings.HasPrefix(fake.Queries[1], strings.Split(f.Queries[1], "CloseTime")[0]) {
+		t.Errorf("Find asked %v", fake.Queries)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/phpboyscout/dispatch-kubeflow/go/internal/wire"
 )
 
 // The Go types are written by hand; this test holds them to the JSON Schemas exported from the
@@ -17,7 +19,7 @@ import (
 // is never omitted by the Go encoding (no omitempty, no pointer) and an optional one may be, and
 // every enum and pattern equals the Go constants.
 
-const schemaDir = "../docs/schema"
+const schemaDir = "../../docs/schema"
 
 // The Go type of each published schema; config.schema.json is the worker's, not a caller's.
 var schemaTypes = map[string]reflect.Type{
@@ -28,7 +30,7 @@ var schemaTypes = map[string]reflect.Type{
 	"image-extension.schema.json":             reflect.TypeFor[ImageExtension](),
 	"runtime-ref-extension.schema.json":       reflect.TypeFor[RuntimeRefExtension](),
 	"shared-checkpoint-extension.schema.json": reflect.TypeFor[SharedCheckpointExtension](),
-	"start-result.schema.json":                reflect.TypeFor[StartResult](),
+	"start-result.schema.json":                reflect.TypeFor[startResultJSON](),
 	"capabilities.schema.json":                reflect.TypeFor[Capabilities](),
 	"backend-gates.schema.json":               reflect.TypeFor[BackendGates](),
 	"find-result.schema.json":                 reflect.TypeFor[FindResult](),
@@ -47,11 +49,11 @@ func strs[T ~string](values []T) []string {
 
 // The Go side of every enum and pattern, by "<file>#<path>".
 var schemaEnums = map[string][]string{
-	"trainjob-state.schema.json#phase":       strs(Phases),
-	"outcome.schema.json#phase":              strs(OutcomePhases),
-	"runtime-ref-extension.schema.json#kind": strs(RuntimeKinds),
-	"start-result.schema.json#mode":          strs(Modes),
-	"find-result.schema.json#state":          strs(FindStates),
+	"trainjob-state.schema.json#phase":       strs(Phases()),
+	"outcome.schema.json#phase":              strs(OutcomePhases()),
+	"runtime-ref-extension.schema.json#kind": strs(RuntimeKinds()),
+	"start-result.schema.json#mode":          strs(Modes()),
+	"find-result.schema.json#state":          strs(FindStates()),
 }
 
 var schemaPatterns = map[string]string{
@@ -186,10 +188,19 @@ func union(s schema) schema {
 
 func (w walker) where(path string) string { return w.file + "#" + path }
 
+// onTheWire are the types that write their JSON through another: that one is checked.
+var onTheWire = map[reflect.Type]reflect.Type{
+	reflect.TypeFor[JobSpec]():     reflect.TypeFor[jobSpecJSON](),
+	reflect.TypeFor[StartResult](): reflect.TypeFor[startResultJSON](),
+}
+
 func (w walker) check(path string, s schema, typ reflect.Type) {
 	s = resolve(union(s))
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
+	}
+	if shape, ok := onTheWire[typ]; ok {
+		typ = shape
 	}
 	if enum, ok := s["enum"].([]any); ok {
 		w.checkEnum(path, enum, typ)
@@ -267,11 +278,11 @@ func (w walker) checkObject(path string, s schema, typ reflect.Type) {
 	for _, name := range names {
 		required[name.(string)] = true
 	}
-	fields := map[string]jsonField{}
-	for _, field := range jsonFields(typ) {
-		fields[field.name] = field
-		if _, ok := properties[field.name]; !ok {
-			w.t.Errorf("%s: Go has field %q, which the schema does not", path, field.name)
+	fields := map[string]wire.Field{}
+	for _, field := range wire.Fields(typ) {
+		fields[field.Name] = field
+		if _, ok := properties[field.Name]; !ok {
+			w.t.Errorf("%s: Go has field %q, which the schema does not", path, field.Name)
 		}
 	}
 	for name, property := range properties {
@@ -281,13 +292,13 @@ func (w walker) checkObject(path string, s schema, typ reflect.Type) {
 			w.t.Errorf("%s: the schema's property has no Go field", at)
 			continue
 		}
-		omittable := field.omitempty || field.typ.Kind() == reflect.Pointer
+		omittable := field.OmitEmpty || field.Type.Kind() == reflect.Pointer
 		if required[name] && omittable {
 			w.t.Errorf("%s: required by the schema, but Go may omit it (omitempty or a pointer)", at)
 		}
 		if !required[name] && !omittable {
 			w.t.Errorf("%s: optional in the schema, but Go always sends it (add omitempty)", at)
 		}
-		w.check(at, property.(schema), field.typ)
+		w.check(at, property.(schema), field.Type)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/phpboyscout/dispatch-kubeflow/go/internal/contract"
 )
 
 // DefaultCallBound is the worker's default timeouts.call.
@@ -26,15 +28,10 @@ const AttemptTokenAnnotation = "dispatch.phpboyscout.uk/attempt-token"
 // ErrNoTrainJobReader is Find's error when the client has no Options.TrainJobs.
 var ErrNoTrainJobReader = errors.New("dispatchkubeflow: Find needs Options.TrainJobs to read the TrainJob")
 
-// FindQueries are the two visibility queries of Find: Starts of the TrainJob that run, and those
-// that failed since `since` (an ErrOutcomeUnknown among them keeps the answer InFlight). By
-// workflow id, which every caller sets, not by search attribute, which a Start sets only at its
-// first workflow task.
-func FindQueries(namespace, name string, since time.Time) (running, failed string) {
-	base := fmt.Sprintf("WorkflowType = '%s' AND WorkflowId STARTS_WITH '%s'", WorkflowStart, StartWorkflowIDPrefix(namespace, name))
-	running = base + " AND ExecutionStatus = 'Running'"
-	failed = fmt.Sprintf("%s AND ExecutionStatus = 'Failed' AND CloseTime > '%s'", base, since.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
-	return running, failed
+// findQueries are Find's two visibility queries (internal/contract.FindQueries), failures
+// counted since `since`.
+func findQueries(namespace, name string, since time.Time) (running, failed string) {
+	return contract.FindQueries(namespace, name, since.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
 }
 
 // Find answers for a job and submission (docs/contract.md §7): InFlight while a Start of it runs in
@@ -45,7 +42,7 @@ func (c *Client) Find(ctx context.Context, job string, submission int64) (FindRe
 		return FindResult{}, ErrNoTrainJobReader
 	}
 	name := TrainJobName(job, submission)
-	running, failed := FindQueries(c.options.Namespace, name, time.Now().Add(-c.options.CallBound))
+	running, failed := findQueries(c.options.Namespace, name, time.Now().Add(-c.options.CallBound))
 	if id, found, err := c.firstExecution(ctx, running, nil); err != nil {
 		return FindResult{}, err
 	} else if found {
@@ -83,7 +80,7 @@ func (c *Client) firstExecution(ctx context.Context, query string, accept func(e
 	for {
 		page, err := c.temporal.ListWorkflow(ctx, listRequest(query, token))
 		if err != nil {
-			return "", false, err
+			return "", false, callError(ctx, err)
 		}
 		for _, info := range page.GetExecutions() {
 			execution := executionID{info.GetExecution().GetWorkflowId(), info.GetExecution().GetRunId()}

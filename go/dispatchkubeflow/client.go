@@ -2,18 +2,22 @@ package dispatchkubeflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+
+	"github.com/phpboyscout/dispatch-kubeflow/go/internal/contract"
 )
 
 // Options configure a Client.
 type Options struct {
 	// Namespace is the Kubernetes namespace the worker starts its objects in (its configuration's
-	// namespace): Start ids and TrainJob names are built with it.
+	// namespace): Start ids and TrainJob names are built with it. Required.
 	Namespace string
 	// TaskQueue is the worker's task queue; empty: DefaultTaskQueue.
 	TaskQueue string
@@ -25,21 +29,29 @@ type Options struct {
 }
 
 // Client starts dispatch-kubeflow's workflows on a Temporal client, as the TypeScript client does.
-// Give the Temporal client the codec (NewCodecDataConverter) when the worker encrypts payloads.
+// Dial the Temporal client with Dial (or WithDataConverter) when the worker encrypts payloads.
 type Client struct {
 	temporal client.Client
 	options  Options
 }
 
-// New makes a Client on a connected Temporal client.
-func New(temporalClient client.Client, options Options) *Client {
+// New makes a Client on a connected Temporal client. It refuses a nil Temporal client and a
+// Namespace that is empty or not a Kubernetes namespace name (ErrInvalid).
+func New(temporalClient client.Client, options Options) (*Client, error) {
+	if temporalClient == nil {
+		return nil, errors.New("dispatchkubeflow: New needs a Temporal client")
+	}
+	if !namespaceRegexp.MatchString(options.Namespace) || len(options.Namespace) > 63 {
+		return nil, &Error{Type: ErrInvalid, Reasons: []string{fmt.Sprintf(
+			"Options.Namespace: the worker's Kubernetes namespace is required (DNS-1123 label, at most 63 characters), not %q", options.Namespace)}}
+	}
 	if options.TaskQueue == "" {
 		options.TaskQueue = DefaultTaskQueue
 	}
-	if options.CallBound == 0 {
+	if options.CallBound <= 0 {
 		options.CallBound = DefaultCallBound
 	}
-	return &Client{temporal: temporalClient, options: options}
+	return &Client{temporal: temporalClient, options: options}, nil
 }
 
 // TaskQueue is the task queue the client starts workflows on.
@@ -60,38 +72,53 @@ func (c *Client) attaching(id, summary string) client.StartWorkflowOptions {
 	}
 }
 
-// StartOptions are the options a Start of this request is started with.
-func (c *Client) StartOptions(request StartRequest) client.StartWorkflowOptions {
+// startOptions are the options a Start of this request is started with.
+func (c *Client) startOptions(request StartRequest) client.StartWorkflowOptions {
 	name := TrainJobName(request.Job, request.Submission)
-	options := c.attaching(StartWorkflowID(c.options.Namespace, name, request.Attempt), StartSummary(request, c.options.Namespace, name))
-	options.TypedSearchAttributes = StartSearchAttributes(request, name)
+	options := c.attaching(StartWorkflowID(c.options.Namespace, name, request.Attempt), startSummary(request, c.options.Namespace, name))
+	options.TypedSearchAttributes = startSearchAttributes(request, name)
 	return options
 }
 
-// OperationOptions are the options an operation on this TrainJob is started with.
-func (c *Client) OperationOptions(op Operation, ref TrainJobRef) client.StartWorkflowOptions {
-	options := c.attaching(OperationWorkflowID(op, ref), OperationSummary(op, ref))
-	options.TypedSearchAttributes = OperationSearchAttributes(ref)
+// operationOptions are the options an operation on this TrainJob is started with.
+func (c *Client) operationOptions(op Operation, ref TrainJobRef) client.StartWorkflowOptions {
+	options := c.attaching(OperationWorkflowID(op, ref), operationSummary(op, ref))
+	options.TypedSearchAttributes = operationSearchAttributes(ref)
 	return options
 }
 
-// ProbeOptions are the options of the namespace's probe.
-func (c *Client) ProbeOptions() client.StartWorkflowOptions {
-	return c.attaching(ProbeWorkflowID(c.options.Namespace), ProbeSummary(c.options.Namespace))
+// probeOptions are the options of the namespace's probe.
+func (c *Client) probeOptions() client.StartWorkflowOptions {
+	return c.attaching(ProbeWorkflowID(c.options.Namespace), contract.ProbeSummary(c.options.Namespace))
 }
 
-// CapabilitiesOptions are the options of one capabilities query (its own id, default policies).
-func (c *Client) CapabilitiesOptions(unique string) client.StartWorkflowOptions {
+// capabilitiesOptions are the options of one capabilities query (its own id, default policies).
+func (c *Client) capabilitiesOptions(unique string) client.StartWorkflowOptions {
 	return client.StartWorkflowOptions{ID: CapabilitiesWorkflowID(c.options.Namespace, unique), TaskQueue: c.options.TaskQueue}
 }
 
-// SubmitStart starts (or attaches to the running) Start of this request's attempt, after checking
-// the fields its workflow id is built from; the handle waits for its StartResult.
+// SubmitStart starts (or attaches to the running) Start of this request's attempt; the handle
+// waits for its StartResult, and cancels it. When a field the workflow id is built from (job,
+// generation, submission, attempt) is invalid, nothing is started and the answer is Validate's
+// ErrInvalid, naming every problem of the request at once; otherwise the worker judges the rest
+// (with the same reasons Validate gives, or a newer worker's wider rules).
 func (c *Client) SubmitStart(ctx context.Context, request StartRequest) (Handle[StartResult], error) {
-	if err := checkIdentity(request); err != nil {
+	if err := request.Validate(); identityInvalid(err) {
 		return Handle[StartResult]{}, err
 	}
-	return start[StartResult](ctx, c, c.StartOptions(request), WorkflowStart, request)
+	return start[StartResult](ctx, c, c.startOptions(request), WorkflowStart, request)
+}
+
+// StartHandle is the handle of an existing Start by its workflow id (StartWorkflowID; a Handle's
+// ID), without starting one: the latest run of that id, to wait for or cancel. The id must be a
+// Start of this client's namespace.
+func (c *Client) StartHandle(ctx context.Context, workflowID string) (Handle[StartResult], error) {
+	prefix := "start/" + c.options.Namespace + "/"
+	if !strings.HasPrefix(workflowID, prefix) || strings.Count(workflowID, "/") != 3 {
+		return Handle[StartResult]{}, &Error{Type: ErrInvalid, Reasons: []string{fmt.Sprintf(
+			"workflow id: %q is not a Start of namespace %s (%s<name>/a<attempt>)", workflowID, c.options.Namespace, prefix)}}
+	}
+	return Handle[StartResult]{temporal: c.temporal, run: c.temporal.GetWorkflow(ctx, workflowID, "")}, nil
 }
 
 // Start starts the job's TrainJob and waits for the answer (docs/contract.md §1, §2). A failure
@@ -113,7 +140,7 @@ func (c *Client) SubmitOperation(ctx context.Context, op Operation, ref TrainJob
 	if err := ref.Validate(); err != nil {
 		return Handle[TrainJobState]{}, err
 	}
-	return start[TrainJobState](ctx, c, c.OperationOptions(op, ref), op.WorkflowType(), ref)
+	return start[TrainJobState](ctx, c, c.operationOptions(op, ref), op.WorkflowType(), ref)
 }
 
 func (c *Client) operate(ctx context.Context, op Operation, ref TrainJobRef) (TrainJobState, error) {
@@ -145,12 +172,12 @@ func (c *Client) Stop(ctx context.Context, ref TrainJobRef) (TrainJobState, erro
 }
 
 // SubmitWatch starts (or attaches to the running) Watch of the TrainJob: a handle to wait on for
-// its Outcome, later or from another process (WatchHandle gives it by id).
+// its Outcome, later or from another process (WatchHandle gives it by ref), or to cancel it.
 func (c *Client) SubmitWatch(ctx context.Context, ref TrainJobRef) (Handle[Outcome], error) {
 	if err := ref.Validate(); err != nil {
 		return Handle[Outcome]{}, err
 	}
-	return start[Outcome](ctx, c, c.OperationOptions(OpWatch, ref), WorkflowWatch, ref)
+	return start[Outcome](ctx, c, c.operationOptions(OpWatch, ref), WorkflowWatch, ref)
 }
 
 // Watch waits until the TrainJob has completed, failed or gone.
@@ -163,9 +190,12 @@ func (c *Client) Watch(ctx context.Context, ref TrainJobRef) (Outcome, error) {
 }
 
 // WatchHandle is the handle of the Watch of this TrainJob, without starting one: the latest run of
-// its workflow id.
-func (c *Client) WatchHandle(ctx context.Context, ref TrainJobRef) Handle[Outcome] {
-	return Handle[Outcome]{run: c.temporal.GetWorkflow(ctx, OperationWorkflowID(OpWatch, ref), "")}
+// its workflow id, to wait for or cancel.
+func (c *Client) WatchHandle(ctx context.Context, ref TrainJobRef) (Handle[Outcome], error) {
+	if err := ref.Validate(); err != nil {
+		return Handle[Outcome]{}, err
+	}
+	return Handle[Outcome]{temporal: c.temporal, run: c.temporal.GetWorkflow(ctx, OperationWorkflowID(OpWatch, ref), "")}, nil
 }
 
 // capabilitiesRequest is TrainJobCapabilities' input: of the spec, only what it reads.
@@ -185,7 +215,7 @@ func capabilitiesInput(spec JobSpec) capabilitiesRequest {
 // Capabilities asks whether the worker can run this spec's runtime: only its kubeflow/RuntimeRef
 // and ProcsPerNode are read, and sent.
 func (c *Client) Capabilities(ctx context.Context, spec JobSpec) (Capabilities, error) {
-	handle, err := start[Capabilities](ctx, c, c.CapabilitiesOptions(uuid.NewString()), WorkflowCapabilities, capabilitiesInput(spec))
+	handle, err := start[Capabilities](ctx, c, c.capabilitiesOptions(uuid.NewString()), WorkflowCapabilities, capabilitiesInput(spec))
 	if err != nil {
 		return Capabilities{}, err
 	}
@@ -194,7 +224,7 @@ func (c *Client) Capabilities(ctx context.Context, spec JobSpec) (Capabilities, 
 
 // Probe starts (or attaches to the running) probe of the namespace and answers its gates.
 func (c *Client) Probe(ctx context.Context) (BackendGates, error) {
-	handle, err := start[BackendGates](ctx, c, c.ProbeOptions(), WorkflowProbe)
+	handle, err := start[BackendGates](ctx, c, c.probeOptions(), WorkflowProbe)
 	if err != nil {
 		return BackendGates{}, err
 	}
@@ -204,7 +234,7 @@ func (c *Client) Probe(ctx context.Context) (BackendGates, error) {
 func start[T any](ctx context.Context, c *Client, options client.StartWorkflowOptions, workflowType string, args ...any) (Handle[T], error) {
 	run, err := c.temporal.ExecuteWorkflow(ctx, options, workflowType, args...)
 	if err != nil {
-		return Handle[T]{}, Typed(err)
+		return Handle[T]{}, callError(ctx, err)
 	}
-	return Handle[T]{run: run}, nil
+	return Handle[T]{temporal: c.temporal, run: run}, nil
 }

@@ -1,11 +1,9 @@
 package dispatchkubeflow
 
 import (
-	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -69,8 +67,8 @@ func NewCodecDataConverter(keys CodecKeys) converter.DataConverter {
 // WithDataConverter is options with dataConverter as both its DataConverter and its failure
 // converter's: the SDK's default failure converter decodes a failure's details with the default
 // data converter, so without it every failure the worker sealed would come back with its details
-// unreadable (FromError would see the message alone, step 0 and no ref). A nil dataConverter (the
-// codec off) leaves options as they are.
+// unreadable (FromError would see the message alone, step 0 and no ref, and ErrSealedDetails). A
+// nil dataConverter (the codec off) leaves options as they are.
 //
 //	temporal, err := client.Dial(dk.WithDataConverter(client.Options{HostPort: address}, dataConverter))
 func WithDataConverter(options client.Options, dataConverter converter.DataConverter) client.Options {
@@ -79,6 +77,23 @@ func WithDataConverter(options client.Options, dataConverter converter.DataConve
 	}
 	options.DataConverter = dataConverter
 	options.FailureConverter = temporal.NewDefaultFailureConverter(temporal.DefaultFailureConverterOptions{DataConverter: dataConverter})
+	return options
+}
+
+// Dial is client.Dial for dispatch-kubeflow: when options set a DataConverter (the usual field)
+// and no FailureConverter, the failure converter is given the same data converter, so that the
+// details of failures the worker sealed are read (see WithDataConverter). Options that set a
+// FailureConverter of their own are dialled as they are.
+//
+//	temporal, err := dk.Dial(client.Options{HostPort: address, DataConverter: dataConverter})
+func Dial(options client.Options) (client.Client, error) {
+	return client.Dial(dialOptions(options))
+}
+
+func dialOptions(options client.Options) client.Options {
+	if options.DataConverter != nil && options.FailureConverter == nil {
+		return WithDataConverter(options, options.DataConverter)
+	}
 	return options
 }
 
@@ -187,13 +202,4 @@ func (c *EncryptionCodec) open(payload *commonpb.Payload) (*commonpb.Payload, er
 		return nil, &CodecError{Message: fmt.Sprintf("payload encrypted with key %s does not hold a Payload: %v", keyID, err)}
 	}
 	return opened, nil
-}
-
-// jsonString is JSON.stringify of a string: quoted, HTML characters left as they are.
-func jsonString(s string) string {
-	var out bytes.Buffer
-	encoder := json.NewEncoder(&out)
-	encoder.SetEscapeHTML(false)
-	_ = encoder.Encode(s)
-	return strings.TrimSuffix(out.String(), "\n")
 }

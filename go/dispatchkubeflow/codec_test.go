@@ -58,7 +58,7 @@ type codecVectors struct {
 
 func loadVectors(t *testing.T) codecVectors {
 	t.Helper()
-	raw, err := os.ReadFile("../test/vectors/codec.json")
+	raw, err := os.ReadFile("../../test/vectors/codec.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/phpboyscout/dispatch-kubeflow/go/internal/faketemporal"
 )
 
 func TestRESTTrainJobsReadsUIDAndTokenAndTellsAbsent(t *testing.T) {
@@ -50,7 +52,7 @@ func TestRESTTrainJobsReadsUIDAndTokenAndTellsAbsent(t *testing.T) {
 	}
 
 	// Find on it: Present with the TrainJob's ref and token.
-	dk := New(newFake(), Options{Namespace: "ml-jobs", TrainJobs: reader})
+	dk := mustNew(t, faketemporal.New(), Options{Namespace: "ml-jobs", TrainJobs: reader})
 	if got, err := dk.Find(t.Context(), "01JD0Q3J0Y6Q7J7Z4W2X5V8K9M", 1); err != nil || got.State != FindAbsent {
 		t.Errorf("Find: %+v %v", got, err)
 	}

@@ -1,10 +1,13 @@
 package dispatchkubeflow
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
+	"time"
+
+	"github.com/phpboyscout/dispatch-kubeflow/go/internal/wire"
 )
 
 // StartRequest is what StartTrainJob takes (docs/contract.md §2; docs/schema/start-request.schema.json).
@@ -22,23 +25,91 @@ type StartRequest struct {
 	Native *Native `json:"native,omitempty"`
 }
 
-// JobSpec is dispatch's JobSpec. An empty string, a zero count and a nil map or pointer are unset,
-// as the worker reads them.
+// JobSpec is dispatch's JobSpec. An empty string, a zero count or duration and a nil map or
+// pointer are unset, as the worker reads them.
 type JobSpec struct {
-	Name    string            `json:"name,omitempty"`
-	Command []string          `json:"command"`
-	Env     map[string]string `json:"env,omitempty"`
-	WorkDir string            `json:"workDir,omitempty"`
-	Nodes   int64             `json:"nodes"`
+	Name string
+	// Command is the program and its arguments (at least one item; nil is sent as []).
+	Command []string
+	Env     map[string]string
+	WorkDir string
+	// Nodes is 1 or more; it is always sent, so that the worker names a missing one.
+	Nodes int64
 	// GPUsPerNode and ProcsPerNode: 0 is unset.
-	GPUsPerNode  int64 `json:"gpusPerNode,omitempty"`
-	ProcsPerNode int64 `json:"procsPerNode,omitempty"`
-	// TimeLimit is a Go duration string ("90m", time.Duration's String()); "" or "0s" is no limit.
-	TimeLimit string `json:"timeLimit,omitempty"`
+	GPUsPerNode  int64
+	ProcsPerNode int64
+	// TimeLimit: 0 is no limit; the worker rounds it up to a whole second.
+	TimeLimit time.Duration
 	// Checkpoint is an absolute path or an s3:// URL.
-	Checkpoint string      `json:"checkpoint,omitempty"`
-	Recovery   *Recovery   `json:"recovery,omitempty"`
-	Extensions *Extensions `json:"extensions,omitempty"`
+	Checkpoint string
+	Recovery   *Recovery
+	Extensions *Extensions
+}
+
+// jobSpecJSON is JobSpec on the wire (docs/schema/start-request.schema.json#spec).
+type jobSpecJSON struct {
+	Name         string            `json:"name,omitempty"`
+	Command      []string          `json:"command"`
+	Env          map[string]string `json:"env,omitempty"`
+	WorkDir      string            `json:"workDir,omitempty"`
+	Nodes        int64             `json:"nodes"`
+	GPUsPerNode  int64             `json:"gpusPerNode,omitempty"`
+	ProcsPerNode int64             `json:"procsPerNode,omitempty"`
+	TimeLimit    string            `json:"timeLimit,omitempty"`
+	Checkpoint   string            `json:"checkpoint,omitempty"`
+	Recovery     *Recovery         `json:"recovery,omitempty"`
+	Extensions   *Extensions       `json:"extensions,omitempty"`
+}
+
+// MarshalJSON writes the spec as the worker reads it: TimeLimit as a Go duration string in its
+// shortest form ("2h30m", "90m", "1.5s"), omitted when 0.
+func (s JobSpec) MarshalJSON() ([]byte, error) {
+	command := s.Command
+	if command == nil {
+		command = []string{}
+	}
+	return json.Marshal(jobSpecJSON{
+		Name: s.Name, Command: command, Env: s.Env, WorkDir: s.WorkDir, Nodes: s.Nodes,
+		GPUsPerNode: s.GPUsPerNode, ProcsPerNode: s.ProcsPerNode, TimeLimit: formatDuration(s.TimeLimit),
+		Checkpoint: s.Checkpoint, Recovery: s.Recovery, Extensions: s.Extensions,
+	})
+}
+
+// UnmarshalJSON reads a spec strictly, as the worker does: an unknown field is an error.
+func (s *JobSpec) UnmarshalJSON(data []byte) error {
+	var spec jobSpecJSON
+	if err := wire.Unmarshal(data, &spec); err != nil {
+		return err
+	}
+	var limit time.Duration
+	if spec.TimeLimit != "" {
+		parsed, err := time.ParseDuration(spec.TimeLimit)
+		if err != nil {
+			return fmt.Errorf("spec.timeLimit: %w", err)
+		}
+		limit = parsed
+	}
+	*s = JobSpec{
+		Name: spec.Name, Command: spec.Command, Env: spec.Env, WorkDir: spec.WorkDir, Nodes: spec.Nodes,
+		GPUsPerNode: spec.GPUsPerNode, ProcsPerNode: spec.ProcsPerNode, TimeLimit: limit,
+		Checkpoint: spec.Checkpoint, Recovery: spec.Recovery, Extensions: spec.Extensions,
+	}
+	return nil
+}
+
+// formatDuration is d's String less its zero tail ("2h30m0s" is "2h30m", "1h0m0s" "1h"), "" for 0.
+func formatDuration(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	text := d.String()
+	if strings.HasSuffix(text, "m0s") {
+		text = strings.TrimSuffix(text, "0s")
+	}
+	if strings.HasSuffix(text, "h0m") {
+		text = strings.TrimSuffix(text, "0m")
+	}
+	return text
 }
 
 // Recovery is accepted and put into nothing in the TrainJob.
@@ -72,8 +143,8 @@ const (
 	ClusterTrainingRuntime RuntimeKind = "ClusterTrainingRuntime"
 )
 
-// RuntimeKinds lists every RuntimeKind.
-var RuntimeKinds = []RuntimeKind{TrainingRuntime, ClusterTrainingRuntime}
+// RuntimeKinds lists every RuntimeKind (a new slice each call).
+func RuntimeKinds() []RuntimeKind { return []RuntimeKind{TrainingRuntime, ClusterTrainingRuntime} }
 
 // RuntimeRefExtension is kubeflow/RuntimeRef: the runtime the job's TrainJob runs on (required).
 type RuntimeRefExtension struct {
@@ -131,13 +202,13 @@ func (e *Extensions) UnmarshalJSON(data []byte) error {
 		switch key {
 		case ExtensionImage:
 			e.Image = new(ImageExtension)
-			err = strictUnmarshal(raw, e.Image)
+			err = wire.Unmarshal(raw, e.Image)
 		case ExtensionRuntimeRef:
 			e.RuntimeRef = new(RuntimeRefExtension)
-			err = strictUnmarshal(raw, e.RuntimeRef)
+			err = wire.Unmarshal(raw, e.RuntimeRef)
 		case ExtensionSharedCheckpoint:
 			e.SharedCheckpoint = new(SharedCheckpointExtension)
-			err = strictUnmarshal(raw, e.SharedCheckpoint)
+			err = wire.Unmarshal(raw, e.SharedCheckpoint)
 		default:
 			if e.Other == nil {
 				e.Other = map[string]json.RawMessage{}
@@ -149,10 +220,4 @@ func (e *Extensions) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
-}
-
-func strictUnmarshal(data []byte, into any) error {
-	decoder := json.NewDecoder(bytes.NewReader(data))
-	decoder.DisallowUnknownFields()
-	return decoder.Decode(into)
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/phpboyscout/dispatch-kubeflow/go/internal/wire"
 )
 
 // The codec's keys come from the environment, as the worker's do (src/codec/keys.ts):
@@ -53,7 +55,7 @@ func ParseCodecKeys(spec, currentKeyID string) (CodecKeys, error) {
 			return CodecKeys{}, keyError("%s: must be <key id>:<base64 key>", where)
 		}
 		if !keyIDRegexp.MatchString(id) {
-			return CodecKeys{}, keyError("%s: key id %s must be 1 to 64 of A-Z a-z 0-9 . _ -", where, jsonString(id))
+			return CodecKeys{}, keyError("%s: key id %s must be 1 to 64 of A-Z a-z 0-9 . _ -", where, wire.String(id))
 		}
 		if _, twice := keys.Keys[id]; twice {
 			return CodecKeys{}, keyError("%s: key id %s is listed twice", where, id)

@@ -1,6 +1,9 @@
 package dispatchkubeflow
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Mode is how a Start ran: plain, or through Kueue.
 type Mode string
@@ -10,26 +13,54 @@ const (
 	ModeKueue Mode = "kueue"
 )
 
-// Modes lists every Mode.
-var Modes = []Mode{ModePlain, ModeKueue}
+// Modes lists every Mode (a new slice each call).
+func Modes() []Mode { return []Mode{ModePlain, ModeKueue} }
 
 // StartResult is what a successful StartTrainJob answers (docs/schema/start-result.schema.json).
 type StartResult struct {
-	// Ref is "<namespace>/<name>"; TrainJobRef gives the ref the operations after Start take.
-	Ref       string `json:"ref"`
-	UID       string `json:"uid"`
-	Namespace string `json:"namespace"`
-	Name      string `json:"name"`
+	// Ref is the TrainJob the Start made: what the operations after Start take.
+	Ref TrainJobRef
 	// RuntimeCopy is the runtime copy's name (the TrainJob's).
-	RuntimeCopy string `json:"runtimeCopy"`
-	Mode        Mode   `json:"mode"`
-	// Weakened is the identity warning, present only when allowRankRestart waived a rule.
-	Weakened string `json:"weakened,omitempty"`
+	RuntimeCopy string
+	Mode        Mode
+	// Weakened is the identity warning, set only when allowRankRestart waived a rule.
+	Weakened string
 }
 
-// TrainJobRef is the ref the operations after Start take.
-func (r StartResult) TrainJobRef() TrainJobRef {
-	return TrainJobRef{Namespace: r.Namespace, Name: r.Name, UID: r.UID}
+// startResultJSON is StartResult on the wire: the ref as "<namespace>/<name>", and the ref's three
+// fields beside it.
+type startResultJSON struct {
+	Ref         string `json:"ref"`
+	UID         string `json:"uid"`
+	Namespace   string `json:"namespace"`
+	Name        string `json:"name"`
+	RuntimeCopy string `json:"runtimeCopy"`
+	Mode        Mode   `json:"mode"`
+	Weakened    string `json:"weakened,omitempty"`
+}
+
+// MarshalJSON writes the result as the worker does.
+func (r StartResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(startResultJSON{
+		Ref: r.Ref.Namespace + "/" + r.Ref.Name, UID: r.Ref.UID, Namespace: r.Ref.Namespace, Name: r.Ref.Name,
+		RuntimeCopy: r.RuntimeCopy, Mode: r.Mode, Weakened: r.Weakened,
+	})
+}
+
+// wireShape is what the result is read through, so that its required fields are checked.
+func (StartResult) wireShape() any { return &startResultJSON{} }
+
+// UnmarshalJSON reads the worker's result (Handle.Get checks its required fields first).
+func (r *StartResult) UnmarshalJSON(data []byte) error {
+	var result startResultJSON
+	if err := json.Unmarshal(data, &result); err != nil {
+		return err
+	}
+	*r = StartResult{
+		Ref:         TrainJobRef{Namespace: result.Namespace, Name: result.Name, UID: result.UID},
+		RuntimeCopy: result.RuntimeCopy, Mode: result.Mode, Weakened: result.Weakened,
+	}
+	return nil
 }
 
 // Capabilities is what TrainJobCapabilities answers (docs/schema/capabilities.schema.json).
@@ -75,11 +106,13 @@ const (
 	PhaseAbsent    Phase = "Absent"
 )
 
-// Phases lists every Phase; OutcomePhases those an Outcome may have.
-var (
-	Phases        = []Phase{PhaseGated, PhaseQueued, PhaseHeld, PhaseRunning, PhaseSucceeded, PhaseFailed, PhaseAbsent}
-	OutcomePhases = []Phase{PhaseSucceeded, PhaseFailed, PhaseAbsent}
-)
+// Phases lists every Phase (a new slice each call).
+func Phases() []Phase {
+	return []Phase{PhaseGated, PhaseQueued, PhaseHeld, PhaseRunning, PhaseSucceeded, PhaseFailed, PhaseAbsent}
+}
+
+// OutcomePhases lists the phases an Outcome may have (a new slice each call).
+func OutcomePhases() []Phase { return []Phase{PhaseSucceeded, PhaseFailed, PhaseAbsent} }
 
 // TrainJobState is what Open, Hold, Release and Stop answer (docs/schema/trainjob-state.schema.json).
 type TrainJobState struct {
@@ -128,8 +161,8 @@ const (
 	FindAbsent FindState = "Absent"
 )
 
-// FindStates lists every FindState.
-var FindStates = []FindState{FindInFlight, FindPresent, FindAbsent}
+// FindStates lists every FindState (a new slice each call).
+func FindStates() []FindState { return []FindState{FindInFlight, FindPresent, FindAbsent} }
 
 // FindResult is what Find answers (docs/contract.md §7; docs/schema/find-result.schema.json): one
 // of three shapes, told apart by State.
