@@ -8,7 +8,8 @@ import type { StartResult } from '../../src/model/results.js';
 import { judgeOk, judgeShape, shapeStops } from './ends.js';
 import type { Answer, CallRecord, FaultRecord, FinalObject, FinalState, LifecycleRecord, RunHistory } from './history.js';
 import { incompleteAllowed, INVARIANTS, minimumCases, RECORD_ONLY, type Invariant } from './invariants.js';
-import { justifyRefusal, workersStart, type JudgeOptions, type Justification } from './justify.js';
+import { isProbeJobId } from '../../src/core/start/probe.js';
+import { justifyRefusal, unjustifiedBecause, workersStart, type JudgeOptions, type Justification } from './justify.js';
 import type { Mode, Operation, Shape } from './schedule.js';
 
 export { INVARIANTS, RECORD_ONLY, type Invariant };
@@ -38,6 +39,7 @@ export interface IncompleteLifecycle {
 /** A refusal the contract allows, with the rule and what in the record triggered it. */
 export interface JustifiedRefusal extends Justification {
   job: number;
+  mode: Mode;
   op: Operation;
   answer: string;
 }
@@ -87,9 +89,13 @@ export function check(history: RunHistory, final: FinalState, options: JudgeOpti
   const allowed = incompleteAllowed(history.lifecycles.length);
   judge('lifecycle-completes-shape', report.incomplete.length <= allowed, () => `${report.incomplete.length} of ${history.lifecycles.length} lifecycles did not complete their shape; at most ${allowed} (1 %) may`);
 
+  // A probe's objects (its JobID's prefix, docs/start.md) made less than a probe's bound before the
+  // final read may be a probe still in flight, halfway through its steps: named, not judged.
+  const probeAge = (o: FinalObject) => (o.jobId !== undefined && isProbeJobId(o.jobId) ? (final.readAt !== undefined && o.createdAt !== undefined ? final.readAt - o.createdAt : Infinity) : undefined);
+  const inFlightProbe = (o: FinalObject) => (probeAge(o) ?? Infinity) <= options.windows.probeBoundMs;
   // Zero orphans: each kind's owner is there, and each TrainJob has exactly its one copy.
   const owned = (kind: string, objects: FinalObject[], owners: Set<string>, ownerKind: string) => {
-    for (const o of objects) {
+    for (const o of objects.filter((x) => !inFlightProbe(x))) {
       const detail = () => `${kind} ${o.name} (uid ${o.uid}${o.deleting ? ', being deleted' : ''}) has no ${ownerKind} among the cluster's: owners [${o.owners.join(', ')}]`;
       judge('no-orphans', o.owners.some((uid) => owners.has(uid)), detail, undefined, o.owners.length > 0);
     }
@@ -99,10 +105,30 @@ export function check(history: RunHistory, final: FinalState, options: JudgeOpti
   owned('JobSet', final.jobSets, trainJobUids, 'TrainJob');
   owned('Job', final.jobs, new Set(final.jobSets.map((j) => j.uid)), 'JobSet');
   owned('pod', final.pods, new Set(final.jobs.map((j) => j.uid)), 'Job');
-  for (const trainJob of live(final.trainJobs)) {
+  for (const trainJob of live(final.trainJobs).filter((t) => !inFlightProbe(t))) {
     const copies = final.copies.filter((c) => c.owners.includes(trainJob.uid));
     judge('no-orphans', copies.length === 1, () => `TrainJob ${trainJob.name} owns ${copies.length} runtime copies, not 1`);
   }
+  // Every dispatch object left is a lifecycle's (judged above and per lifecycle) or named here: a
+  // probe's still inside its probe's bound. Anything else (a probe's left past it, a lost attempt's
+  // under another name) is a leak, whatever owns it. What hangs off such a TrainJob (its Workload,
+  // JobSet, Jobs, pods) is named by its owner chain: the TrainJob's violation stands for it.
+  const names = new Set(history.lifecycles.map((l) => l.name));
+  const unnamed = (kind: string, objects: FinalObject[]) => {
+    for (const o of objects.filter((x) => x.managed !== false && !names.has(x.name))) {
+      const ageMs = probeAge(o);
+      const why =
+        ageMs === undefined
+          ? 'of no lifecycle and no probe'
+          : `a probe's, ${ageMs === Infinity ? 'of unknown age' : `created ${(ageMs / 1000).toFixed(0)} s before the final read`}, past its probe's bound of ${options.windows.probeBoundMs / 1000} s`;
+      judge('no-orphans', inFlightProbe(o), () => `${kind} ${o.name} (uid ${o.uid}${o.deleting ? ', being deleted' : ''}) carries dispatch's label and is left: ${why}`);
+    }
+  };
+  unnamed('TrainJob', final.trainJobs);
+  unnamed('runtime copy', final.copies);
+
+  const { budget } = history;
+  judge('run-within-budget', budget?.exceededAt === undefined, () => `the lifecycles outran the run's budget of ${budget!.ms / 1000} s and were given up ${((budget!.exceededAt! - (history.ran?.from ?? budget!.exceededAt!)) / 1000).toFixed(0)} s into the run`);
 
   for (const workflow of final.running) {
     judge('no-stuck-workflows', false, () => `${workflow.type} ${workflow.workflowId} still runs after the run settled`);
@@ -131,10 +157,10 @@ function judgeAnswers(lifecycle: LifecycleRecord, calls: CallRecord[], faults: r
       judge('answers-justified', judged === 'intended' || typeof judged !== 'string', () => `${label}: ${judged as string}`, job);
       continue;
     }
-    const why = justifyRefusal(call, calls, faults, options);
+    const why = justifyRefusal(call, calls, faults, options, mode);
     const answer = describeAnswer(call.answer);
-    judge('answers-justified', why !== undefined, () => `${label} answered ${answer}; no rule of the contract with a fault or evidence in the record allows it`, job);
-    if (why) report.justified.push({ job, op: call.op, answer, ...why });
+    judge('answers-justified', why !== undefined, () => `${label} (${mode}) answered ${answer}; ${unjustifiedBecause(call, options, mode)}`, job);
+    if (why) report.justified.push({ job, mode, op: call.op, answer, ...why });
   }
   const verdict = judgeShape(lifecycle, calls, faults, options);
   judge('lifecycle-completes-shape', verdict.unjustified.length === 0, () => `${shape} (${mode}) did not complete: ${verdict.unjustified.join('; ')}`, job);

@@ -39,7 +39,7 @@ export function judgeOk(shape: Shape, call: CallRecord, calls: readonly CallReco
     const finishedAt = Date.parse((value as Outcome).finishedAt);
     const firstStop = Math.min(...stops.map((c) => c.invokedAt));
     if (finishedAt <= firstStop) {
-      return { rule: '§9a: Watch answers a finished job at once; the Stop came after it had finished', because: [`finished at ${(value as Outcome).finishedAt}, the first Stop sent at ${new Date(firstStop).toISOString()}`] };
+      return { id: 'watch-finished-before-stop', rule: '§9a: Watch answers a finished job at once; the Stop came after it had finished', because: [`finished at ${(value as Outcome).finishedAt}, the first Stop sent at ${new Date(firstStop).toISOString()}`] };
     }
   }
   return `${call.op} answered ${value.phase}; the shape ${shape} intends ${intended.join(' or ')}`;
@@ -74,8 +74,8 @@ export function judgeShape(lifecycle: LifecycleRecord, calls: readonly CallRecor
   if (ended?.how === 'gave-up') {
     const ofOp = calls.filter((c) => c.op === ended.op);
     const since = Math.min(...ofOp.map((c) => c.invokedAt), ended.since ?? ended.at ?? Infinity);
-    const behind = faultsBehind({ invokedAt: since, answeredAt: ended.at ?? since }, faults, ANY_FAULT, options.callBoundMs);
-    const why = behind.length > 0 ? { rule: '§6: the caller retries an unanswered call; the driver gave up at its bound', because: behind.map(describe) } : undefined;
+    const behind = faultsBehind({ invokedAt: since, answeredAt: ended.at ?? since }, faults, ANY_FAULT, options.callBoundMs, lifecycle.plan.mode);
+    const why = behind.length > 0 ? { id: 'gave-up', rule: '§6: the caller retries an unanswered call; the driver gave up at its bound', because: behind.map(describe) } : undefined;
     fall(`gave up at ${ended.op}: ${ended.reason}`, why);
     return verdict;
   }
@@ -88,7 +88,7 @@ export function judgeShape(lifecycle: LifecycleRecord, calls: readonly CallRecor
       continue;
     }
     if (!last.answer.ok) {
-      const why = justifyRefusal(last, calls, faults, options);
+      const why = justifyRefusal(last, calls, faults, options, lifecycle.plan.mode);
       // A retryable refusal left unretried is the driver's fault: a careful caller retries it to an answer.
       const retryable = ['ErrUnreachable', 'ErrReadOnly', 'ErrOutcomeUnknown', 'untyped'].includes(last.answer.type);
       fall(`${name} ended ${last.answer.type}${last.answer.step ? ` at step ${last.answer.step}` : ''}: ${last.answer.message}`, retryable ? undefined : why);

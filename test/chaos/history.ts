@@ -2,7 +2,7 @@
 // was answered, and the cluster and Temporal as they were once everything settled.
 import type { ErrorType } from '../../src/model/errors.js';
 import type { FindResult } from '../../src/model/results.js';
-import type { FaultKind, LifecyclePlan, Operation } from './schedule.js';
+import type { FaultKind, LifecyclePlan, Mode, Operation } from './schedule.js';
 
 /** What one call was answered: a value, a typed failure, or an untyped one (a transport error, say). */
 export type Answer =
@@ -45,6 +45,8 @@ export interface FaultRecord {
   to: number;
   /** Proxy faults: the requests it took (one that took none explains nothing). */
   hits?: number;
+  /** Worker kills: the killed worker's mode (it explains only that mode's calls). */
+  mode?: Mode;
 }
 
 /** One lifecycle as the driver saw it: its plan, its job's ids, and how it ended. */
@@ -69,6 +71,10 @@ export interface FinalObject {
   deleting: boolean;
   /** The job-id label, when it carries one. */
   jobId?: string;
+  /** Whether it carries dispatch's label (app.kubernetes.io/managed-by: dispatch, docs/contract.md §3). */
+  managed?: boolean;
+  /** Its creationTimestamp, in the calls' clock. */
+  createdAt?: number;
   /** The attempt-token annotation (TrainJobs). */
   token?: string;
   /** Condition types whose status is True (TrainJobs). */
@@ -86,6 +92,8 @@ export interface FinalState {
   running: { workflowId: string; type: string }[];
   /** Find's answer per lifecycle index, asked once everything settled. */
   finds: Record<number, FindResult | { error: string }>;
+  /** When the objects were listed (absent in older records: no object is then within a probe's bound). */
+  readAt?: number;
 }
 
 export interface RunHistory {
@@ -96,4 +104,8 @@ export interface RunHistory {
   faults?: FaultRecord[];
   /** When the run started its workers, and when they were all polling. */
   workersStarted?: { from: number; to: number };
+  /** When the lifecycles began and when the last one ended: the time the windows' coverage is a share of. */
+  ran?: { from: number; to: number };
+  /** The run's time budget for its lifecycles, and, when they outran it, when they were given up. */
+  budget?: { ms: number; exceededAt?: number };
 }

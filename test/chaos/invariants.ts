@@ -18,18 +18,19 @@ export const INVARIANTS = [
   'opened-jobs-reach-an-outcome',
   'stopped-jobs-are-gone',
   'no-stuck-workflows',
+  'run-within-budget',
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
 /** Invariants judged on the recorded calls alone: settling cannot change their verdict. */
-export const RECORD_ONLY: ReadonlySet<Invariant> = new Set(['lifecycle-completes-shape', 'answers-justified', 'answers-agree', 'answers-match-the-cluster', 'outcome-unknown-is-in-flight']);
+export const RECORD_ONLY: ReadonlySet<Invariant> = new Set(['lifecycle-completes-shape', 'answers-justified', 'answers-agree', 'answers-match-the-cluster', 'outcome-unknown-is-in-flight', 'run-within-budget']);
 
 /** The share of lifecycles that may end short of their shape, each justified: more fails the run. */
 export const INCOMPLETE_SHARE = 0.01;
 export const incompleteAllowed = (lifecycles: number) => Math.floor(lifecycles * INCOMPLETE_SHARE);
 
 /** The cases each invariant looks at for one lifecycle that completed its shape. */
-function casesOf(lifecycle: LifecycleRecord): Record<Exclude<Invariant, 'outcome-unknown-is-in-flight' | 'no-stuck-workflows'>, number> {
+function casesOf(lifecycle: LifecycleRecord): Record<Exclude<Invariant, 'outcome-unknown-is-in-flight' | 'no-stuck-workflows' | 'run-within-budget'>, number> {
   const { shape, mode } = lifecycle.plan;
   const calls = plannedCalls(lifecycle).length;
   const stops = shapeStops(shape);
@@ -52,7 +53,7 @@ function casesOf(lifecycle: LifecycleRecord): Record<Exclude<Invariant, 'outcome
 /**
  * The minimum per invariant: the sum over lifecycles, less the allowed incomplete lifecycles times
  * the most one lifecycle gives; outcome-unknown-is-in-flight one per ErrOutcomeUnknown a Start
- * answered (the caller asks Find after each); no-stuck-workflows one for the run.
+ * answered (the caller asks Find after each); no-stuck-workflows and run-within-budget one for the run.
  */
 export function minimumCases(lifecycles: readonly LifecycleRecord[], calls: readonly CallRecord[]): Record<Invariant, number> {
   const per = lifecycles.map(casesOf);
@@ -64,5 +65,6 @@ export function minimumCases(lifecycles: readonly LifecycleRecord[], calls: read
   }
   min['outcome-unknown-is-in-flight'] = calls.filter((c) => c.op === 'start' && !c.answer.ok && c.answer.type === 'ErrOutcomeUnknown').length;
   min['no-stuck-workflows'] = 1;
+  min['run-within-budget'] = 1;
   return min;
 }

@@ -26,6 +26,8 @@ export interface DriverContext {
   record(call: CallRecord): void;
   /** How long one call may go on being retried before the lifecycle gives up. */
   callDeadlineMs: number;
+  /** Aborted when the run's time budget has run out: every call still unanswered, or to be retried, is given up. */
+  outOfBudget?: AbortSignal;
   /** Runs one call so that aborting `signal` cancels its Temporal requests. */
   cancellable<T>(signal: AbortSignal, send: () => Promise<T>): Promise<T>;
   /**
@@ -100,16 +102,23 @@ export async function runLifecycle(ctx: DriverContext, plan: LifecyclePlan): Pro
     for (let attempt = 1; ; attempt++) {
       const invokedAt = Date.now();
       // A call that never answers (a Watch of a job that never ends) is given up at the deadline too.
+      if (ctx.outOfBudget?.aborted) throw new GaveUp(`${op}: the run's time budget ran out`, since);
       let timer: NodeJS.Timeout | undefined;
-      const unanswered = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - invokedAt))));
+      let outOfBudget = () => {};
+      const unanswered = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - invokedAt));
+        outOfBudget = () => resolve(undefined);
+        ctx.outOfBudget?.addEventListener('abort', outOfBudget, { once: true });
+      });
       const abort = new AbortController();
       const sent = ctx.cancellable(abort.signal, send).then((value) => ({ ok: true as const, value }), answerOf);
       const answer: Answer | undefined = await Promise.race([sent, unanswered]);
       clearTimeout(timer);
+      ctx.outOfBudget?.removeEventListener('abort', outOfBudget);
       if (answer === undefined) {
         abort.abort();
         ctx.abandoned(sent);
-        throw new GaveUp(`${op}: no answer within ${ctx.callDeadlineMs} ms`, since);
+        throw new GaveUp(ctx.outOfBudget?.aborted ? `${op}: the run's time budget ran out` : `${op}: no answer within ${ctx.callDeadlineMs} ms`, since);
       }
       const answeredAt = Date.now();
       const seen = answer.ok ? await readSeen(ctx.kube, ctx.namespace, name) : undefined;

@@ -9,14 +9,17 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '../../dev/harness/paths.js';
 import { startRequest } from '../support/requests.js';
+import { BROKEN, type Broken } from './broken-worker.js';
 import { check, RECORD_ONLY, type CheckReport, type Violation } from './checker.js';
 import type { CallRecord, FaultRecord, LifecycleRecord, RunHistory } from './history.js';
 import { runLifecycle } from './lifecycle.js';
 import { Nemesis } from './nemesis.js';
+import { refusalLines, refusalTable } from './refusals.js';
 import { checkLines, violationLine } from './report.js';
-import { describeFault, planFaults, planLifecycles, type FaultKind } from './schedule.js';
+import { describeFault, planFaults, planLifecycles, type FaultKind, type Mode } from './schedule.js';
 import { readFinalState } from './snapshot.js';
-import { CHAOS_CALL_MS, CHAOS_GATE_WINDOW_MS, startChaosStack } from './stack.js';
+import { CHAOS_CALL_MS, startChaosStack, type ChaosStack } from './stack.js';
+import { CHAOS_WINDOWS } from './windows.js';
 
 const { values } = parseArgs({
   options: {
@@ -25,6 +28,10 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     'fault-gap': { type: 'string', default: '5' },
     'settle-seconds': { type: 'string', default: '240' },
+    // The lifecycles' time budget; default 120 s + 120 s per ⌈jobs / concurrency⌉ (budgetFor).
+    'budget-seconds': { type: 'string' },
+    // Workers broken on purpose (broken-worker.ts), to see the checker fail a wrong product.
+    broken: { type: 'string' },
   },
 });
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
@@ -32,9 +39,21 @@ const jobs = Number(values.jobs);
 const concurrency = Number(values.concurrency);
 const faultGapMs = Number(values['fault-gap']) * 1000;
 const settleMs = Number(values['settle-seconds']) * 1000;
-for (const [name, value] of Object.entries({ seed, jobs, concurrency, faultGapMs, settleMs })) {
+/**
+ * The lifecycles' budget: a lifecycle took 53-57 s in the runs so far (the short schedule, 24 at 6
+ * at once, in 213 s; the long run, 1,000 at 16 at once, in 2,773-3,596 s), so 120 s for each round
+ * of `concurrency` lifecycles is about twice that, plus 120 s for the first preflights and the last
+ * Watch.
+ */
+const budgetFor = (lifecycles: number, atOnce: number) => (120 + 120 * Math.ceil(lifecycles / Math.max(1, atOnce))) * 1000;
+const budgetMs = values['budget-seconds'] === undefined ? budgetFor(jobs, concurrency) : Number(values['budget-seconds']) * 1000;
+for (const [name, value] of Object.entries({ seed, jobs, concurrency, faultGapMs, settleMs, budgetMs })) {
   if (!Number.isInteger(value) || value < 0) throw new Error(`--${name}: not a whole number: ${value}`);
 }
+if (values.broken !== undefined && !(BROKEN as readonly string[]).includes(values.broken)) throw new Error(`--broken: one of ${BROKEN.join(', ')}, not ${values.broken}`);
+const broken = values.broken as Broken | undefined;
+/** After the lifecycles: CallBound, the settle loop, the collector's restart (90 s), the report and the stack's stop (60 s). */
+const afterLifecyclesMs = CHAOS_CALL_MS + settleMs + 90_000 + 60_000;
 
 const runDir = join(repoRoot, '.dev', 'chaos', `${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 mkdirSync(runDir, { recursive: true });
@@ -44,12 +63,19 @@ const t0 = Date.now();
 const log = (line: string) => process.stdout.write(`[chaos ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
 log(`seed ${seed}, ${jobs} lifecycles, ${concurrency} at once, a fault every ~${faultGapMs / 1000} s; record in ${runDir}`);
 log(`replay: npm run test:chaos -- --seed ${seed} --jobs ${jobs} --concurrency ${concurrency} --fault-gap ${faultGapMs / 1000}`);
+log(`budget: the lifecycles ${budgetMs / 1000} s from when the stack is up, the whole run ${(budgetMs + afterLifecyclesMs) / 1000} s from then${broken ? `; workers broken on purpose: ${broken}` : ''}`);
 
 async function main(): Promise<number> {
   const stateDir = mkdtempSync(join(tmpdir(), `dispatch-chaos-${seed}-`));
   const workersFrom = Date.now();
-  const stack = await startChaosStack({ stateDir, logDir: join(runDir, 'logs'), log });
+  const stack = await startChaosStack({ stateDir, logDir: join(runDir, 'logs'), log, ...(broken ? { broken } : {}) });
   const workersStarted = { from: workersFrom, to: Date.now() };
+  // The whole run's bound: past it, whatever it waits for, the run gives up (its servers die with it).
+  const overall = setTimeout(() => {
+    log(`VIOLATION run-within-budget: the run outran its whole bound of ${(budgetMs + afterLifecyclesMs) / 1000} s from when the stack was up; giving up (record in ${runDir})`);
+    process.exit(1);
+  }, budgetMs + afterLifecyclesMs);
+  overall.unref();
   const plans = planLifecycles(seed, jobs);
   // More faults than the run can use: the schedule is cut where the lifecycles end.
   const faults = planFaults(seed, { count: 100_000, meanGapMs: faultGapMs, workers: stack.workers.length });
@@ -57,15 +83,22 @@ async function main(): Promise<number> {
   const lifecycles: LifecycleRecord[] = [];
   const nemesis = new Nemesis(stack, log);
   const done = new AbortController();
+  const outOfBudget = new AbortController();
   const abandoned: Promise<unknown>[] = [];
   try {
     const runStart = Date.now();
+    let exceededAt: number | undefined;
+    const budgetTimer = setTimeout(() => {
+      exceededAt = Date.now();
+      log(`VIOLATION run-within-budget: the lifecycles outran their budget of ${budgetMs / 1000} s (${lifecycles.length} of ${jobs} done); every call still unanswered is given up, no lifecycle is begun`);
+      outOfBudget.abort();
+    }, budgetMs);
     const nemesisRun = faultGapMs > 0 ? nemesis.run(faults, runStart, done.signal) : Promise.resolve();
     const progress = setInterval(() => log(`${lifecycles.length} of ${jobs} lifecycles done, ${nemesis.applied.length} faults applied (${nemesis.skipped.length} skipped: part not yet up), ${calls.length} calls`), 10_000);
     let next = 0;
     await Promise.all(
       Array.from({ length: Math.min(concurrency, jobs) }, async () => {
-        while (next < plans.length && !nemesis.failure) {
+        while (next < plans.length && !nemesis.failure && !outOfBudget.signal.aborted) {
           const plan = plans[next++]!;
           lifecycles.push(
             await runLifecycle(
@@ -75,6 +108,7 @@ async function main(): Promise<number> {
                 namespace: stack.namespace,
                 callBoundMs: CHAOS_CALL_MS,
                 callDeadlineMs: 10 * 60_000,
+                outOfBudget: outOfBudget.signal,
                 request: (p) => startRequest({ runtime: stack.runtimes[p.runtime], spec: { nodes: 1, gpusPerNode: 1 } }),
                 record: (call) => calls.push(call),
                 cancellable: (signal, send) => stack.temporalClient.connection.withAbortSignal(signal, send),
@@ -87,7 +121,9 @@ async function main(): Promise<number> {
       }),
     );
     clearInterval(progress);
-    const lifecyclesSeconds = (Date.now() - runStart) / 1000;
+    clearTimeout(budgetTimer);
+    const ranTo = Date.now();
+    const lifecyclesSeconds = (ranTo - runStart) / 1000;
     log(`every lifecycle ended in ${lifecyclesSeconds.toFixed(0)} s; the nemesis stops and brings every part back`);
     done.abort();
     await nemesisRun;
@@ -95,15 +131,26 @@ async function main(): Promise<number> {
 
     // Settle: Find's InFlight lasts CallBound after an ErrOutcomeUnknown, and the garbage collector
     // and the controllers need their moment; then the checker, again until clean or the bound.
-    const faultRecords: FaultRecord[] = nemesis.applied.map(({ fault, appliedAtMs, recoveredAtMs, hits }) => ({
+    // A proxy fault touched only what ran from its first request to its last one's end; any other, from its part going down to its return.
+    const faultRecords: FaultRecord[] = nemesis.applied.map(({ fault, appliedAtMs, recoveredAtMs, hits, hitFromMs, hitToMs }) => ({
       index: fault.index,
       kind: fault.kind,
       what: describeFault(fault),
-      from: runStart + appliedAtMs,
-      to: runStart + recoveredAtMs,
+      from: runStart + (hitFromMs ?? appliedAtMs),
+      to: runStart + (hitToMs ?? recoveredAtMs),
       ...(hits === undefined ? {} : { hits }),
+      ...(fault.kind === 'worker-kill' ? { mode: stack.workers[fault.worker ?? 0]!.mode } : {}),
     }));
-    const history: RunHistory = { seed, lifecycles: [...lifecycles].sort((a, b) => a.plan.index - b.plan.index), calls, faults: faultRecords, workersStarted };
+    const history: RunHistory = {
+      seed,
+      lifecycles: [...lifecycles].sort((a, b) => a.plan.index - b.plan.index),
+      calls,
+      faults: faultRecords,
+      workersStarted,
+      ran: { from: runStart, to: ranTo },
+      budget: { ms: budgetMs, ...(exceededAt === undefined ? {} : { exceededAt }) },
+    };
+    if (exceededAt !== undefined) log(`${jobs - lifecycles.length} lifecycle(s) never begun for want of time`);
     const settleFrom = Date.now();
     await new Promise((resolve) => setTimeout(resolve, CHAOS_CALL_MS));
     // What the settling and the controller-manager restart excuse: violations seen once, gone later.
@@ -112,7 +159,7 @@ async function main(): Promise<number> {
     const checkUntil = async (until: number, pauseMs: number, onViolations: (report: CheckReport) => void = () => {}) => {
       for (;;) {
         const final = await readFinalState(stack, history.lifecycles, CHAOS_CALL_MS);
-        const report = check(history, final, { callBoundMs: CHAOS_CALL_MS, gateWindowMs: CHAOS_GATE_WINDOW_MS });
+        const report = check(history, final, JUDGE);
         for (const v of report.violations) seenWhileSettling.set(violationLine(v), v);
         // Violations of the record alone stay whatever the cluster does: no use waiting for them.
         if (report.violations.every((v) => RECORD_ONLY.has(v.invariant)) || Date.now() > until) return { final, report };
@@ -145,9 +192,11 @@ async function main(): Promise<number> {
       const after = left();
       collectedAfterRestart = before.filter((v) => !after.has(violationLine(v)));
     }
-    const summary = { ...summarize(history, nemesis, report, { lifecyclesSeconds, settleSeconds }), settled, collectedAfterRestart };
+    const refusals = { ...refusalTable(history, report, JUDGE), probes: await probeDurations(stack) };
+    const summary = { ...summarize(history, nemesis, report, { lifecyclesSeconds, settleSeconds }), settled, collectedAfterRestart, refusals };
     writeFileSync(join(runDir, 'history.json'), JSON.stringify({ history, faults: nemesis.applied, final }, null, 1));
     writeFileSync(join(runDir, 'report.json'), JSON.stringify(summary, null, 2));
+    writeFileSync(join(runDir, 'refusals.json'), JSON.stringify(refusals, null, 2));
     printReport(summary);
     return report.violations.length === 0 ? 0 : 1;
   } finally {
@@ -163,6 +212,25 @@ async function main(): Promise<number> {
     if (gaveUp && existsSync(join(stateDir, 'temporal.db'))) copyFileSync(join(stateDir, 'temporal.db'), join(runDir, 'temporal.db'));
     rmSync(stateDir, { recursive: true, force: true });
   }
+}
+
+const JUDGE = { callBoundMs: CHAOS_CALL_MS, windows: CHAOS_WINDOWS };
+
+/** How long the run's preflight probes took (ProbeBackend workflows, started to closed), per mode: the measurement behind windows.ts's probeMs. */
+async function probeDurations(stack: ChaosStack): Promise<Partial<Record<Mode, { count: number; p50Ms: number; maxMs: number; windowMs: number }>>> {
+  const measured: Partial<Record<Mode, { count: number; p50Ms: number; maxMs: number; windowMs: number }>> = {};
+  for (const mode of ['plain', 'kueue'] as const) {
+    const query = `TaskQueue = '${stack.configs[mode].temporal.taskQueue}' AND WorkflowType = 'ProbeBackend' AND ExecutionStatus = 'Completed'`;
+    const took: number[] = [];
+    try {
+      for await (const w of stack.temporalClient.workflow.list({ query })) if (w.closeTime) took.push(w.closeTime.getTime() - w.startTime.getTime());
+    } catch (error) {
+      log(`probe durations of ${mode} not read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    took.sort((a, b) => a - b);
+    if (took.length > 0) measured[mode] = { count: took.length, p50Ms: took[Math.floor(took.length / 2)]!, maxMs: took[took.length - 1]!, windowMs: CHAOS_WINDOWS.probeMs[mode] };
+  }
+  return measured;
 }
 
 function summarize(history: RunHistory, nemesis: Nemesis, report: CheckReport, times: { lifecyclesSeconds: number; settleSeconds: number }) {
@@ -195,7 +263,8 @@ function summarize(history: RunHistory, nemesis: Nemesis, report: CheckReport, t
   };
 }
 
-function printReport(summary: ReturnType<typeof summarize> & { settled: Violation[]; collectedAfterRestart: Violation[] }): void {
+function printReport(summary: ReturnType<typeof summarize> & { settled: Violation[]; collectedAfterRestart: Violation[]; refusals: ReturnType<typeof refusalTable> & { probes: Awaited<ReturnType<typeof probeDurations>> } }): void {
+  const probes = Object.entries(summary.refusals.probes).map(([mode, p]) => `${mode} ${p.count} (p50 ${(p.p50Ms / 1000).toFixed(1)} s, max ${(p.maxMs / 1000).toFixed(1)} s; the windows assume ${p.windowMs / 1000} s)`);
   const lines = [
     `seed ${summary.seed}: ${summary.lifecycles} lifecycles (${summary.byMode.plain} plain, ${summary.byMode.kueue} Kueue) in ${summary.lifecyclesSeconds.toFixed(0)} s, settled in ${summary.settleSeconds.toFixed(0)} s`,
     `lifecycles: ${Object.entries(summary.ended).map(([k, v]) => `${v} ${k}`).join(', ')}`,
@@ -203,6 +272,8 @@ function printReport(summary: ReturnType<typeof summarize> & { settled: Violatio
     ...summary.proxyFaultsThatHit.map((line) => `  ${line}`),
     `calls: ${summary.calls} (${Object.entries(summary.answers).sort().map(([k, v]) => `${v} ${k}`).join(', ')})`,
     ...checkLines(summary.report, summary.lifecycles),
+    ...refusalLines(summary.refusals),
+    `preflight probes completed: ${probes.join(', ') || 'none'}`,
     `excused by the settle loop (seen after CallBound, gone by the end): ${summary.settled.length}`,
     ...summary.settled.map(violationLine),
     `collected only after kube-controller-manager was restarted (its collector had lost track; not violations): ${summary.collectedAfterRestart.length}`,

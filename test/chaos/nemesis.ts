@@ -16,6 +16,14 @@ export interface AppliedFault {
   recoveredAtMs: number;
   /** Proxy faults: the requests it took. */
   hits?: number;
+  /**
+   * Proxy faults that took a request: milliseconds from the run's start of the first, and of the
+   * last request's end (a held, hung or dropped answer lasts until the worker gives the request up,
+   * REQUEST_BOUND_MS; a delay its delay; a reset or a status at once). A call answered before the
+   * first, or sent well after the last, was not touched by it.
+   */
+  hitFromMs?: number;
+  hitToMs?: number;
   /** Why bringing the part back failed, if it did (the run then stops: its stack is broken). */
   error?: string;
 }
@@ -37,6 +45,9 @@ export const UP_BETWEEN_MS = 15_000;
 
 /** How long an armed proxy fault waits for a matching request before it is disarmed. */
 const PROXY_ARMED_MS = 15_000;
+
+/** The workers' bound on one HTTP request (stack.ts REQUEST_TIMEOUT_MS): how long a request a proxy fault held, hung or dropped stays unanswered. */
+const REQUEST_BOUND_MS = 5_000;
 
 /** Sleeps `ms`, however the run goes: a part taken down must come back. */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -139,10 +150,19 @@ export class Nemesis {
     try {
       if (fault.proxy) {
         const { action, target, times, delayMs } = fault.proxy;
+        const requests = this.stack.proxy.requests;
+        const seenBefore = requests.length;
         const armed = this.stack.proxy.inject({ ...proxyRule(this.stack, target), action, times, ...(delayMs ? { delayMs } : {}) });
         await sleepUnlessAborted(PROXY_ARMED_MS, signal);
         this.stack.proxy.remove(armed);
         applied.hits = armed.hits;
+        // One proxy fault at a time (its part is the proxy): the requests that got this action since it was armed are its.
+        const took = requests.slice(seenBefore).filter((r) => r.fault === action);
+        if (took.length > 0) {
+          const lasts = action === 'delay' ? (delayMs ?? 0) : action === 'reset' || action.startsWith('status-') ? 0 : REQUEST_BOUND_MS;
+          applied.hitFromMs = took[0]!.at - t0;
+          applied.hitToMs = took[took.length - 1]!.at + lasts - t0;
+        }
       } else {
         await downAndUp(this.stack, fault);
       }

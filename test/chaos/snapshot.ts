@@ -20,6 +20,8 @@ function finalObject(o: Listed): FinalObject {
     uid: meta.uid ?? '',
     owners: (meta.ownerReferences ?? []).map((r) => r.uid),
     deleting: meta.deletionTimestamp !== undefined,
+    managed: meta.labels?.[Labels.managedBy] === LabelValues.managedBy,
+    ...(typeof meta.creationTimestamp === 'string' ? { createdAt: Date.parse(meta.creationTimestamp) } : {}),
     ...(jobId ? { jobId } : {}),
     ...(token ? { token } : {}),
     ...(o.status?.conditions ? { conditions: o.status.conditions.filter((c) => c.status === 'True').map((c) => c.type) } : {}),
@@ -33,6 +35,7 @@ export async function readFinalState(stack: ChaosStack, lifecycles: readonly Lif
     ((await kubeCall(stack.admin, 'GET', `${path}${selector ? `?labelSelector=${encodeURIComponent(selector)}` : ''}`)) as { items: Listed[] }).items.map(finalObject);
   const managed = `${Labels.managedBy}=${LabelValues.managedBy}`;
   const trainer = `/apis/${Trainer.group}/${Trainer.version}/namespaces/${ns}`;
+  const readAt = Date.now();
   const [trainJobs, copies, workloads, jobSets, jobs, pods] = await Promise.all([
     list(`${trainer}/${Trainer.trainJobPlural}`),
     list(`${trainer}/${Trainer.trainingRuntimePlural}`, managed),
@@ -56,5 +59,5 @@ export async function readFinalState(stack: ChaosStack, lifecycles: readonly Lif
       .find(lifecycle.jobId, lifecycle.submission, stack.kube, callBoundMs)
       .catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
   }
-  return { trainJobs, copies, workloads, jobSets, jobs, pods, running, finds };
+  return { trainJobs, copies, workloads, jobSets, jobs, pods, running, finds, readAt };
 }

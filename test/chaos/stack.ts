@@ -21,6 +21,7 @@ import { startDevTemporal, type DevTemporal } from '../../dev/harness/temporal.j
 import { runFor } from '../integration/operations/support.js';
 import { runtimeFixtures, type RuntimeRef } from '../integration/support/runtimes.js';
 import { bundleFile, startWorkerProcess, type WorkerProcess } from '../reliability/support/worker-handle.js';
+import { brokenWorkerEnv, type Broken } from './broken-worker.js';
 import type { Mode } from './schedule.js';
 
 /** CallBound of the run's configurations: every outage the schedule makes fits in it (nemesis.ts UP_BETWEEN_MS). */
@@ -34,14 +35,7 @@ export const CHAOS_CALL_MS = 30_000;
  * 60 s, a Start caught by two Kueue restarts was refused at step 9 for a Workload Kueue had not
  * yet made (the short schedule, 2026-12-02).
  */
-const CHAOS_WORKLOAD_MS = 120_000;
-/**
- * How long after a fault a step-1 refusal for a backend gate can still be its doing: the probe the
- * fault caught may take CallBound and then the Workload's bound to end, then CallBound to be stopped,
- * and the next preflight comes after a retry pause (5 s, doubling while gates stay unproven: 40 s
- * after four in a row).
- */
-export const CHAOS_GATE_WINDOW_MS = 2 * CHAOS_CALL_MS + CHAOS_WORKLOAD_MS + 40_000;
+export const CHAOS_WORKLOAD_MS = 120_000;
 /** Each worker's bound on one HTTP request, so that a held or hung answer is given up on soon. */
 const REQUEST_TIMEOUT_MS = 5_000;
 const NAMESPACE = 'chaos';
@@ -76,7 +70,7 @@ export interface ChaosStack {
   stop(): Promise<void>;
 }
 
-export async function startChaosStack(options: { stateDir: string; logDir: string; log: (line: string) => void }): Promise<ChaosStack> {
+export async function startChaosStack(options: { stateDir: string; logDir: string; log: (line: string) => void; broken?: Broken }): Promise<ChaosStack> {
   const { stateDir, logDir, log } = options;
   mkdirSync(logDir, { recursive: true });
   // Built from the Go module proxy on the first run (with progress), then cached by version.
@@ -144,6 +138,8 @@ export async function startChaosStack(options: { stateDir: string; logDir: strin
       requestTimeoutMs: REQUEST_TIMEOUT_MS,
       // As production runs it: its own preflight loop and, in Kueue mode, the admission check controller.
       gates: 'product',
+      // Or broken on purpose, to see the checker fail it.
+      ...(options.broken ? { env: brokenWorkerEnv(options.broken) } : {}),
     });
   };
   const killWorker = async (slot: WorkerSlot) => {

@@ -24,6 +24,8 @@ export interface WorkerProcessOptions {
   requestTimeoutMs?: number;
   /** "proven" (default) sets the gates; "preflight" runs ProbeBackend first; "product" runs as the product's worker (worker-process.ts). */
   gates?: 'proven' | 'preflight' | 'product';
+  /** More environment for the process (test/chaos/broken-worker.ts breaks it on purpose). */
+  env?: Record<string, string>;
 }
 
 export interface WorkerProcess {
@@ -86,6 +88,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       ...(options.requestTimeoutMs
         ? { DISPATCH_RELIABILITY_REQUEST_TIMEOUT_MS: String(options.requestTimeoutMs) }
         : {}),
+      ...options.env,
     },
   });
   try {

@@ -7,11 +7,14 @@
 //                                 "product": run as the product's worker runs (DispatchWorker.run: the
 //                                 preflight loop and, in Kueue mode, the admission check controller)
 //   DISPATCH_RELIABILITY_REQUEST_TIMEOUT_MS   the per-request bound of Kubernetes calls (optional)
+//   DISPATCH_RELIABILITY_INTERCEPTORS   a module whose `activityInterceptors` run after dispatch's own (optional;
+//                                 test/chaos/broken-worker.ts breaks the worker on purpose)
 //   DISPATCH_WORKFLOW_BUNDLE      the prebuilt workflow bundle (no webpack at start)
 //   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE      the Temporal server, read as every Temporal tool reads them
 //
 // It prints one line on stdout once it polls, `{"ready":true,"pid":<pid>,"taskQueue":"..."}`, and
 // one when it stops cleanly (SIGTERM/SIGINT); everything else goes to stderr.
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Config } from '../../../src/model/config.js';
 import { connectClient, connectWorker } from '../../../src/worker/connect.js';
 import { createDispatchWorker } from '../../../src/worker/dispatch-worker.js';
@@ -26,12 +29,17 @@ async function main(): Promise<void> {
   const requestTimeoutMs = Number(process.env.DISPATCH_RELIABILITY_REQUEST_TIMEOUT_MS) || undefined;
   const { connection, namespace } = await connectWorker();
   const client = await connectClient();
+  const interceptors = process.env.DISPATCH_RELIABILITY_INTERCEPTORS;
+  const activityInterceptors = interceptors
+    ? ((await import(interceptors)) as { activityInterceptors: ActivityInterceptorsFactory[] }).activityInterceptors
+    : undefined;
   const worker = await createDispatchWorker({
     config,
     connection,
     namespace,
     client,
     ...(requestTimeoutMs ? { requestTimeoutMs } : {}),
+    ...(activityInterceptors ? { activityInterceptors } : {}),
   });
   const gates = process.env.DISPATCH_RELIABILITY_GATES;
   const running = gates === 'product' ? worker.run() : worker.worker.run();

@@ -4,12 +4,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { check, INVARIANTS, type CheckReport } from '../../chaos/checker.js';
+import { FAULT_RULES } from '../../chaos/justify.js';
 import type { Answer, CallRecord, FaultRecord, FinalObject, FinalState, LifecycleRecord, RunHistory } from '../../chaos/history.js';
 import { SHAPES, type LifecyclePlan, type Operation, type Shape } from '../../chaos/schedule.js';
+import { CHAOS_WINDOWS } from '../../chaos/windows.js';
 
 const NS = 'chaos';
 const CALL_MS = 30_000;
-const OPTIONS = { callBoundMs: CALL_MS, gateWindowMs: 160_000 };
+const OPTIONS = { callBoundMs: CALL_MS, windows: CHAOS_WINDOWS };
 /** Calls of one lifecycle are this far apart, so that a lifecycle spans a few seconds. */
 const STEP_MS = 1_000;
 
@@ -63,6 +65,8 @@ function cleanRun(shapes: Shape[], options: { duplicated?: Operation[] } = {}): 
 }
 
 const run = (made: Made): CheckReport => check(made.history, made.final, OPTIONS);
+/** A rule's window for a call of `mode`: how long after its fault's part was back it still accepts a refusal. */
+const windowOf = (id: string, mode: 'plain' | 'kueue') => FAULT_RULES.find((r) => r.id === id)!.windowMs(OPTIONS, mode);
 const invariantsOf = (made: Made) => [...new Set(run(made).violations.map((v) => v.invariant))].sort();
 const shapes = fc.array(fc.constantFrom(...(Object.keys(SHAPES) as Shape[])), { minLength: 1, maxLength: 12 });
 const ops = fc.subarray(['start', 'open', 'hold', 'release', 'stop', 'watch'] as Operation[]);
@@ -196,20 +200,32 @@ describe('chaos checker: refusals pass only with their rule and what triggered i
   const JOBS = 200;
   const many = () => cleanRun(Array.from({ length: JOBS }, (_, i) => (i % 2 ? 'run' : 'hold-release') as Shape));
 
-  it("step 1's ErrUnsupported for the start gate: with a fault in the gate window, justified and reported; without one, a violation", () => {
+  it("step 1's ErrUnsupported for the start gate: a definite probe refusal with a fault in its window, justified and reported; without one, a violation", () => {
     const made = many();
-    const start = startRefused(made, 0, { ok: false, type: 'ErrUnsupported', message: 'start: the probe was refused', step: 1 });
+    const start = startRefused(made, 0, { ok: false, type: 'ErrUnsupported', message: 'start: creating TrainJob chaos/probe: admission webhook "vtrainjob.kb.io" denied the request', step: 1 });
     expect(invariantsOf(made)).toEqual(['answers-justified', 'lifecycle-completes-shape']);
-    made.history.faults = [fault('kueue-restart', start.invokedAt - OPTIONS.gateWindowMs + 5_000, start.invokedAt - OPTIONS.gateWindowMs + 8_000)];
+    const window = windowOf('gate-unsupported', 'plain');
+    made.history.faults = [fault('kueue-restart', start.invokedAt - window + 5_000, start.invokedAt - window + 8_000)];
     const report = run(made);
     expect(report.violations).toEqual([]);
     expect(report.incomplete).toEqual([expect.objectContaining({ job: 0, justified: [expect.objectContaining({ rule: expect.stringContaining('§8'), because: ['fault 7: kueue-restart, down 2.0 s'] })] })]);
     // Past the window, or at another step, the fault no longer explains it.
-    made.history.faults = [fault('kueue-restart', start.invokedAt - OPTIONS.gateWindowMs - 5_000, start.invokedAt - OPTIONS.gateWindowMs - 1)];
+    made.history.faults = [fault('kueue-restart', start.invokedAt - window - 5_000, start.invokedAt - window - 1)];
     expect(invariantsOf(made)).toEqual(['answers-justified', 'lifecycle-completes-shape']);
     made.history.faults = [fault('kueue-restart', start.invokedAt - 1_000, start.answeredAt)];
     (start.answer as { step: number }).step = 4;
     expect(invariantsOf(made)).toEqual(['answers-justified', 'lifecycle-completes-shape']);
+  });
+
+  it("step 1's ErrUnsupported whose probe had no definite answer (amendment 8a: the gate is unknown, ErrUnreachable) is a violation, whatever fault there was", () => {
+    for (const message of ['start: creating TrainJob chaos/probe: no answer from the Kubernetes API within timeouts.call', 'start: the Workload of TrainJob chaos/probe was not right within 120s']) {
+      const made = many();
+      const start = startRefused(made, 0, { ok: false, type: 'ErrUnsupported', message, step: 1 });
+      made.history.faults = [fault('apiserver-restart', start.invokedAt - 1_000, start.answeredAt)];
+      const report = run(made);
+      expect(report.violations.map((v) => v.invariant)).toEqual(['answers-justified', 'lifecycle-completes-shape']);
+      expect(report.violations[0]!.detail).toContain('leaves the gate unknown (ErrUnreachable), not unproven');
+    }
   });
 
   it("step 1's ErrUnreachable of a worker whose first preflight has not ended: justified by the run's start of its workers, within the gate window", () => {
@@ -223,7 +239,8 @@ describe('chaos checker: refusals pass only with their rule and what triggered i
     made.history.workersStarted = { from: start.invokedAt - 20_000, to: start.invokedAt - 5_000 };
     expect(invariantsOf(made)).toEqual([]);
     expect(run(made).justified).toEqual([expect.objectContaining({ because: ["the workers' first start"] })]);
-    made.history.workersStarted = { from: start.invokedAt - OPTIONS.gateWindowMs - 20_000, to: start.invokedAt - OPTIONS.gateWindowMs - 1 };
+    const window = windowOf('gate-unknown', 'plain');
+    made.history.workersStarted = { from: start.invokedAt - window - 20_000, to: start.invokedAt - window - 1 };
     expect(invariantsOf(made)).toEqual(['answers-justified']);
   });
 
@@ -239,14 +256,17 @@ describe('chaos checker: refusals pass only with their rule and what triggered i
     expect(report.incomplete.map((l) => l.job)).toEqual([0, 1, 2]);
   });
 
-  it('ErrUnreachable retried to an answer: justified by a fault active within CallBound, a violation without one; a proxy fault that took nothing explains nothing', () => {
+  it('ErrUnreachable retried to an answer: justified by a fault overlapping the call or back just before it, a violation without one; a proxy fault that took nothing explains nothing', () => {
     const made = cleanRun(['run']);
     const open = callsOf(made, 0, 'open')[0]!;
     const retry: CallRecord = { ...open, try: 2, invokedAt: open.answeredAt + 100, answeredAt: open.answeredAt + 200 };
     refuse(open, { ok: false, type: 'ErrUnreachable', message: 'no answer within timeouts.call' });
     made.history.calls.push(retry);
     expect(invariantsOf(made)).toEqual(['answers-justified']);
-    made.history.faults = [fault('proxy', open.invokedAt - CALL_MS - 5_000, open.invokedAt - CALL_MS + 1, 0)];
+    // Back CallBound before the call was sent: its part answered long before the call's CallBound ran out.
+    made.history.faults = [fault('proxy', open.invokedAt - CALL_MS - 5_000, open.invokedAt - CALL_MS, 2)];
+    expect(invariantsOf(made)).toEqual(['answers-justified']);
+    made.history.faults = [fault('proxy', open.invokedAt - CALL_MS - 5_000, open.invokedAt - OPTIONS.windows.answerMs + 1, 0)];
     expect(invariantsOf(made)).toEqual(['answers-justified']);
     made.history.faults[0]!.hits = 2;
     expect(invariantsOf(made)).toEqual([]);
@@ -331,7 +351,7 @@ describe('chaos checker: the cluster at the end', () => {
     const made = cleanRun(['run']);
     made.final.jobs.push(obj('left-job', 'left-job', ['gone-jobset']));
     made.final.copies.push(obj('left-copy', 'left-copy', []));
-    const found = run(made).violations;
+    const found = run(made).violations.filter((v) => v.detail.includes(' has no '));
     expect(found.map((v) => [v.detail.split(' (')[0], v.collectible ?? false])).toEqual([
       ['runtime copy left-copy', false],
       ['Job left-job', true],
@@ -368,5 +388,89 @@ describe('chaos checker: the cluster at the end', () => {
     const stuck = cleanRun(['run']);
     stuck.final.running.push({ workflowId: 'watch/chaos/job-0/uid-0', type: 'WatchTrainJob' });
     expect(invariantsOf(stuck)).toEqual(['no-stuck-workflows']);
+  });
+});
+
+describe('chaos checker: the rules of the amended contract, each failing a wrong product', () => {
+  /** One lifecycle's Start refused at step 1 with `answer` (then retried to its ref) at `at`, answered after CallBound's wait. */
+  const refusedAtStep1 = (made: Made, job: number, at: number, answer: Extract<Answer, { ok: false }>) => {
+    const start = callsOf(made, job, 'start')[0]!;
+    const refused: CallRecord = { ...start, try: 1, invokedAt: at, answeredAt: at + CALL_MS, answer };
+    delete refused.seen;
+    start.try = 2;
+    made.history.calls.unshift(refused);
+    return refused;
+  };
+
+  it("a step-1 ErrUnreachable in a quiet stretch of the run is a violation; the same right after a fault's return is not", () => {
+    // A run with a fault each 120 s: the stretch between two is quiet for every rule.
+    const made = cleanRun(Array.from({ length: 10 }, () => 'run' as const));
+    const t0 = made.history.calls[0]!.invokedAt;
+    made.history.faults = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => ({ ...fault(i % 2 ? 'apiserver-restart' : 'trainer-restart', t0 + i * 120_000, t0 + i * 120_000 + 6_000), index: i }));
+    const quiet = t0 + 3 * 120_000 + 80_000;
+    const answer = { ok: false as const, type: 'ErrUnreachable' as const, message: 'start: not proven (the probe had no definite answer)', step: 1 };
+    refusedAtStep1(made, 0, quiet, answer);
+    const report = run(made);
+    expect(report.violations.map((v) => [v.invariant, v.job])).toEqual([['answers-justified', 0]]);
+    expect(report.violations[0]!.detail).toMatch(/gate-unknown needs a fault .* answered; the record has none/);
+    // Answered 20 s after the API server was back: the re-probe's window.
+    made.history.calls[0]!.answeredAt = t0 + 3 * 120_000 + 6_000 + 20_000;
+    made.history.calls[0]!.invokedAt = made.history.calls[0]!.answeredAt - CALL_MS;
+    expect(run(made).violations).toEqual([]);
+  });
+
+  it("a Watch refused, even while the API server was away, is a violation (Watch ends only with an Outcome); the Temporal client's own failure is not", () => {
+    const made = cleanRun(['run']);
+    const watch = callsOf(made, 0, 'watch')[0]!;
+    const first: CallRecord = { ...watch, try: 1, answer: { ok: false, type: 'ErrUnreachable', message: 'reading the watched TrainJob: no answer' }, answeredAt: watch.invokedAt + 10 };
+    delete first.seen;
+    watch.try = 2;
+    made.history.calls.push(first);
+    made.history.faults = [fault('apiserver-restart', watch.invokedAt - 1_000, watch.answeredAt), fault('temporal-restart', watch.invokedAt - 1_000, watch.answeredAt)];
+    const report = run(made);
+    expect(report.violations.map((v) => v.invariant)).toEqual(['answers-justified']);
+    expect(report.violations[0]!.detail).toContain('a Watch ends only with an Outcome');
+    for (const answer of [{ ok: false as const, type: 'ErrReadOnly' as const, message: 'trainjobs is forbidden' }, { ok: false as const, type: 'ErrRejected' as const, message: 'forbidden' }]) {
+      first.answer = answer;
+      expect(invariantsOf(made)).toEqual(['answers-justified']);
+    }
+    first.answer = { ok: false, type: 'untyped', message: 'ServiceError: 14 UNAVAILABLE' };
+    expect(invariantsOf(made)).toEqual([]);
+  });
+
+  it("a dispatch object left that belongs to no lifecycle breaks no-orphans, unless it is a probe's still inside its probe's bound", () => {
+    const bound = OPTIONS.windows.probeBoundMs;
+    const readAt = 5_000_000;
+    const withLeftover = (trainJob: FinalObject, copy?: FinalObject) => {
+      const made = cleanRun(['run', 'stop-running']);
+      made.final.readAt = readAt;
+      made.final.trainJobs.push(trainJob);
+      if (copy) made.final.copies.push(copy);
+      return made;
+    };
+    // A lost attempt's TrainJob and copy, named as no lifecycle is, owning each other as Start leaves them.
+    const lost = withLeftover(obj('dj-lost-s1', 'lost', [], { jobId: 'lost', createdAt: readAt - 1_000 }), obj('dj-lost-s1', 'lost-copy', ['lost'], { jobId: 'lost' }));
+    const found = run(lost).violations;
+    expect(found.map((v) => v.invariant)).toEqual(['no-orphans', 'no-orphans']);
+    expect(found.map((v) => v.detail)).toEqual([expect.stringMatching(/^TrainJob dj-lost-s1 .* of no lifecycle and no probe$/), expect.stringMatching(/^runtime copy dj-lost-s1 .* of no lifecycle and no probe$/)]);
+
+    const probeJob = '0000000000DSPATCH7ZZZZZZZZ';
+    const probe = (createdAt?: number) => obj(`dj-${probeJob.toLowerCase()}-s1`, 'probe', [], { jobId: probeJob.toLowerCase(), ...(createdAt === undefined ? {} : { createdAt }) });
+    expect(invariantsOf(withLeftover(probe(readAt - bound + 1_000)))).toEqual([]);
+    // Past it: a leftover, and a TrainJob without its copy besides.
+    expect(run(withLeftover(probe(readAt - bound - 1_000))).violations.map((v) => v.detail)).toEqual(['TrainJob dj-0000000000dspatch7zzzzzzzz-s1 owns 0 runtime copies, not 1', expect.stringContaining(`past its probe's bound of ${bound / 1000} s`)]);
+    expect(invariantsOf(withLeftover(probe()))).toEqual(['no-orphans']);
+    // A TrainJob without dispatch's label (and with its copy) is not dispatch's to answer for.
+    expect(invariantsOf(withLeftover(obj('someone-elses', 'other', [], { managed: false }), obj('someone-elses', 'other-copy', ['other'], { managed: false })))).toEqual([]);
+  });
+
+  it('lifecycles that outran the budget break run-within-budget', () => {
+    const made = cleanRun(['run']);
+    made.history.budget = { ms: 60_000 };
+    expect(invariantsOf(made)).toEqual([]);
+    made.history.budget.exceededAt = made.history.calls[0]!.invokedAt + 60_000;
+    made.history.ran = { from: made.history.calls[0]!.invokedAt, to: made.history.budget.exceededAt + 5_000 };
+    const report = run(made);
+    expect(report.violations).toEqual([{ invariant: 'run-within-budget', detail: "the lifecycles outran the run's budget of 60 s and were given up 60 s into the run" }]);
   });
 });
