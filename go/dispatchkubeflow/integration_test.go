@@ -355,6 +355,42 @@ func TestIntegrationCancelledWatchIsNotATypedFailure(t *testing.T) {
 	}
 }
 
+// A Watch whose context ends answers an error that is the context's (the real SDK answers
+// serviceerror.DeadlineExceeded); the workflow goes on, and a handle got by the ref cancels it.
+func TestIntegrationAWatchWhoseContextEndsIsTheContextsErrorAndGoesOn(t *testing.T) {
+	s := stack(t)
+	ctx := itContext(t)
+	started, err := s.plain.Start(ctx, request(s.runtime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not opened: the Watch runs until the TrainJob ends.
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err = s.plain.Watch(short, started.Ref)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a Watch past its context's deadline: %v (%T)", err, err)
+	}
+	watch, err := s.plain.WatchHandle(ctx, started.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	description, err := s.temporal.DescribeWorkflowExecution(ctx, watch.ID(), "")
+	if err != nil || description.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		t.Errorf("the Watch after its caller gave up: %v %v", description.GetWorkflowExecutionInfo().GetStatus(), err)
+	}
+	if err := watch.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var cancelled *temporal.CanceledError
+	if _, err := watch.Get(ctx); !errors.As(err, &cancelled) {
+		t.Errorf("the cancelled Watch answered %v", err)
+	}
+	if _, err := s.plain.Stop(ctx, started.Ref); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestIntegrationTypedRefusals(t *testing.T) {
 	s := stack(t)
 	ctx := itContext(t)
