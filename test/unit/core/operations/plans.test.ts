@@ -17,6 +17,7 @@ import { phaseOf } from '../../../../src/core/operations/phase.js';
 import { Annotations, Labels } from '../../../../src/model/constants.js';
 import { OperationAnnotations } from '../../../../src/model/constants.js';
 import type { TrainJob, Workload } from '../../../../src/model/kube.js';
+import { assertReaching } from '../reached.js';
 import { arbObserved, condition, GATE, KUEUE_CONFIG, OTHER_UID, PLAIN, REF, T1, trainJob, workload } from '../operation-fixtures.js';
 
 fc.configureGlobal({ numRuns: 500 });
@@ -165,14 +166,21 @@ describe('answers instead of refusals', () => {
 });
 
 describe('the plans over everything they may read', () => {
+  // How many generated cases must reach each property's assertions (reached.ts): 50 each. With 50
+  // cases through its filter, a kind of input that makes a tenth of them (an operation in a mode, a
+  // phase) is missed with a chance of 0.9^50, under 0.6%. The plain and Kueue properties let through
+  // about 15% and 4% of the cases (measured: 65-80 and 17-24 of 500), so they run 1,000 and 3,000
+  // cases, for about 150 and 120; every count is then over five standard deviations above 50.
+  const MIN = { converges: 50, factTrue: 50, plainSuspend: 50, kueueWorkload: 50, absent: 50, refused: 50, writes: 50 };
   const arb = fc.tuple(fc.constantFrom(...OPS), arbObserved);
   const ended = (plan: OperationPlan) => plan.kind === 'done' && ['Succeeded', 'Failed'].includes(plan.state.phase);
 
   it('a plan converges without being told it wrote (answers lost), and repeating it answers the same state, writing nothing', () => {
-    fc.assert(
+    assertReaching(MIN.converges, (reached) =>
       fc.property(arb, ([op, observed]) => {
         const { first, last, world } = run(op, observed);
         if (first.kind === 'refuse') return;
+        reached();
         const waitingForWorkload = op === 'hold' && observed.config.mode === 'kueue' && last.kind === 'wait';
         expect(waitingForWorkload || last.kind === 'done' || last.kind === 'absent').toBe(true);
         const again = planOperation(op, REF, world);
@@ -184,10 +192,11 @@ describe('the plans over everything they may read', () => {
   });
 
   it('leaves the fact true: opened after Open, held after Hold, not held after Release', () => {
-    fc.assert(
+    assertReaching(MIN.factTrue, (reached) =>
       fc.property(arb, ([op, observed]) => {
         const { first, last, world } = run(op, observed);
         if (first.kind === 'refuse' || last.kind === 'absent' || ended(first) || ended(last)) return;
+        reached();
         const tj = world.trainJob!;
         if (op === 'open') expect(isOpened(tj, world.config)).toBe(true);
         if (op === 'hold') expect([isHeldMarked(tj), last.state?.phase, last.state?.held]).toEqual([true, 'Held', true]);
@@ -197,41 +206,52 @@ describe('the plans over everything they may read', () => {
   });
 
   it('plain: after any operation that did not refuse, spec.suspend is !(opened && !held); opened is never lost', () => {
-    fc.assert(
+    assertReaching(MIN.plainSuspend, (reached) =>
       fc.property(arb, ([op, observed]) => {
         if (observed.config.mode !== 'plain') return;
         const { first, last, world } = run(op, observed);
         if (first.kind === 'refuse' || last.kind === 'absent' || ended(first)) return;
+        reached();
         const tj = world.trainJob!;
         const opened = tj.metadata.annotations?.[OperationAnnotations.opened] === 'true';
         expect(isSuspended(tj)).toBe(!(opened && !isHeldMarked(tj)));
         if (isOpened(observed.trainJob!, PLAIN)) expect(opened).toBe(true);
         if (!isOpened(observed.trainJob!, PLAIN) && op !== 'open') expect(isSuspended(tj)).toBe(true);
       }),
+      { numRuns: 1000 },
     );
   });
 
   it('Kueue: the Workload ends inactive after Hold, active after Release unless Kueue deactivated it itself', () => {
-    fc.assert(
+    assertReaching(MIN.kueueWorkload, (reached) =>
       fc.property(arb, ([op, observed]) => {
         if (observed.config.mode !== 'kueue' || op === 'open') return;
         const { first, last, world } = run(op, observed);
         const wl = world.workload;
         if (first.kind === 'refuse' || last.kind !== 'done' || ended(first) || wl === undefined || wl.metadata?.labels?.[Labels.kueueJobUid] !== REF.uid) return;
         if (wl.metadata?.deletionTimestamp !== undefined) return;
+        reached();
         if (op === 'hold') expect(isWorkloadInactive(wl)).toBe(true);
         if (op === 'release') expect(isWorkloadInactive(wl)).toBe(kueueDeactivation(observed.workload!) !== undefined && isWorkloadInactive(observed.workload!));
       }),
+      { numRuns: 3000 },
     );
   });
 
   it('never writes to a TrainJob of another UID, without labels, or gone; and answers Absent when the UID is not there', () => {
-    fc.assert(
+    // Each of its two assertions counted: the TrainJob gone or of another UID, and an identity refusal.
+    assertReaching({ absent: MIN.absent, refused: MIN.refused }, (reached) =>
       fc.property(arb, ([op, observed]) => {
         const plan = planOperation(op, REF, observed);
         const tj = observed.trainJob;
-        if (tj === undefined || tj.metadata.uid !== REF.uid) expect(plan.kind).toBe('absent');
-        if (tj !== undefined && identityRefusals(op, REF, observed).length > 0) expect(plan).toMatchObject({ kind: 'refuse', state: phaseOf(observed) });
+        if (tj === undefined || tj.metadata.uid !== REF.uid) {
+          reached('absent');
+          expect(plan.kind).toBe('absent');
+        }
+        if (tj !== undefined && identityRefusals(op, REF, observed).length > 0) {
+          reached('refused');
+          expect(plan).toMatchObject({ kind: 'refuse', state: phaseOf(observed) });
+        }
       }),
     );
   });
@@ -241,9 +261,11 @@ describe('the plans over everything they may read', () => {
       TrainJob: new Set(['/spec/suspend', HELD_PATH, OPENED_PATH, GATED_PATH, '/metadata/annotations']),
       Workload: new Set(['/spec/active']),
     };
-    fc.assert(
+    assertReaching(MIN.writes, (reached) =>
       fc.property(arb, ([op, observed]) => {
-        for (const w of writesOf(planOperation(op, REF, observed))) {
+        const writes = writesOf(planOperation(op, REF, observed));
+        if (writes.length > 0) reached();
+        for (const w of writes) {
           const object = w.kind === 'TrainJob' ? observed.trainJob : observed.workload;
           expect(w.patch.slice(0, 2)).toEqual([
             { op: 'test', path: '/metadata/uid', value: object?.metadata?.uid },

@@ -1,6 +1,7 @@
 // Each probe run has its own JobID, so that probes never meet each other's objects (two workers
 // probing at once, a copy the garbage collector has not yet removed, a probe whose stop failed).
 import fc from 'fast-check';
+import { assertReaching } from '../reached.js';
 import { describe, expect, it } from 'vitest';
 import { isProbeJobId, PROBE_JOB_ID, PROBE_JOB_PREFIX, probeJobId, probeRequest } from '../../../../src/core/start/probe.js';
 import { trainJobName } from '../../../../src/core/start/names.js';
@@ -23,10 +24,12 @@ describe('probeJobId', () => {
   });
 
   it('gives different UUIDs different JobIDs whenever their first 45 bits differ', () => {
-    fc.assert(
+    // fc.pre draws again for a case it skips; all 100 cases must still get past it (../reached.ts).
+    assertReaching(100, (reached) =>
       fc.property(fc.uuid(), fc.uuid(), (a, b) => {
         const top45 = (u: string) => BigInt(`0x${u.replace(/-/g, '').slice(0, 12)}`) >> 3n;
         fc.pre(top45(a) !== top45(b));
+        reached();
         expect(probeJobId(a)).not.toBe(probeJobId(b));
       }),
     );
