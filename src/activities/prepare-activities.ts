@@ -9,7 +9,18 @@ import { validate, validateCapabilitiesRequest } from '../core/start/validate.js
 import type { ValidRequest } from '../core/start/validated.js';
 import { validateTrainJobRef } from '../core/operations/validate-ref.js';
 import type { TrainJobRef } from '../model/operations.js';
+import { parseGoDuration, toMillis } from '../model/duration.js';
+import type { Config } from '../model/config.js';
 import { settingsOf, type Settings, type SettingsView } from './settings-activities.js';
+
+/**
+ * How long step 1 waits for definite gates: CallBound, within the bound of the local activity that
+ * waits (activity-proxies.ts, PREPARE_START_TIMEOUT).
+ */
+export const gateWaitMs = (config: Config): number => Math.min(toMillis(parseGoDuration(config.timeouts.call)!), GATE_WAIT_MAX_MS);
+
+/** The longest wait for definite gates, whatever CallBound is: under prepareStart's timeout of 10 minutes. */
+export const GATE_WAIT_MAX_MS = 9 * 60_000;
 
 export interface PreparedStart {
   settings: Settings;
@@ -28,8 +39,15 @@ export interface PreparedOperation {
 
 export function prepareActivities(source: SettingsView) {
   return {
+    /**
+     * A valid request waits up to CallBound for definite gates (docs/contract.md §8): a worker
+     * that has just started, or is proving its gates again after a fault, answers the Start from
+     * its next preflight rather than refusing it at once. An invalid one is refused at once.
+     */
     async prepareStart(request: unknown): Promise<PreparedStart> {
-      return { settings: settingsOf(source), valid: validate(request) };
+      const valid = validate(request);
+      const gates = source.definiteGates ? await source.definiteGates(gateWaitMs(source.config)) : source.latestGates();
+      return { settings: settingsOf(source, gates), valid };
     },
     async prepareCapabilities(request: unknown): Promise<PreparedCapabilities> {
       return { settings: settingsOf(source), query: validateCapabilitiesRequest(request) };

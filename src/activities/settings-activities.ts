@@ -3,16 +3,18 @@
 import type { Config } from '../model/config.js';
 import type { BackendGates } from '../model/results.js';
 
-/** What the activities read of the worker's SettingsSource: a test gives them a plain object. */
-export type SettingsView = Pick<SettingsSource, 'config' | 'latestGates'>;
+/**
+ * What the activities read of the worker's SettingsSource: a test gives them a plain object, which
+ * need not wait for definite gates.
+ */
+export type SettingsView = Pick<SettingsSource, 'config' | 'latestGates'> & Partial<Pick<SettingsSource, 'definiteGates'>>;
 
 export interface Settings {
   config: Config;
   gates?: BackendGates;
 }
 
-export function settingsOf(source: SettingsView): Settings {
-  const gates = source.latestGates();
+export function settingsOf(source: SettingsView, gates = source.latestGates()): Settings {
   return gates ? { config: source.config, gates } : { config: source.config };
 }
 
@@ -25,17 +27,44 @@ export function settingsActivities(source: SettingsView) {
 }
 
 /**
+ * Whether gates decide a Start's step 1 (docs/contract.md §8): every gate proven, or one definitely
+ * refused. Unknown: no preflight has ended yet, the API did not answer it (reach), or its access
+ * review or probe Start had no definite answer.
+ */
+export function areDefinite(gates: BackendGates | undefined): gates is BackendGates {
+  return gates !== undefined && gates.reach && gates.writeUnknown !== true && gates.startUnknown !== true;
+}
+
+/**
  * The worker's view of its backend: the configuration, and the latest preflight (none before the
  * first), which the worker's preflight loop updates.
  */
 export class SettingsSource {
   private gates: BackendGates | undefined;
+  /** Resolvers of the waits for definite gates (definiteGates), called at each update. */
+  private readonly waiting = new Set<() => void>();
   constructor(readonly config: Config) {}
   latestGates(): BackendGates | undefined {
     return this.gates;
   }
   update(gates: BackendGates): void {
     this.gates = gates;
+    for (const wake of this.waiting) wake();
+  }
+  /**
+   * The latest gates once they are definite, waiting at most `ms` for a preflight to make them so
+   * (docs/contract.md §8: a Start that meets an unknown gate waits for it, its first preflight or
+   * the re-probe after a fault); after `ms`, the latest gates as they are.
+   */
+  async definiteGates(ms: number): Promise<BackendGates | undefined> {
+    if (areDefinite(this.gates)) return this.gates;
+    await new Promise<void>((resolve) => {
+      const done = () => (clearTimeout(timer), this.waiting.delete(check), resolve());
+      const check = () => (areDefinite(this.gates) ? done() : undefined);
+      const timer = setTimeout(done, ms);
+      this.waiting.add(check);
+    });
+    return this.gates;
   }
   /**
    * The probe has not ended within its bound: until one ends, the start gate is unknown (step 1

@@ -63,7 +63,10 @@ export function trainJobActivities(env: ActivityEnv) {
       const answer = await callsFor(env).get(TRAINJOBS, input.namespace, input.name);
       if (answer.answered === 'definite') {
         const where = objectAddress(TRAINJOBS, input.namespace, input.name);
-        throw new DispatchError('ErrRejected', [`reading back ${where}: ${describeRefusal(answer)}`], 8);
+        // A TrainJob gone (404) says nothing of what the cluster allows: something deleted it (for
+        // a probe, maybe an earlier execution of a lost workflow task), so the preflight does not
+        // count it as a refusal of the start gate (errors.ts, Evidence).
+        throw new DispatchError('ErrRejected', [`reading back ${where}: ${describeRefusal(answer)}`], 8, undefined, { definite: answer.status !== 404 });
       }
       const { metadata, spec } = answer.value as TrainJob;
       const { name, namespace, uid, labels, annotations, deletionTimestamp } = metadata;

@@ -41,6 +41,8 @@ export function workloadActivities(checks: WorkloadChecks) {
         : startWaitClock(Date.now(), toMillis(parseGoDuration(workload)!));
       let made = previous?.checks ?? 0;
       let reasons: string[];
+      // Whether the last check saw a Workload answer that decides (a Workload, or a definite refusal of the list).
+      let seen: boolean;
       for (;;) {
         made += 1;
         const checkedAt = Date.now();
@@ -48,6 +50,7 @@ export function workloadActivities(checks: WorkloadChecks) {
           .check(ref.namespace, config.kueue.workloadVersion, ref.uid, ctx.cancellationSignal)
           .catch((error: Error) => error);
         clock = afterCheck(clock, checkedAt, !(answer instanceof Error), callBoundMs);
+        seen = !(answer instanceof Error) && (answer.answered === 'definite' || answer.value !== undefined);
         if (answer instanceof Error) reasons = [answer.message];
         else if (answer.answered === 'definite') reasons = [`listing Workloads: ${describeRefusal(answer)}`];
         else {
@@ -71,6 +74,8 @@ export function workloadActivities(checks: WorkloadChecks) {
         [`the Workload of TrainJob ${ref.namespace}/${ref.name} was not right within ${within}`, ...reasons],
         9,
         ref,
+        // No Workload at all by the deadline is Kueue's silence, not its refusal (docs/contract.md §8).
+        { definite: seen },
       );
     },
   };

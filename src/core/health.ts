@@ -48,7 +48,8 @@ function gateReasons(gates: BackendGates | undefined, sinceStartMs: number): str
   if (!gates) return [`gates: unknown, the first preflight has not ended (${Math.round(sinceStartMs / 1000)}s after start)`];
   const unproven = (['reach', 'write', 'start'] as const).filter((gate) => !gates[gate]);
   if (unproven.length === 0) return [];
-  const named = unproven.map((gate) => (gate === 'start' && gates.startUnknown ? 'start (unknown)' : gate));
+  const unknown = { reach: false, write: gates.writeUnknown === true, start: gates.startUnknown === true };
+  const named = unproven.map((gate) => (unknown[gate] ? `${gate} (unknown)` : gate));
   // The preflight's own reasons say why (one per unproven gate, prefixed with its name).
   return [`gates: ${named.join(', ')} not proven at ${gates.checkedAt}`, ...gates.reasons.map((reason) => `gates: ${reason}`)];
 }

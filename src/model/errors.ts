@@ -69,6 +69,16 @@ export function isFailureDetails(value: unknown): value is FailureDetails {
   );
 }
 
+/**
+ * What decided a refusal, beyond its type: `definite` when an answer of the API did (a denial, a
+ * 4xx, an object read that differs), false when the lack of one did (a call unanswered past
+ * CallBound, a wait that saw nothing within its bound). The preflight counts only a definite
+ * refusal as proof that a gate is shut (docs/contract.md §8): silence proves nothing either way.
+ */
+export interface Evidence {
+  definite: boolean;
+}
+
 /** The error a refusal is before it crosses Temporal: type, every reason, the step, and the ref. */
 export class DispatchError extends Error {
   constructor(
@@ -76,6 +86,7 @@ export class DispatchError extends Error {
     readonly reasons: readonly string[],
     readonly step: number,
     readonly ref?: ObjectRef,
+    readonly evidence: Evidence = { definite: true },
   ) {
     super(formatMessage(type, reasons, ref));
     this.name = type;

@@ -38,10 +38,16 @@ export const BackendGatesSchema = z.strictObject({
   checkedAt: z.string(),
   /**
    * True when `start` is false for want of an answer, not refused: the probe Start ended
-   * ErrUnreachable or ErrOutcomeUnknown, or did not end within its bound. Starts are then refused
-   * with the retryable ErrUnreachable, not ErrUnsupported (docs/contract.md §8). Absent: false.
+   * ErrUnreachable or ErrOutcomeUnknown, ended ErrRejected because a call went unanswered or no
+   * Workload appeared, or did not end within its bound. Starts are then refused with the retryable
+   * ErrUnreachable, not ErrUnsupported (docs/contract.md §8). Absent: false.
    */
   startUnknown: z.boolean().optional(),
+  /**
+   * True when `write` is false for want of an answer: the SelfSubjectAccessReview went unanswered.
+   * Starts are then refused with the retryable ErrUnreachable, not ErrReadOnly. Absent: false.
+   */
+  writeUnknown: z.boolean().optional(),
 });
 export type BackendGates = z.infer<typeof BackendGatesSchema>;
 

@@ -1,7 +1,7 @@
 // The worker's preflight: ProbeBackend at boot and then periodically; its result is what step 1
 // of every Start reads. One probe per namespace runs at a time, however many workers there are.
 import type { Client } from '@temporalio/client';
-import type { SettingsSource } from '../activities/settings-activities.js';
+import { areDefinite, type SettingsSource } from '../activities/settings-activities.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import type { BackendGates } from '../model/results.js';
@@ -14,15 +14,27 @@ export async function runPreflight(client: Client, taskQueue: string, gates: Set
 }
 
 /**
- * How soon the preflight runs again after one that did not prove every gate (or failed), doubling
- * up to the interval. A probe caught by a passing fault (Trainer restarting, the API server away)
- * leaves its gate unproven, and every Start meanwhile is refused at step 1.
+ * How soon the preflight runs again after one that definitely refused a gate, doubling up to the
+ * interval: a missing probe runtime or a denied permission does not pass in seconds.
  */
 export const UNPROVEN_RETRY_MS = 5_000;
 
-/** The wait before the next preflight: the interval once all gates are proven, else a doubling retry. */
-export function nextPreflightMs(intervalMs: number, unprovenInARow: number): number {
+/**
+ * How soon it runs again after one that left a gate unknown (no answer), or failed: at once, less a
+ * breath. A probe caught by a passing fault (the API server away, Kueue restarting) leaves Starts
+ * refused (ErrUnreachable) or waiting at step 1 until a probe ends with a definite answer, so the
+ * next one must begin as soon as the fault may have passed (docs/contract.md §8): the probe's own
+ * calls retry until the API answers, so it ends soon after the fault does.
+ */
+export const UNKNOWN_RETRY_MS = 1_000;
+
+/**
+ * The wait before the next preflight: the interval once all gates are proven; after gates left
+ * unknown, UNKNOWN_RETRY_MS; after a definite refusal, a doubling retry.
+ */
+export function nextPreflightMs(intervalMs: number, unprovenInARow: number, unknown = false): number {
   if (unprovenInARow === 0) return intervalMs;
+  if (unknown) return Math.min(intervalMs, UNKNOWN_RETRY_MS);
   return Math.min(intervalMs, UNPROVEN_RETRY_MS * 2 ** (unprovenInARow - 1));
 }
 
@@ -50,6 +62,7 @@ export async function preflightLoop(
 ): Promise<void> {
   let unproven = 0;
   while (!signal.aborted) {
+    let unknown = true;
     try {
       // A probe in flight when the worker stops would never finish (no worker runs it), so
       // shutdown must not wait for it; and its client calls are cancelled with the loop: left
@@ -66,11 +79,12 @@ export async function preflightLoop(
       const result = await Promise.race([probing, aborted(signal)]).finally(() => clearTimeout(bound));
       if (result) log('preflight finished', { reach: result.reach, write: result.write, start: result.start, reasons: result.reasons });
       unproven = result && result.reach && result.write && result.start ? 0 : unproven + 1;
+      unknown = !areDefinite(result);
     } catch (error) {
       log('preflight failed', { error: (error as Error).message });
       unproven += 1;
     }
-    await sleepUnlessAborted(nextPreflightMs(intervalMs, unproven), signal);
+    await sleepUnlessAborted(nextPreflightMs(intervalMs, unproven, unknown), signal);
   }
 }
 

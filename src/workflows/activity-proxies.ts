@@ -20,8 +20,12 @@ import { ACTIVITY_LABELS, PHASES, phaseLabel, STEPS, stepLabel, type ActivityOf,
  * The settings, and the request validated with them, are read in the worker's main thread by local
  * activities, recorded in the history: zod stays out of the workflow sandbox.
  */
-const settingsCall = (summary: string) => proxyLocalActivities<Activities>({ summary, startToCloseTimeout: '10s' });
-export const prepareStart = settingsCall(ACTIVITY_LABELS.prepareStart).prepareStart;
+const settingsCall = (summary: string, startToCloseTimeout = '10s') => proxyLocalActivities<Activities>({ summary, startToCloseTimeout });
+/**
+ * prepareStart waits up to CallBound (at most 9 minutes: prepare-activities.ts) for definite gates.
+ * A local activity's timeout is not recorded in the history, so replay does not depend on it.
+ */
+export const prepareStart = settingsCall(ACTIVITY_LABELS.prepareStart, '10m').prepareStart;
 export const getSettings = settingsCall(ACTIVITY_LABELS.getSettings).getSettings;
 export const prepareCapabilities = settingsCall(ACTIVITY_LABELS.prepareCapabilities).prepareCapabilities;
 

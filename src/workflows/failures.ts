@@ -22,8 +22,8 @@ export function unansweredDetail(error: unknown): string {
 export function classify(error: unknown, step: number, unansweredType: ErrorType, unansweredReason: string, ref?: ObjectRef): DispatchError {
   if (isCancellation(error)) throw error;
   const typed = fromFailure(error);
-  if (typed) return new DispatchError(typed.type, typed.reasons, typed.step || step, typed.ref ?? ref);
-  return new DispatchError(unansweredType, [`${unansweredReason}: ${unansweredDetail(error)}`], step, ref);
+  if (typed) return new DispatchError(typed.type, typed.reasons, typed.step || step, typed.ref ?? ref, typed.evidence);
+  return new DispatchError(unansweredType, [`${unansweredReason}: ${unansweredDetail(error)}`], step, ref, { definite: false });
 }
 
 /** A DispatchError as the ApplicationFailure a workflow fails with; anything else is rethrown. */

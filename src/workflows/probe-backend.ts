@@ -7,18 +7,18 @@ import { Probe } from '../model/constants.js';
 import { DispatchError, type ErrorType } from '../model/errors.js';
 import type { BackendGates } from '../model/results.js';
 import { attemptToken, trainJobName } from '../core/start/names.js';
-import { probeGoneAtReadBack, probeJobId, probeRequest } from '../core/start/probe.js';
+import { probeJobId, probeRequest } from '../core/start/probe.js';
 import { activitiesFor, getSettings, type StartActivities } from './activity-proxies.js';
 import { classify } from './failures.js';
 import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
 import { WorkflowTypes } from '../model/workflows.js';
 
-/** The reasons of a failed gate, each prefixed by the gate, as step 1 of Start reports them. */
-function reasonsOf(gate: string, error: unknown, step: number): string[] {
+/** A failed gate's refusal: its reasons each prefixed by the gate, as step 1 of Start reports them. */
+function refusalOf(gate: string, error: unknown, step: number): { reasons: string[]; definite: boolean } {
   if (isCancellation(error)) throw error;
   const typed = error instanceof DispatchError ? error : classify(error, step, 'ErrUnreachable', 'no answer');
-  return typed.reasons.map((r) => `${gate}: ${r}`);
+  return { reasons: typed.reasons.map((r) => `${gate}: ${r}`), definite: typed.evidence.definite };
 }
 
 /**
@@ -30,18 +30,19 @@ function reasonsOf(gate: string, error: unknown, step: number): string[] {
  */
 const PROBE_STOPS_UNKNOWN = 'probe-stops-what-it-may-have-made';
 
-/** The refusals that prove the start gate unproven; anything else (no answer) leaves it unknown (docs/contract.md §8). */
+/** The refusals that can prove the start gate unproven; anything else (no answer) leaves it unknown (docs/contract.md §8). */
 const DEFINITE: readonly string[] = ['ErrInvalid', 'ErrUnsupported', 'ErrRejected', 'ErrReadOnly'] satisfies ErrorType[];
 
 /**
- * Whether the probe Start was definitely refused, rather than left without an answer. A read-back
- * that found the probe's own TrainJob gone says nothing of the backend: when a workflow task is
- * lost (Temporal unreachable as it completes), the next worker runs that task's local activities
- * again, and the first execution may have gone on to stop the probe (seen in the chaos run: seven
- * Starts refused ErrUnsupported until the next preflight). The probe Start runs again next time.
+ * Whether the probe Start was definitely refused, rather than left without an answer: a refusal of
+ * one of those types that a definite answer of the API decided (errors.ts, Evidence). A call at
+ * steps 7 or 8 unanswered past CallBound, or no Workload within timeouts.workload, is ErrRejected
+ * for a Start but proves nothing of the backend (a Kueue restart longer than the Workload wait did
+ * it). Nor does a read-back that found the probe's own TrainJob gone: when a workflow task is lost
+ * (Temporal unreachable as it completes), the next worker runs that task's local activities again,
+ * and the first execution may have gone on to stop the probe.
  */
-const isDefinite = (error: unknown): boolean =>
-  error instanceof DispatchError && DEFINITE.includes(error.type) && !probeGoneAtReadBack(error);
+const isDefinite = (error: unknown): boolean => error instanceof DispatchError && DEFINITE.includes(error.type) && error.evidence.definite;
 
 /** Whether a probe Start that failed so may have left something of this attempt's behind. */
 function mayHaveMade(error: unknown): error is DispatchError {
@@ -83,11 +84,13 @@ export async function ProbeBackend(): Promise<BackendGates> {
   let start = false;
   let startUnknown = false;
 
+  let writeUnknown = false;
+
   try {
     await acts.checkReach();
     reach = true;
   } catch (error) {
-    reasons.push(...reasonsOf('reach', error, 1));
+    reasons.push(...refusalOf('reach', error, 1).reasons);
   }
 
   if (reach) {
@@ -96,7 +99,10 @@ export async function ProbeBackend(): Promise<BackendGates> {
       reasons.push(...review.reasons);
       write = review.reasons.length === 0;
     } catch (error) {
-      reasons.push(...reasonsOf('write', error, 1));
+      // An unanswered SelfSubjectAccessReview leaves the write gate unknown, not refused (§8).
+      const refusal = refusalOf('write', error, 1);
+      reasons.push(...refusal.reasons);
+      writeUnknown = !refusal.definite;
     }
   }
 
@@ -109,7 +115,7 @@ export async function ProbeBackend(): Promise<BackendGates> {
       await acts.undoStart({ namespace, name: started.name, token, trainJobUid: started.uid, ownerSet: true, step: 0 });
       start = true;
     } catch (error) {
-      reasons.push(...reasonsOf('start', error, 0));
+      reasons.push(...refusalOf('start', error, 0).reasons);
       startUnknown = !isDefinite(error);
       // The start gate stays unproven either way; the stop only cleans up.
       if (mayHaveMade(error)) {
@@ -124,6 +130,6 @@ export async function ProbeBackend(): Promise<BackendGates> {
   }
 
   progress.finish(start ? 'all gates proven' : `not proven: ${reasons.join('; ')}`);
-  const unknown = startUnknown ? { startUnknown } : {};
+  const unknown = { ...(writeUnknown ? { writeUnknown } : {}), ...(startUnknown ? { startUnknown } : {}) };
   return { reach, write, start, reasons, checkedAt: workflowInfo().runStartTime.toISOString(), ...unknown };
 }

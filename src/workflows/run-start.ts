@@ -190,7 +190,7 @@ function withLeft(error: unknown, left: LeftObject[], ref: ObjectRef | undefined
   if (!(error instanceof DispatchError)) return error;
   const named = error.ref ?? left[0]?.ref ?? ref;
   if (left.length === 0 && named === error.ref) return error;
-  return new DispatchError(error.type, [...error.reasons, ...left.map((l) => l.reason)], error.step, named);
+  return new DispatchError(error.type, [...error.reasons, ...left.map((l) => l.reason)], error.step, named, error.evidence);
 }
 
 /**
@@ -199,7 +199,7 @@ function withLeft(error: unknown, left: LeftObject[], ref: ObjectRef | undefined
  */
 function unnamedUnlessUnknown(error: unknown, step: number): unknown {
   if (step !== 6 || !(error instanceof DispatchError) || error.type === 'ErrOutcomeUnknown' || !error.ref) return error;
-  return new DispatchError(error.type, error.reasons, error.step);
+  return new DispatchError(error.type, error.reasons, error.step, undefined, error.evidence);
 }
 
 /**

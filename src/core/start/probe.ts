@@ -74,8 +74,3 @@ export function probeRequest(config: Config, jobId: string = PROBE_JOB_ID): Vali
 export function renderProbe(runtime: TrainerRuntime, config: Config): RenderedStart {
   return renderStart(probeRequest(config), runtime, config, { probe: true });
 }
-
-/** Whether a probe Start's refusal is step 8 finding its TrainJob gone (readBack's 404: "reading back <TrainJob>: HTTP 404 ..."). */
-export function probeGoneAtReadBack(error: { step: number; reasons: readonly string[] }): boolean {
-  return error.step === 8 && error.reasons.some((reason) => reason.startsWith('reading back ') && reason.includes(': HTTP 404 '));
-}

@@ -7,7 +7,7 @@ import { runtimeKey, type RuntimeName } from './validated.js';
 
 /**
  * Step 1: the refusal for the first gate the latest preflight did not prove (docs/contract.md §8);
- * a start gate left unknown by a probe without a definite answer is ErrUnreachable.
+ * a write or start gate left unknown by a preflight without a definite answer is ErrUnreachable.
  */
 export function gateRefusal(gates: BackendGates | undefined): DispatchError | undefined {
   if (!gates) return new DispatchError('ErrUnreachable', ['reach: not proven (no preflight has completed yet)'], 1);
@@ -16,6 +16,8 @@ export function gateRefusal(gates: BackendGates | undefined): DispatchError | un
     return own.length > 0 ? own : [`${gate}: not proven`];
   };
   if (!gates.reach) return new DispatchError('ErrUnreachable', why('reach'), 1);
+  // An unanswered access review proves nothing either way: retryable, naming the write gate.
+  if (!gates.write && gates.writeUnknown === true) return new DispatchError('ErrUnreachable', why('write'), 1);
   if (!gates.write) return new DispatchError('ErrReadOnly', why('write'), 1);
   // A probe without a definite answer proves nothing either way: retryable, naming the start gate.
   if (!gates.start && gates.startUnknown === true) return new DispatchError('ErrUnreachable', why('start'), 1);

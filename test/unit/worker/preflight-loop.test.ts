@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SettingsSource } from '../../../src/activities/settings-activities.js';
 import { parseConfig } from '../../../src/config/load-config.js';
 import { gateRefusal } from '../../../src/core/start/refusals.js';
-import { nextPreflightMs, preflightLoop, probeBoundMs, sleepUnlessAborted, UNPROVEN_RETRY_MS } from '../../../src/worker/preflight.js';
+import { nextPreflightMs, preflightLoop, probeBoundMs, sleepUnlessAborted, UNKNOWN_RETRY_MS, UNPROVEN_RETRY_MS } from '../../../src/worker/preflight.js';
 
 const HOUR = 3_600_000;
 
@@ -50,11 +50,11 @@ describe('preflightLoop', () => {
     expect(signals[0]!.aborted).toBe(true);
   });
 
-  it('a preflight that leaves a gate unproven runs again after 5 s, doubling up to the interval; one that proves them all waits the interval', async () => {
+  it('a preflight that definitely refuses a gate runs again after 5 s, doubling up to the interval; one that leaves a gate unknown, after 1 s; one that proves them all waits the interval', async () => {
     const unproven = { reach: true, write: true, start: false, reasons: ['start: create TrainJob: HTTP 422'], checkedAt: '' };
     const unknown = { ...unproven, reasons: ['start: create TrainJob: no answer'], startUnknown: true };
     const proven = { ...unproven, start: true, reasons: [] };
-    const answers = [unknown, unproven, unknown, proven, proven];
+    const answers = [unknown, unproven, unproven, unknown, proven, proven];
     const runs: number[] = [];
     const client = probeClient(() => {
       runs.push(Date.now());
@@ -63,11 +63,47 @@ describe('preflightLoop', () => {
     const stop = new AbortController();
     const t0 = Date.now();
     const loop = preflightLoop(client, 'q', gates, HOUR, stop.signal, () => undefined);
-    await vi.advanceTimersByTimeAsync(5_000 + 10_000 + 20_000 + HOUR);
+    await vi.advanceTimersByTimeAsync(1_000 + 10_000 + 20_000 + 1_000 + HOUR);
     stop.abort();
     await loop;
-    expect(runs.map((t) => t - t0)).toEqual([0, 5_000, 15_000, 35_000, 35_000 + HOUR]);
+    // unknown: 1 s; unproven (2nd in a row): 10 s; unproven (3rd): 20 s; unknown: 1 s; proven: the interval.
+    expect(runs.map((t) => t - t0)).toEqual([0, 1_000, 11_000, 31_000, 32_000, 32_000 + HOUR]);
     expect([0, 1, 2, 3, 20].map((n) => nextPreflightMs(HOUR, n))).toEqual([HOUR, UNPROVEN_RETRY_MS, 10_000, 20_000, HOUR]);
+    expect([1, 2, 20].map((n) => nextPreflightMs(HOUR, n, true))).toEqual([UNKNOWN_RETRY_MS, UNKNOWN_RETRY_MS, UNKNOWN_RETRY_MS]);
+  });
+
+  it('definiteGates waits for a preflight that decides (docs/contract.md §8): at once when definite, at the update that makes them so, or after its bound with what there is', async () => {
+    const store = new SettingsSource(parseConfig({ namespace: 'ns' }));
+    const settled = <T>(p: Promise<T>) => {
+      const state: { value?: T; done: boolean } = { done: false };
+      void p.then((value) => Object.assign(state, { value, done: true }));
+      return state;
+    };
+    const unknown = { reach: true, write: true, start: false, startUnknown: true, reasons: ['start: no answer'], checkedAt: '1' };
+    const unreached = { reach: false, write: false, start: false, reasons: ['reach: no answer'], checkedAt: '2' };
+    const refused = { reach: true, write: true, start: false, reasons: ['start: HTTP 422'], checkedAt: '3' };
+    // No preflight yet: it waits; an unknown or unreached update does not end the wait; a refusal does.
+    const first = settled(store.definiteGates(30_000));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(first.done).toBe(false);
+    store.update(unknown);
+    store.update(unreached);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(first.done).toBe(false);
+    store.update(refused);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(first).toEqual({ done: true, value: refused });
+    // Definite already: at once.
+    const again = settled(store.definiteGates(30_000));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(again).toEqual({ done: true, value: refused });
+    // Unknown until the bound: the latest gates, unknown as they are.
+    store.update({ ...refused, write: false, writeUnknown: true });
+    const bounded = settled(store.definiteGates(30_000));
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(bounded.done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(bounded.value).toMatchObject({ writeUnknown: true });
   });
 
   it('a probe still running past its bound leaves the start gate unknown (Starts get ErrUnreachable), until it ends', async () => {

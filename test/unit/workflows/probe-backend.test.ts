@@ -14,9 +14,12 @@ import { PROBE_JOB_PREFIX } from '../../../src/core/start/probe.js';
 import type { Config } from '../../../src/model/config.js';
 import { Probe } from '../../../src/model/constants.js';
 import type { BackendGates } from '../../../src/model/results.js';
+import { DispatchError } from '../../../src/model/errors.js';
+import { toApplicationFailure } from '../../../src/model/error-failures.js';
 import {
   cancelOwnWorkflow,
   configOf,
+  KUEUE,
   refused,
   startStubs,
   stubbedWorker,
@@ -50,12 +53,22 @@ interface Probed {
 
 let runs = 0;
 /** Runs one ProbeBackend on a worker of its own, reach and write proven, the Start's calls stubbed. */
-async function probe(config: Config, behave: Partial<Record<StartActivity, Behaviour>> = {}): Promise<Probed> {
+async function probe(
+  config: Config,
+  behave: Partial<Record<StartActivity, Behaviour>> = {},
+  gatesBehave: { checkWrite?: 'unanswered' | Activities['checkWrite'] } = {},
+): Promise<Probed> {
   const stubs = startStubs(config, behave);
+  const { checkWrite = async () => ({ reasons: [] }) } = gatesBehave;
   const gateStubs: Pick<Activities, 'getSettings' | 'checkReach' | 'checkWrite'> = {
     getSettings: async () => ({ config, gates: { reach: false, write: false, start: false, reasons: [], checkedAt: '' } }),
     checkReach: async () => ({ version: 'v1.35.4' }),
-    checkWrite: async () => ({ reasons: [] }),
+    checkWrite:
+      checkWrite === 'unanswered'
+        ? async () => {
+            throw unanswered('checkWrite (stubbed)');
+          }
+        : checkWrite,
   };
   const taskQueue = `probe-backend-${++runs}`;
   const worker = await stubbedWorker(ts.env, taskQueue, { ...stubs, activities: { ...stubs.activities, ...gateStubs } });
@@ -135,6 +148,35 @@ describe('ProbeBackend with stubbed activities on the time-skipping server', () 
     const reason = 'reading back TrainJob ml-jobs/x: HTTP 404 NotFound: trainjobs.trainer.kubeflow.org "x" not found';
     const { gates } = await probe(configOf(), { readBack: () => refused('ErrRejected', reason, 8) });
     expect(gates).toMatchObject({ reach: true, write: true, start: false, startUnknown: true, reasons: [`start: ${reason}`] });
+  });
+
+  // docs/contract.md §8: a refusal counts only when a definite answer caused it.
+  it('steps 7 and 8 unanswered past CallBound (ErrRejected for a Start): start unknown, not unproven', async () => {
+    for (const step of ['setOwner', 'readBack'] as const) {
+      const { gates, stubs } = await probe(configOf(SHORT_CALL), { [step]: 'unanswered' });
+      expect(gates).toMatchObject({ reach: true, write: true, start: false, startUnknown: true });
+      expect(gates!.reasons[0]).toMatch(/^start: waiting for .*no answer/);
+      expect(stubs.called()).toContain(step);
+    }
+  });
+
+  it('step 9 saw no Workload within timeouts.workload: start unknown; a Workload without the gate: start unproven', async () => {
+    const noWorkload = 'the Workload of TrainJob ml-jobs/x was not right within 60s';
+    const silent = await probe(configOf(KUEUE), {
+      waitForWorkload: () => toApplicationFailure(new DispatchError('ErrRejected', [noWorkload], 9, undefined, { definite: false })),
+    });
+    expect(silent.gates).toMatchObject({ reach: true, write: true, start: false, startUnknown: true, reasons: [`start: ${noWorkload}`] });
+    const wrong = await probe(configOf(KUEUE), { waitForWorkload: () => refused('ErrRejected', `${noWorkload}; it has no gate`, 9) });
+    expect(wrong.gates).toMatchObject({ reach: true, write: true, start: false });
+    expect(wrong.gates!.startUnknown).toBeUndefined();
+  });
+
+  it('an unanswered access review leaves the write gate unknown, not refused; a review that denies refuses it', async () => {
+    const silent = await probe(configOf(SHORT_CALL), {}, { checkWrite: 'unanswered' });
+    expect(silent.gates).toMatchObject({ reach: true, write: false, start: false, writeUnknown: true });
+    const denied = await probe(configOf(), {}, { checkWrite: async () => ({ reasons: ['write: create trainjobs denied'] }) });
+    expect(denied.gates).toMatchObject({ reach: true, write: false, start: false, reasons: ['write: create trainjobs denied'] });
+    expect(denied.gates!.writeUnknown).toBeUndefined();
   });
 
   it('step 8 refused otherwise (a read-back that differs, or a 403): start unproven', async () => {

@@ -43,6 +43,14 @@ describe('docs/start.md step 1: refusing a backend whose gates are not proven (d
     expect(gateRefusal(gates({ write: false, start: false, startUnknown: true }))).toMatchObject({ type: 'ErrReadOnly' });
   });
 
+  it('a write gate left unknown by an unanswered access review is the retryable ErrUnreachable naming it, not ErrReadOnly', () => {
+    const reasons = ['write: no answer: checking access: no answer from the Kubernetes API (ECONNREFUSED)'];
+    expect(gateRefusal(gates({ write: false, writeUnknown: true, start: false, reasons }))).toMatchObject({ type: 'ErrUnreachable', step: 1, reasons });
+    expect(gateRefusal(gates({ write: false, writeUnknown: false, start: false, reasons }))).toMatchObject({ type: 'ErrReadOnly', reasons });
+    // The reach gate still comes first.
+    expect(gateRefusal(gates({ reach: false, write: false, writeUnknown: true }))?.reasons).toEqual(['reach: not proven']);
+  });
+
   it('an unproven gate with no recorded reason is still named', () => {
     expect(gateRefusal(gates({ write: false }))?.reasons).toEqual(['write: not proven']);
   });
