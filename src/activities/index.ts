@@ -50,7 +50,7 @@ export function createActivities(deps: ActivityDeps) {
   // One per worker: the Workload waits and the Watches of every workflow share its lists.
   const lists = deps.lists ?? new BatchedLists(env.kube, env.requestTimeoutMs);
   const runtimeCalls = runtimeActivities(env);
-  const trainJobCalls = trainJobActivities(env);
+  const trainJobCalls = trainJobActivities(env, deps.settings);
   return typedFailures({
     ...settingsActivities(deps.settings),
     ...prepareActivities(deps.settings),

@@ -42,8 +42,6 @@ export function runtimeActivities(env: ActivityEnv) {
       const name = input.copy.metadata?.name ?? '';
       const calls = callsFor(env);
       const outcome = await createOrAdopt(calls, TRAINING_RUNTIMES, input.copy, { adopt: 'unowned-same-spec', wanted: input.copy }, createWaits());
-      // Only step 6's rule waits for a webhook to see the copy; kept total for the type.
-      if (outcome.do === 'unseen') throw new DispatchError('ErrUnreachable', [outcome.reason], 5);
       if (outcome.do !== 'refuse') return { name, uid: outcome.uid, reused: outcome.do === 'adopt' };
       if (outcome.type === 'ErrRejected' && outcome.existing && input.trainJob && input.mode) {
         const gateConfig = { mode: input.mode, kueue: input.kueue ?? KueueConfigSchema.parse({}) };

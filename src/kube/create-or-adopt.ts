@@ -2,7 +2,6 @@
 // (src/core/start/create-conflict.ts) say whether to create again, wait for a deletion, adopt or refuse.
 import { decideConflict, type ConflictRule, type Refuse } from '../core/start/create-conflict.js';
 import { classifyRefusal } from '../core/start/refusal-type.js';
-import { isRuntimeCacheLag, runtimeLagBudgetMs, runtimeLagPauseMs, runtimeStillUnseen } from '../core/start/runtime-lag.js';
 import type { KubeObject } from '../model/kube.js';
 import { describeRefusal } from './call.js';
 import { objectAddress, type NamespacedKind, type ObjectCalls } from './objects.js';
@@ -19,13 +18,27 @@ export interface CreateWaits {
 }
 
 /**
- * A refusal after a 409 carries the object in the way, as the read after the 409 saw it. `unseen`:
- * step 6's webhook went on denying this Start's own runtime copy, which exists, for the whole budget.
+ * The caller's rule for a webhook that denies a create because its cache has not seen an object the
+ * created one refers to, which exists (step 6: Trainer's webhook and the runtime copy): such a
+ * denial is tried again, with pauses, for `budgetMs` from the loop's start.
  */
-export type CreateOutcome =
-  | { do: 'created' | 'adopt'; uid: string }
-  | (Refuse & { existing?: KubeObject })
-  | { do: 'unseen'; reason: string };
+export interface LagRule {
+  /** Whether a definite refusal of the create is such a denial. */
+  matches(answer: { status: number; message: string }): boolean;
+  budgetMs: number;
+  /** The pause before the create after the `denials`-th such denial (1-based). */
+  pauseMs(denials: number): number;
+  /** What the pause waits for, as the heartbeat details say. */
+  waitingFor(denials: number): string;
+}
+
+/**
+ * A refusal after a 409 carries the object in the way, as the read after the 409 saw it. `unseen`:
+ * the lag rule's webhook went on denying for the whole budget; `answer` is its last denial.
+ */
+export type CreateOutcome = AnsweredCreate | { do: 'unseen'; denials: number; answer: string };
+/** What a create without a lag rule ends with. */
+export type AnsweredCreate = { do: 'created' | 'adopt'; uid: string } | (Refuse & { existing?: KubeObject });
 
 /** A definite refusal of a call, typed by classifyRefusal: ErrReadOnly for RBAC's 403 alone (docs/contract.md §6). */
 export function refusedCall(what: string, answer: { status: number; reason: string; message: string }): Refuse {
@@ -37,28 +50,35 @@ export function refusedCall(what: string, answer: { status: number; reason: stri
  * Creates `body`, or finds the object of its name that `rule` says is this Start's. A refusal is
  * returned, not thrown, so that the step can undo what came before it. Unanswered throws KubeUnanswered.
  */
+export async function createOrAdopt(calls: ObjectCalls, kind: NamespacedKind, body: KubeObject, rule: ConflictRule, waits: CreateWaits): Promise<AnsweredCreate>;
 export async function createOrAdopt(
   calls: ObjectCalls,
   kind: NamespacedKind,
   body: KubeObject,
   rule: ConflictRule,
   waits: CreateWaits,
-  requestTimeoutMs = 0,
+  lag: LagRule,
+): Promise<CreateOutcome>;
+export async function createOrAdopt(
+  calls: ObjectCalls,
+  kind: NamespacedKind,
+  body: KubeObject,
+  rule: ConflictRule,
+  waits: CreateWaits,
+  lag?: LagRule,
 ): Promise<CreateOutcome> {
   const { name = '', namespace = '' } = body.metadata ?? {};
   const where = objectAddress(kind, namespace, name);
-  // Step 6's retries of a webhook's lag end within the activity's CallBound (runtime-lag.ts).
-  const lagUntil = Date.now() + runtimeLagBudgetMs(waits.boundMs, requestTimeoutMs);
+  const lagUntil = Date.now() + (lag?.budgetMs ?? 0);
   let lagged = 0;
   for (;;) {
     const created = await calls.create(kind, namespace, body);
     if (created.answered === 'ok') return { do: 'created', uid: created.value.metadata?.uid ?? '' };
-    // Step 6: Trainer's webhook has not seen this Start's runtime copy yet (runtime-lag.ts).
-    if (rule.adopt === 'same-token' && isRuntimeCacheLag(created, rule.copyName)) {
-      if (Date.now() >= lagUntil) return { do: 'unseen', reason: runtimeStillUnseen(`creating ${where}`, rule.copyName, lagged + 1, describeRefusal(created)) };
+    if (lag?.matches(created)) {
       lagged += 1;
-      const ms = Math.min(runtimeLagPauseMs(lagged), Math.max(0, lagUntil - Date.now()));
-      await waits.pause(ms, { waitingFor: `Trainer's webhook to see runtime copy ${rule.copyName} (denied ${lagged} time(s))` });
+      if (Date.now() >= lagUntil) return { do: 'unseen', denials: lagged, answer: describeRefusal(created) };
+      const ms = Math.min(lag.pauseMs(lagged), Math.max(0, lagUntil - Date.now()));
+      await waits.pause(ms, { waitingFor: lag.waitingFor(lagged) });
       continue;
     }
     if (created.status !== 409) return refusedCall(`creating ${where}`, created);

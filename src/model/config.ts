@@ -57,8 +57,11 @@ export const ConfigSchema = z
         ),
         // The longest a Watch waits without a wake before it reads its TrainJob again (a lost wake costs at most this).
         watchRecheck: positiveDuration('15m'),
+        // How long Trainer's webhook may fail to see a Start's runtime copy, from the copy's
+        // creation, before step 6 refuses the Start rather than asking for a retry (docs/contract.md §6a).
+        runtimeLag: positiveDuration('5m'),
       })
-      .default({ workload: '60s', call: '30s', watchRecheck: '15m' }),
+      .default({ workload: '60s', call: '30s', watchRecheck: '15m', runtimeLag: '5m' }),
     gpuResource: z.string().regex(QUALIFIED_NAME, { error: 'not a valid resource name' }).default('nvidia.com/gpu'),
     allowRankRestart: z.boolean().default(false),
     publish: z

@@ -13,6 +13,11 @@
 // ErrUnreachable, not ErrRejected, and the copy stays for the retried Start of the attempt, which
 // adopts it at step 5. (After a restart of both the API server and Trainer, Trainer denied so for
 // longer than a 30 s CallBound in the 1,000-lifecycle chaos run.) Any other refusal is final.
+// Two limits (docs/contract.md §6a): a webhook that still does not see a copy older than
+// timeouts.runtimeLag has a cause that will not pass, so the Start is refused (ErrRejected) and the
+// caller stops retrying; and when a create of this attempt went unanswered before the denials, the
+// TrainJob may exist behind them (a webhook denies before the API server would answer 409), so
+// the answer is the TrainJob found by name and token, or ErrOutcomeUnknown, never ErrUnreachable.
 
 /** The reason Trainer v2.3.0's TrainJob validator gives when the runtime is not in its cache. */
 export const RUNTIME_NOT_YET_SEEN = 'specified trainingRuntime must be created before the TrainJob is created';
@@ -41,3 +46,22 @@ export function isRuntimeCacheLag(answer: { status: number; message: string }, c
 /** The reason of a step 6 that ended with the webhook still denying our copy after `denials` creates. */
 export const runtimeStillUnseen = (what: string, copyName: string, denials: number, answer: string) =>
   `${what}: the webhook still does not see runtime copy ${copyName}, which exists, after ${denials} denial(s) (its cache lags the API server; retry the Start): ${answer}`;
+
+/** What step 6 answers when the webhook has denied this Start's copy for its whole budget. */
+export type LagEnd = 'ErrUnreachable' | 'ErrRejected' | 'find-trainjob';
+
+/**
+ * The end of step 6's retries of a webhook's lag: a create of this attempt that went unanswered may
+ * have landed, hidden behind the denials, so the TrainJob is looked for (adopted if it carries the
+ * token, else ErrOutcomeUnknown); a copy older than timeouts.runtimeLag is ErrRejected (its age
+ * unknown: not older); else the retryable ErrUnreachable.
+ */
+export function lagEnd(input: { earlierCreateUnanswered: boolean; copyAgeMs: number | undefined; runtimeLagMs: number }): LagEnd {
+  if (input.earlierCreateUnanswered) return 'find-trainjob';
+  if (input.copyAgeMs !== undefined && input.copyAgeMs >= input.runtimeLagMs) return 'ErrRejected';
+  return 'ErrUnreachable';
+}
+
+/** The reason of a step 6 refused because the webhook never saw a copy older than timeouts.runtimeLag. */
+export const runtimeNeverSeen = (what: string, copyName: string, ageSeconds: number, runtimeLag: string, answer: string) =>
+  `${what}: the webhook still does not see runtime copy ${copyName} after ${ageSeconds}s, longer than timeouts.runtimeLag (${runtimeLag}): this will not pass by retrying: ${answer}`;

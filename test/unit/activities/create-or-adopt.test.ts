@@ -122,6 +122,50 @@ describe('createOrAdopt: the create of steps 5 and 6 after a 409', () => {
     expect(never.calls.filter((c) => c.startsWith('delete'))).toEqual([]);
   }, 10_000);
 
+  describe('the two limits of step 6\'s lag rule (docs/contract.md §6a)', () => {
+    const { trainJob } = rendered();
+    const name = trainJob.metadata.name!;
+    const copy = { name, uid: 'copy-uid' };
+    const lag = new ApiException(403, 'Forbidden', {
+      reason: 'Forbidden',
+      message: `admission webhook "validator.trainjob.trainer.kubeflow.org" denied the request: TrainingRuntime.trainer.kubeflow.org "${name}" not found: ${RUNTIME_NOT_YET_SEEN}`,
+    }, {});
+    const denials = () => Array.from({ length: 10 }, () => lag);
+    const copyCreated = (msAgo: number) => ({ metadata: { name, uid: 'copy-uid', creationTimestamp: new Date(Date.now() - msAgo).toISOString() } });
+    // CallBound 1 s, requests of 1 s: the budget is half of CallBound.
+    const env = (attempt = 1) => new MockActivityEnvironment({ startToCloseTimeoutMs: 1_000, attempt });
+
+    it('bounded: a copy older than timeouts.runtimeLag (5m) that the webhook still does not see is ErrRejected naming it, and the copy is removed', async () => {
+      const old = scripted(denials(), [copyCreated(6 * 60_000)]);
+      const error = await rejection(env().run(old.activities.createTrainJob, { trainJob, copy }));
+      expect(error).toMatchObject({ type: 'ErrRejected' });
+      const [details] = (error as ApplicationFailure).details as [{ reasons: string[] }];
+      expect(details.reasons[0]).toMatch(new RegExp(`the webhook still does not see runtime copy ${name} after 36[01]s, longer than timeouts.runtimeLag \\(5m\\)`));
+      expect(old.calls.filter((c) => c.startsWith('delete'))).toEqual(['delete trainingruntimes copy-uid']);
+
+      // Younger than that: the retryable ErrUnreachable, the copy kept.
+      const young = scripted(denials(), [copyCreated(60_000)]);
+      expect(await rejection(env().run(young.activities.createTrainJob, { trainJob, copy }))).toMatchObject({ type: 'ErrUnreachable' });
+      expect(young.calls.filter((c) => c.startsWith('delete'))).toEqual([]);
+    });
+
+    it('no hidden create: after an unanswered create of this attempt, the TrainJob found by name and token is adopted, else ErrOutcomeUnknown naming it; never ErrUnreachable', async () => {
+      const landed = { ...trainJob, metadata: { ...trainJob.metadata, uid: 'landed' } };
+      const adopted = scripted(denials(), [landed]);
+      expect(await env(2).run(adopted.activities.createTrainJob, { trainJob, copy })).toEqual({ name, uid: 'landed', adopted: true });
+      expect(adopted.calls.at(-1)).toBe('get trainjobs');
+
+      const missing = scripted(denials(), [GONE]);
+      const error = await rejection(env(2).run(missing.activities.createTrainJob, { trainJob, copy }));
+      expect(error).toMatchObject({ type: 'ErrOutcomeUnknown', nonRetryable: true });
+      const [details] = (error as ApplicationFailure).details as [{ reasons: string[]; step: number }];
+      expect(details.step).toBe(6);
+      expect(details.reasons[1]).toContain('a create of this attempt went unanswered');
+      // Even with a copy far older than runtimeLag: the TrainJob may exist, so nothing is removed.
+      expect(missing.calls.filter((c) => c.startsWith('delete'))).toEqual([]);
+    });
+  });
+
   it("step 6's pauses between creates after a webhook's lag double from 300 ms up to 2 s, within CallBound less a request's bound", () => {
     expect([1, 2, 3, 4, 5, 10].map(runtimeLagPauseMs)).toEqual([300, 600, 1200, 2000, 2000, 2000]);
     // The worker's defaults: CallBound 30 s, requests of 10 s; the outage test's: 20 s and 2 s.

@@ -24,7 +24,7 @@ const EXAMPLE_DEFAULTS: Config = {
     gate: 'dispatch.phpboyscout.uk/start',
     workloadVersion: 'v1beta2',
   },
-  timeouts: { workload: '60s', call: '30s', watchRecheck: '15m' },
+  timeouts: { workload: '60s', call: '30s', watchRecheck: '15m', runtimeLag: '5m' },
   gpuResource: 'nvidia.com/gpu',
   allowRankRestart: false,
   publish: { via: 'env', initContainer: 'dispatch-publish' },
@@ -87,7 +87,7 @@ describe('docs/contract.md §5: defaults', () => {
       await write('partial.yaml', 'namespace: a\ntimeouts:\n  call: 5s\npublish:\n  via: initContainer\n'),
     );
     expect([config.timeouts, config.publish]).toEqual([
-      { workload: '60s', call: '5s', watchRecheck: '15m' },
+      { workload: '60s', call: '5s', watchRecheck: '15m', runtimeLag: '5m' },
       { via: 'initContainer', initContainer: 'dispatch-publish' },
     ]);
   });

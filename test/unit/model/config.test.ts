@@ -35,7 +35,7 @@ describe('docs/contract.md §5: configuration defaults', () => {
       '',
     ]);
     expect([config.timeouts, config.publish, config.temporal.taskQueue, config.kueue.gate]).toEqual([
-      { workload: '60s', call: '30s', watchRecheck: '15m' },
+      { workload: '60s', call: '30s', watchRecheck: '15m', runtimeLag: '5m' },
       { via: 'env', initContainer: 'dispatch-publish' },
       'dispatch-kubeflow',
       'dispatch.phpboyscout.uk/start',
@@ -49,7 +49,7 @@ describe('docs/contract.md §5: configuration defaults', () => {
       publish: { via: 'initContainer' },
       kueue: { workloadVersion: 'v1beta1' },
     });
-    expect(config.timeouts).toEqual({ workload: '60s', call: '5s', watchRecheck: '15m' });
+    expect(config.timeouts).toEqual({ workload: '60s', call: '5s', watchRecheck: '15m', runtimeLag: '5m' });
     expect(config.publish).toEqual({ via: 'initContainer', initContainer: 'dispatch-publish' });
     expect(config.kueue.gate).toBe('dispatch.phpboyscout.uk/start');
   });
@@ -64,7 +64,7 @@ describe('docs/contract.md §5: configuration defaults', () => {
       runtimes: ['ClusterTrainingRuntime/torch-distributed', 'TrainingRuntime/team.plain'],
       mode: 'kueue',
       kueue: { queue: 'team-a-queue', admissionCheck: 'dispatch', gate: 'example.com/gate', workloadVersion: 'v1beta1' },
-      timeouts: { workload: '2m', call: '1m30s', watchRecheck: '5m' },
+      timeouts: { workload: '2m', call: '1m30s', watchRecheck: '5m', runtimeLag: '10m' },
       gpuResource: 'amd.com/gpu',
       allowRankRestart: true,
       publish: { via: 'initContainer', initContainer: 'publisher' },
