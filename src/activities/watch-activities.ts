@@ -63,14 +63,23 @@ interface WatchProgress {
 /** The calls of a Watch that may go unanswered, as the metric labels them. */
 export type WatchCall = (typeof WATCH_CALLS)[number];
 
-/** What a Watch reports of a call the API left unanswered (a Prometheus counter in the worker). */
-export type CountUnanswered = (call: WatchCall) => void;
+/**
+ * What a Watch reports of a call the API left unanswered, or answered with a refusal it waits out
+ * (`status`): Prometheus counters in the worker.
+ */
+export type CountUnanswered = (call: WatchCall, status?: number) => void;
 
-/** A call the API did not answer: kubeCall's retryable failure, or the batched lists' plain error. */
+/**
+ * A call the API did not answer (kubeCall's retryable failure, or the batched lists' plain error), or
+ * answered with a definite refusal that may pass (`status`): a restarted API server answers 403
+ * until its authorizer has synced, and 5xx-like Statuses while it settles. A Watch ends only with an
+ * Outcome (docs/contract.md §9c), so it waits both out alike, saying why and since when.
+ */
 export class Unanswered extends Error {
   constructor(
     readonly call: WatchCall,
     cause: unknown,
+    readonly status?: number,
   ) {
     super(cause instanceof Error ? cause.message : String(cause));
   }
@@ -82,7 +91,9 @@ export const unansweredAs =
     throw error instanceof DispatchError ? error : new Unanswered(call, error);
   };
 
-const refusedCall = (ref: TrainJobRef, what: string, answer: KubeRefusal) => refused(ref, what, answer);
+/** A definite refusal of a Watch's call, to be waited out (Unanswered with its status), naming what was asked. */
+export const refusedCall = (ref: TrainJobRef, call: WatchCall, what: string, answer: KubeRefusal) =>
+  new Unanswered(call, `${refused(ref, what, answer).reasons.join('; ')} (waited out: the Watch ends only with an outcome)`, answer.status);
 
 /**
  * A Watch's read of its TrainJob by name: the answer that ends the Watch at once (not dispatch's,
@@ -90,7 +101,7 @@ const refusedCall = (ref: TrainJobRef, what: string, answer: KubeRefusal) => ref
  */
 export async function firstRead(calls: ObjectCalls, config: Config, ref: TrainJobRef, checks: number): Promise<{ answer: WatchAnswer } | { trainJob?: TrainJob }> {
   const answer = await calls.get(TRAINJOBS, ref.namespace, ref.name).catch(unansweredAs('read'));
-  if (answer.answered === 'definite' && answer.status !== 404) throw refusedCall(ref, `reading TrainJob ${ref.namespace}/${ref.name}`, answer);
+  if (answer.answered === 'definite' && answer.status !== 404) throw refusedCall(ref, 'read', `reading TrainJob ${ref.namespace}/${ref.name}`, answer);
   const read = answer.answered === 'ok' ? trimTrainJob(answer.value as TrainJob) : undefined;
   const refusals = identityRefusals('watch', ref, { trainJob: read, config });
   if (refusals.length > 0) return { answer: { refused: refusals, state: stateOf(ref, { trainJob: read, config }), checks } };
@@ -130,12 +141,12 @@ function changesOf(lists: SharedLists, config: Config, ref: TrainJobRef, jobId: 
  */
 async function observe(lists: SharedLists, config: Config, ref: TrainJobRef, jobId: string, calls: ObjectCalls, signal: AbortSignal): Promise<Observed> {
   const ofJob = await lists.find(TRAINJOBS, ref.namespace, Labels.jobId, jobId, signal).catch(unansweredAs('list'));
-  if (ofJob.answered === 'definite') throw refusedCall(ref, 'listing TrainJobs', ofJob);
+  if (ofJob.answered === 'definite') throw refusedCall(ref, 'list', 'listing TrainJobs', ofJob);
   const isOurs = (t: TrainJob) => t.metadata?.uid === ref.uid && t.metadata?.name === ref.name;
   let found = (ofJob.value as TrainJob[]).find(isOurs);
   if (found === undefined) {
     const read = await calls.get(TRAINJOBS, ref.namespace, ref.name).catch(unansweredAs('read'));
-    if (read.answered === 'definite' && read.status !== 404) throw refusedCall(ref, `reading TrainJob ${ref.namespace}/${ref.name}`, read);
+    if (read.answered === 'definite' && read.status !== 404) throw refusedCall(ref, 'read', `reading TrainJob ${ref.namespace}/${ref.name}`, read);
     if (read.answered === 'ok' && isOurs(read.value as TrainJob)) found = read.value as TrainJob;
   }
   const trainJob = found && trimTrainJob(found);
@@ -143,7 +154,7 @@ async function observe(lists: SharedLists, config: Config, ref: TrainJobRef, job
   const ofUid = await lists
     .find(workloads(config.kueue.workloadVersion), ref.namespace, Labels.kueueJobUid, ref.uid, signal)
     .catch(unansweredAs('list'));
-  if (ofUid.answered === 'definite') throw refusedCall(ref, 'listing Workloads', ofUid);
+  if (ofUid.answered === 'definite') throw refusedCall(ref, 'list', 'listing Workloads', ofUid);
   const workload = workloadOfTrainJob(ofUid.value as Workload[], ref.uid);
   return { trainJob, config, ...(workload ? { workload: trimWorkload(workload) } : {}) };
 }
@@ -181,7 +192,7 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnans
           ctx.heartbeat({ checks, phase: state.phase, reasons: state.reasons } satisfies WatchProgress);
         } catch (error) {
           if (!(error instanceof Unanswered)) throw error;
-          countUnanswered(error.call);
+          countUnanswered(error.call, error.status);
           since ??= Date.now();
           const unansweredSince = new Date(since).toISOString();
           const tellWorkflow = (!shownSilence && Date.now() - since >= callMs) || Date.now() >= sliceEnd;

@@ -16,11 +16,10 @@ import { trimWorkload } from '../core/objects/observed-trim.js';
 import { workloadOfTrainJob } from '../core/objects/workloads.js';
 import type { Observed } from '../core/operations/observed.js';
 import { stateOf } from '../core/operations/phase.js';
-import { refused } from '../kube/read-trainjob.js';
 import { workloads } from '../kube/objects.js';
 import type { SharedLists } from '../kube/shared-lists.js';
 import { callsFor, type ActivityEnv } from './context.js';
-import { firstRead, outcomeOf, Unanswered, unansweredAs, type CountUnanswered } from './watch-activities.js';
+import { firstRead, outcomeOf, refusedCall, Unanswered, unansweredAs, type CountUnanswered } from './watch-activities.js';
 
 export interface WatchCheckInput {
   config: Config;
@@ -54,7 +53,7 @@ export function watchCheckActivities(env: ActivityEnv, lists: SharedLists, count
           const ofUid = await lists
             .find(workloads(config.kueue.workloadVersion), ref.namespace, Labels.kueueJobUid, ref.uid, signal)
             .catch(unansweredAs('list'));
-          if (ofUid.answered === 'definite') throw refused(ref, 'listing Workloads', ofUid);
+          if (ofUid.answered === 'definite') throw refusedCall(ref, 'list', 'listing Workloads', ofUid);
           const workload = workloadOfTrainJob(ofUid.value as Workload[], ref.uid);
           if (workload) observed = { ...observed, workload: trimWorkload(workload) };
         }
@@ -62,7 +61,7 @@ export function watchCheckActivities(env: ActivityEnv, lists: SharedLists, count
         return outcome ? { outcome } : { state: stateOf(ref, observed) };
       } catch (error) {
         if (!(error instanceof Unanswered)) throw error;
-        countUnanswered(error.call);
+        countUnanswered(error.call, error.status);
         return { unanswered: { problem: error.message } };
       }
     },

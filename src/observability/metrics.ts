@@ -54,6 +54,8 @@ export interface DispatchMetrics {
   stepDuration: Histogram<'step'>;
   compensations: Counter<'result'>;
   watchUnanswered: Counter<'call'>;
+  /** Definite refusals a Watch waits out (docs/contract.md §9c), by call and HTTP status. */
+  watchRefused: Counter<'call' | 'status'>;
   /** Where the gauges and the admission counters read the worker's state at each scrape (state-metrics.ts). */
   watchWakes: Counter<'result'>;
   /** Where the gauges and the admission counters read the worker's state at each scrape (state-metrics.ts). */
@@ -113,6 +115,12 @@ export function createDispatchMetrics(
     labelNames: ['call'] as const,
     registers: [registry],
   });
+  const watchRefused = new Counter({
+    name: 'dispatch_watch_refused_calls_total',
+    help: 'Calls of WatchTrainJob that the Kubernetes API refused with a definite answer the Watch waits out (an RBAC 403 while a restarted API server syncs its authorizer, a 5xx-like Status), by call and status: one that keeps rising is a refusal that persists',
+    labelNames: ['call', 'status'] as const,
+    registers: [registry],
+  });
   const watchWakes = new Counter({
     name: 'dispatch_watch_wakes_total',
     help: "Changes of dispatch TrainJobs and Workloads the worker's watch saw, by what became of the wake of their Watch: signalled, not-watched (no Watch running), failed, coalesced (nothing sent)",
@@ -144,6 +152,7 @@ export function createDispatchMetrics(
     stepDuration,
     compensations,
     watchUnanswered,
+    watchRefused,
     watchWakes,
   };
 }

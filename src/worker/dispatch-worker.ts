@@ -122,7 +122,8 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     settings: gates,
     requestTimeoutMs,
     lists: lists ?? batched,
-    countWatchUnanswered: (call) => metrics.watchUnanswered.inc({ call }),
+    countWatchUnanswered: (call, status) =>
+      status === undefined ? metrics.watchUnanswered.inc({ call }) : metrics.watchRefused.inc({ call, status: String(status) }),
     timeStep: (activity) => metrics.stepDuration.startTimer({ step: stepOfActivity(activity) }),
   });
   const admissionController =
