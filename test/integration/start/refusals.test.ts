@@ -95,6 +95,23 @@ describe('step 1: the backend gates (docs/start.md; docs/contract.md §8)', () =
       expected: { type: 'ErrUnsupported', step: 1, reasons: ['start: not proven'] },
     },
   ];
+  // docs/contract.md §8: a Start that meets unknown gates waits up to CallBound (5 s here) for a definite answer.
+  it('a Start that meets no gates yet waits for the first preflight: proven 1 s later, the Start runs', async () => {
+    const g = await startDispatch({ namespace: suite.ns.name, gates: 'none' });
+    try {
+      const handle = await g.client.submit(startRequest());
+      const proven = setTimeout(() => g.worker.gates.update(gates({})), 1_000);
+      try {
+        const started = await handle.result();
+        expect(started.ref).toMatch(new RegExp(`^${suite.ns.name}/`));
+      } finally {
+        clearTimeout(proven);
+      }
+    } finally {
+      await g.close();
+    }
+  });
+
   it.each(cases)('docs/start.md, step 1: $what', async ({ gates: given, expected }) => {
     const g = await startDispatch({ namespace: suite.ns.name, gates: given });
     try {

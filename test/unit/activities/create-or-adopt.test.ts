@@ -166,6 +166,19 @@ describe('createOrAdopt: the create of steps 5 and 6 after a 409', () => {
     });
   });
 
+  it("step 8: a read-back that finds the TrainJob gone (404) is ErrRejected decided by no answer of the cluster's (not definite: the preflight does not count it); a 403 is definite", async () => {
+    const { trainJob } = rendered();
+    const input = { namespace: trainJob.metadata.namespace!, name: trainJob.metadata.name! };
+    const gone = scripted([], [GONE]);
+    const goneError = (await rejection(run(gone.activities.readBack, input))) as ApplicationFailure;
+    expect(goneError).toMatchObject({ type: 'ErrRejected' });
+    expect(goneError.details?.[1]).toEqual({ definite: false });
+    const denied = scripted([], [status(403, 'Forbidden')]);
+    const deniedError = (await rejection(run(denied.activities.readBack, input))) as ApplicationFailure;
+    expect(deniedError).toMatchObject({ type: 'ErrRejected' });
+    expect(deniedError.details).toHaveLength(1);
+  });
+
   it("step 6's pauses between creates after a webhook's lag double from 300 ms up to 2 s, within CallBound less a request's bound", () => {
     expect([1, 2, 3, 4, 5, 10].map(runtimeLagPauseMs)).toEqual([300, 600, 1200, 2000, 2000, 2000]);
     // The worker's defaults: CallBound 30 s, requests of 10 s; the outage test's: 20 s and 2 s.

@@ -146,7 +146,10 @@ describe('ProbeBackend with stubbed activities on the time-skipping server', () 
 
   it('step 8 finds the TrainJob gone (an earlier execution of a lost workflow task stopped it): start unknown, not unproven', async () => {
     const reason = 'reading back TrainJob ml-jobs/x: HTTP 404 NotFound: trainjobs.trainer.kubeflow.org "x" not found';
-    const { gates } = await probe(configOf(), { readBack: () => refused('ErrRejected', reason, 8) });
+    // The read-back activity marks its 404 as not definite (test/unit/activities/create-or-adopt.test.ts).
+    const { gates } = await probe(configOf(), {
+      readBack: () => toApplicationFailure(new DispatchError('ErrRejected', [reason], 8, undefined, { definite: false })),
+    });
     expect(gates).toMatchObject({ reach: true, write: true, start: false, startUnknown: true, reasons: [`start: ${reason}`] });
   });
 
