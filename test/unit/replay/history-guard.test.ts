@@ -1,8 +1,8 @@
 // The rules of the replay corpus (docs/versioning.md, test/histories/README.md), enforced:
 // a committed history is never edited or re-recorded (test/histories/SHA256SUMS, whose committed
-// lines are only ever appended to, after the one baseline), and every patch in src/workflows has
-// histories that take both of its branches. Each check is also run on made-up input it must
-// refuse, so that none passes by checking nothing.
+// lines are only ever appended to, after the one baseline), and the patch calls of src/workflows
+// can be read (their histories of both branches: patch-sites.test.ts). Each check is also run on
+// made-up input it must refuse, so that none passes by checking nothing.
 import { describe, expect, it } from 'vitest';
 import {
   appendOnlyProblems,
