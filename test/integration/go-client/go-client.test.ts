@@ -58,7 +58,7 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
   });
 }
 
-describe('the Go client against the real worker (go/integration_test.go)', () => {
+describe('the Go client against the real worker (go/dispatchkubeflow/integration_test.go)', () => {
   const codecEnv = { [CODEC_KEYS_ENV]: `go-it:${randomBytes(32).toString('base64')}`, [CODEC_KEY_ID_ENV]: 'go-it' };
   const namespaces: TestNamespace[] = [];
   const workers: DispatchHarness[] = [];

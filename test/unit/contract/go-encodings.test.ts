@@ -1,6 +1,8 @@
 // What the Go client sends the worker (go/testdata/go-encodings.json, written by the Go types'
-// JSON encoding in go/encodings_test.go), read by the worker's own validation: a Go caller's JSON
-// is accepted as the TypeScript client's is, and refused with the type the Go test names.
+// JSON encoding in go/dispatchkubeflow/encodings_test.go), read by the worker's own validation: a
+// Go caller's JSON is accepted as the TypeScript client's is, and refused with the type and the
+// reasons the Go test names (those of the Go client's StartRequest.Validate and
+// TrainJobRef.Validate: one validation, the same reasons on either side).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
