@@ -84,6 +84,9 @@ type BackendGates struct {
 	// StartUnknown is true when Start is false for want of an answer, not refused: Starts are then
 	// refused with the retryable ErrUnreachable.
 	StartUnknown bool `json:"startUnknown,omitempty"`
+	// WriteUnknown is true when Write is false for want of an answer (the access review went
+	// unanswered), not refused: Starts are then refused with the retryable ErrUnreachable, not ErrReadOnly.
+	WriteUnknown bool `json:"writeUnknown,omitempty"`
 }
 
 // TrainJobRef names a TrainJob: what the operations after Start take (docs/schema/trainjob-ref.schema.json).
