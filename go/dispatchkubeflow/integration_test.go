@@ -480,6 +480,33 @@ func TestIntegrationErrUnreachableBeforeAnyPreflightIsRetryable(t *testing.T) {
 	}
 }
 
+// Cancelling a Start through the client: a handle got by its id asks Temporal to cancel the
+// workflow, which (waiting at step 1 for gates no preflight has proven, nothing made yet) ends
+// cancelled, not with its own refusal.
+func TestIntegrationAStartCancelledThroughItsHandleEndsCancelled(t *testing.T) {
+	s := stack(t)
+	ctx := itContext(t)
+	submitted, err := s.unreachable.SubmitStart(ctx, request(s.runtime))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := s.unreachable.StartHandle(ctx, submitted.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := start.Cancel(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = submitted.Get(ctx)
+	var cancelled *temporal.CanceledError
+	if !errors.As(err, &cancelled) {
+		t.Errorf("a cancelled Start answered %v", err)
+	}
+	if _, typed := FromError(err); typed {
+		t.Errorf("a cancelled Start decoded as a typed failure: %v", err)
+	}
+}
+
 func TestIntegrationErrReadOnlyUnderRBAC(t *testing.T) {
 	s := stack(t)
 	_, err := s.readOnly.Start(itContext(t), request(s.runtime))
