@@ -16,7 +16,7 @@ const DefaultTaskQueue = "dispatch-kubeflow"
 
 // The workflow types (docs/contract.md §1, §9): part of every recorded history, never renamed.
 const (
-	WorkflowStart        = contract.StartTrainJob
+	WorkflowStart        = "StartTrainJob"
 	WorkflowCapabilities = "TrainJobCapabilities"
 	WorkflowProbe        = "ProbeBackend"
 	WorkflowOpen         = "OpenTrainJob"
@@ -51,12 +51,18 @@ var operationNames = map[Operation]string{
 // WorkflowType is the workflow type the operation starts ("OpenTrainJob", ...).
 func (o Operation) WorkflowType() string { return operationTypes[o] }
 
-// The search attributes the workflows set (Keyword; the Temporal namespace must have them registered).
+// The search attributes the workflows set (Keyword; the Temporal namespace must have them
+// registered), by name: temporal.NewSearchAttributeKeyKeyword(SearchAttributeJobID) is the key.
+const (
+	SearchAttributeJobID    = "DispatchJobId"
+	SearchAttributeTrainJob = "DispatchTrainJob"
+	SearchAttributeStep     = "DispatchStep"
+	SearchAttributePhase    = "DispatchPhase"
+)
+
 var (
-	SearchAttributeJobID    = temporal.NewSearchAttributeKeyKeyword("DispatchJobId")
-	SearchAttributeTrainJob = temporal.NewSearchAttributeKeyKeyword("DispatchTrainJob")
-	SearchAttributeStep     = temporal.NewSearchAttributeKeyKeyword("DispatchStep")
-	SearchAttributePhase    = temporal.NewSearchAttributeKeyKeyword("DispatchPhase")
+	jobIDKey    = temporal.NewSearchAttributeKeyKeyword(SearchAttributeJobID)
+	trainJobKey = temporal.NewSearchAttributeKeyKeyword(SearchAttributeTrainJob)
 )
 
 // TrainJobName is the TrainJob's (and its runtime copy's) name: dj-<lowercase JobID>-s<submission>.
@@ -102,12 +108,12 @@ func operationSummary(op Operation, ref TrainJobRef) string {
 // startSearchAttributes are the search attributes a Start is started with.
 func startSearchAttributes(request StartRequest, name string) temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(
-		SearchAttributeJobID.ValueSet(request.Job),
-		SearchAttributeTrainJob.ValueSet(name),
+		jobIDKey.ValueSet(request.Job),
+		trainJobKey.ValueSet(name),
 	)
 }
 
 // operationSearchAttributes are the search attributes an operation is started with.
 func operationSearchAttributes(ref TrainJobRef) temporal.SearchAttributes {
-	return temporal.NewSearchAttributes(SearchAttributeTrainJob.ValueSet(ref.Name))
+	return temporal.NewSearchAttributes(trainJobKey.ValueSet(ref.Name))
 }

@@ -31,7 +31,7 @@ var ErrNoTrainJobReader = errors.New("dispatchkubeflow: Find needs Options.Train
 // findQueries are Find's two visibility queries (internal/contract.FindQueries), failures
 // counted since `since`.
 func findQueries(namespace, name string, since time.Time) (running, failed string) {
-	return contract.FindQueries(namespace, name, since.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+	return contract.FindQueries(WorkflowStart, namespace, name, since.UTC().Format("2006-01-02T15:04:05.000Z07:00"))
 }
 
 // Find answers for a job and submission (docs/contract.md §7): InFlight while a Start of it runs in

@@ -195,7 +195,7 @@ func TestIntegrationPlainStartOpenWatchAndFind(t *testing.T) {
 	if err != nil || summary != startSummary(req, s.plain.Namespace(), ref.Name) {
 		t.Errorf("static summary %q %v", summary, err)
 	}
-	if job, _ := description.TypedSearchAttributes.GetKeyword(SearchAttributeJobID); job != req.Job {
+	if job, _ := description.TypedSearchAttributes.GetKeyword(jobIDKey); job != req.Job {
 		t.Errorf("DispatchJobId %q", job)
 	}
 	if s.codec {

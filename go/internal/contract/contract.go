@@ -8,9 +8,6 @@ import (
 	"strings"
 )
 
-// StartTrainJob is the Start's workflow type (docs/contract.md §1).
-const StartTrainJob = "StartTrainJob"
-
 // StartIDPrefix is what every Start id of one TrainJob begins with, whatever its attempt.
 func StartIDPrefix(namespace, name string) string {
 	return fmt.Sprintf("start/%s/%s/", namespace, name)
@@ -29,12 +26,12 @@ func OperationSummary(operation, namespace, name, uid string) string {
 // ProbeSummary is the probe's static summary.
 func ProbeSummary(namespace string) string { return "Preflight probe of namespace " + namespace }
 
-// FindQueries are the two visibility queries of Find: Starts of the TrainJob that run, and those
-// that failed since `since` (RFC 3339 with milliseconds, UTC; an ErrOutcomeUnknown among them
+// FindQueries are the two visibility queries of Find: Starts (of workflowType) of the TrainJob
+// that run, and those that failed since `since` (RFC 3339 with milliseconds, UTC; an ErrOutcomeUnknown among them
 // keeps the answer InFlight). By workflow id, which every caller sets, not by search attribute,
 // which a Start sets only at its first workflow task.
-func FindQueries(namespace, name, since string) (running, failed string) {
-	base := fmt.Sprintf("WorkflowType = '%s' AND WorkflowId STARTS_WITH '%s'", StartTrainJob, StartIDPrefix(namespace, name))
+func FindQueries(workflowType, namespace, name, since string) (running, failed string) {
+	base := fmt.Sprintf("WorkflowType = '%s' AND WorkflowId STARTS_WITH '%s'", workflowType, StartIDPrefix(namespace, name))
 	running = base + " AND ExecutionStatus = 'Running'"
 	failed = fmt.Sprintf("%s AND ExecutionStatus = 'Failed' AND CloseTime > '%s'", base, since)
 	return running, failed
