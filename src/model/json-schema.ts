@@ -1,6 +1,6 @@
 // The JSON Schemas published in docs/schema/, generated from the zod schemas so that the two never
 // disagree. They describe what a caller sends (zod's input side: defaults are optional); the Go
-// client's types are checked against them field by field (go/schema_test.go).
+// client's types are checked against them field by field (go/dispatchkubeflow/schema_test.go).
 import { z } from 'zod';
 import { ConfigSchema } from './config.js';
 import { FailureDetailsSchema } from './error-schemas.js';

@@ -1,5 +1,5 @@
 // The codec's shared test vectors (test/vectors/codec.json), made once by this codec and decoded by
-// the Go client's codec too (go/codec_test.go), which also seals each plaintext to the same bytes.
+// the Go client's codec too (go/dispatchkubeflow/codec_test.go), which also seals each plaintext to the same bytes.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Payload } from '@temporalio/common';
