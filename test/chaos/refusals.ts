@@ -148,7 +148,7 @@ export function refusalLines(table: RefusalTable): string[] {
     ...body.map(line),
     `  unjustified (violations of answers-justified): ${table.unjustified}`,
     run
-      ? `longest run of step-1 refusals: ${run.count} Start tries (${run.mode}) over ${seconds(run.to - run.from)}${run.after ? `, ending ${seconds(run.endedAfterRecoveryMs!)} after ${run.after} was back` : ', before any fault'}`
+      ? `longest run of step-1 refusals: ${run.count} Start ${run.count === 1 ? 'try' : 'tries'} (${run.mode}) over ${seconds(run.to - run.from)}${run.after ? `, ending ${seconds(run.endedAfterRecoveryMs!)} after ${run.after} was back` : ', before any fault'}`
       : 'longest run of step-1 refusals: none',
     `step-1 ErrUnreachable: ${table.step1Unreachable.count} of ${table.step1Unreachable.calls} calls`,
   ];
