@@ -23,8 +23,10 @@ export interface Windows {
   /**
    * How long Trainer's (or Kueue's) TrainJob webhook can still deny a Start's own runtime copy as
    * "not found" after the API server or the controller came back: its informer reconnects with
-   * client-go's backoff. Measured: 77 s after an outage, in the long run of 2026-12-01 (the copy's
-   * creation to the webhook's first acceptance, read from the worker's log).
+   * client-go's backoff. Measured by test/reliability/apiserver-outage.test.ts against the real
+   * Trainer: denials for 11 s after the API server was back (CI at 801b761), up to 45 s at first,
+   * 77 s in one local run of 2026-12-02 after the file's earlier outages had grown the backoff
+   * (docs/reliability.md), so 80 s.
    */
   webhookLagMs: number;
   /** The pause after a preflight that left a gate unproven, before the next one (docs/contract.md §8: 5 s). */
