@@ -7,7 +7,7 @@
 // job's 2 x 8 GPUs fill both KWOK nodes.
 import type { WorkflowHandle } from '@temporalio/client';
 import { createKubeClients } from '../src/kube/clients.js';
-import type { Operation } from '../src/model/workflows.js';
+import type { Operation } from '../src/contract/names.js';
 import type { Outcome, TrainJobRef, TrainJobState } from '../src/model/operations.js';
 import { kubeConfigFor } from '../dev/harness/kube-access.js';
 import { refOf, runFor } from '../test/integration/operations/support.js';

@@ -14,7 +14,7 @@ import { startRequest } from '../test/support/requests.js';
 import type { BenchEnv } from './env.js';
 import { KUEUE } from './history.js';
 import { countByKind, countRunning, untilChecking, untilTrue, watchWindow } from './observe.js';
-import { SearchAttributes } from '../src/model/constants.js';
+import { SearchAttributes } from '../src/contract/names.js';
 import { stepLabel } from '../src/workflows/steps.js';
 import { describeShare } from './proc.js';
 import type { BenchSettings } from './settings.js';

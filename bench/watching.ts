@@ -7,7 +7,8 @@
 // the worker's RSS and CPU are watched for a window. Then every TrainJob is stopped, and each
 // Watch should answer Absent within a check of its Stop (the drain).
 import { FaultProxy, type ProxiedRequest } from '../dev/harness/fault-proxy.js';
-import { Labels, SearchAttributes, Trainer } from '../src/model/constants.js';
+import { Labels, Trainer } from '../src/model/constants.js';
+import { SearchAttributes } from '../src/contract/names.js';
 import type { Outcome, TrainJobRef } from '../src/model/operations.js';
 import { refOf } from '../test/integration/operations/support.js';
 import { startRequest } from '../test/support/requests.js';

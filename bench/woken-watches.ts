@@ -19,12 +19,11 @@
 import * as k8s from '@kubernetes/client-node';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { trainJobName } from '../src/core/start/names.js';
-import { watchWorkflowId } from '../src/core/operations/workflow-ids.js';
+import { watchWorkflowId, SearchAttributes, WATCH_WAKE_SIGNAL, WorkflowTypes } from '../src/contract/names.js';
 import { createKubeClients } from '../src/kube/clients.js';
 import { parseGoDuration, toMillis } from '../src/model/duration.js';
-import { Labels, SearchAttributes, Trainer } from '../src/model/constants.js';
+import { Labels, Trainer } from '../src/model/constants.js';
 import type { Outcome, TrainJobRef } from '../src/model/operations.js';
-import { WATCH_WAKE_SIGNAL, WorkflowTypes } from '../src/model/workflows.js';
 import { kubeConfigFor } from '../dev/harness/kube-access.js';
 import { runFor } from '../test/integration/operations/support.js';
 import { runtimeFixtures, type RuntimeRef } from '../test/integration/support/runtimes.js';

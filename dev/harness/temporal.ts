@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { SearchAttributes } from '../../src/model/constants.js';
+import { SearchAttributes } from '../../src/contract/names.js';
 import { LIFELINE_SCRIPT, spawnServer, waitFor, type ServerProcess, type SpawnOptions } from './process.js';
 
 export const SEARCH_ATTRIBUTE_KEYS = Object.values(SearchAttributes).map((name) =>

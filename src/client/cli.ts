@@ -5,7 +5,7 @@ import type { Config } from '../model/config.js';
 import { DispatchError } from '../model/errors.js';
 import { loadConfig, readDocument } from '../config/load-config.js';
 import { formatRefusal, formatRendered, renderOffline, runtimeFromManifest } from './render-command.js';
-import { OPERATIONS, type Operation } from '../model/workflows.js';
+import { OPERATIONS, type Operation } from '../contract/names.js';
 import { refFromOptions, type RefOptions } from './trainjob-ref.js';
 import { addCodecServerOptions, type CodecServerCommandOptions } from '../codec/command-options.js';
 

@@ -8,7 +8,7 @@ import type { DispatchError } from '../model/errors.js';
 import { fromFailure } from '../model/error-failures.js';
 import type { JobSpec, StartRequest } from '../model/request.js';
 import type { BackendGates, Capabilities, FindResult, StartResult } from '../model/results.js';
-import { startWorkflowIdPrefix, type Operation } from '../model/workflows.js';
+import { startWorkflowIdPrefix, type Operation } from '../contract/names.js';
 import { trainJobName } from '../core/start/names.js';
 import { validateTrainJobRef } from '../core/operations/validate-ref.js';
 import type { Outcome, TrainJobRef, TrainJobState } from '../model/operations.js';

@@ -4,7 +4,7 @@
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { DispatchError } from '../model/errors.js';
-import type { Operation } from '../model/workflows.js';
+import type { Operation } from '../contract/names.js';
 import type { TrainJobRef, TrainJobState } from '../model/operations.js';
 import { stateOf } from '../core/operations/phase.js';
 import { createKubeClients, loadKubeConfig } from '../kube/clients.js';

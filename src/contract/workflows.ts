@@ -2,24 +2,15 @@
 // what it takes and answers (zod schemas), its workflow id, the static summary a caller gives it
 // and the search attributes it is started with. The client starts every workflow from here and
 // parses every result with the table's schema; the worker's preflight starts its probe from here.
-// The workflows and their interceptors take the names from src/model/workflows.ts, which stays
-// free of zod (workflow code must not load it).
+// The names, ids and search attribute keys it is built from are in names.ts and search-attributes.ts,
+// which stay free of zod: the workflows and their interceptors import those, never this table.
 import type { SearchAttributePair } from '@temporalio/common';
 import { z } from 'zod';
 import { TrainJobRefSchema, TrainJobStateSchema, OutcomeSchema, type TrainJobRef } from '../model/operations.js';
 import { CapabilitiesRequestSchema, StartRequestSchema, type StartRequest } from '../model/request.js';
 import { BackendGatesSchema, CapabilitiesSchema, StartResultSchema } from '../model/results.js';
-import { DispatchJobId, DispatchTrainJob } from '../model/search-attributes.js';
-import {
-  capabilitiesWorkflowId,
-  OPERATIONS,
-  probeWorkflowId,
-  startWorkflowId,
-  WorkflowTypes,
-  type Operation,
-  type WorkflowKey,
-} from '../model/workflows.js';
-import { operationWorkflowId } from '../core/operations/workflow-ids.js';
+import { DispatchJobId, DispatchTrainJob } from './search-attributes.js';
+import { capabilitiesWorkflowId, OPERATIONS, probeWorkflowId, startWorkflowId, WorkflowTypes, type Operation, type WorkflowKey, operationWorkflowId } from './names.js';
 import { operationSummary } from '../core/operations/summary.js';
 import { startSummary } from '../core/start/summary.js';
 

@@ -2,7 +2,8 @@
 // (docs/contract.md §3, §4, §8, §9), so that no string literal is repeated in code: Start's, then
 // those the operations after Start read and write (dispatch's held and opened annotations, and the
 // condition types, reasons and check states of Trainer v2.3.0, JobSet v0.12.0 and Kueue v0.19.2
-// that decide a TrainJob's phase). The workflow types are in workflows.ts.
+// that decide a TrainJob's phase). The Temporal names (workflow types, ids, search attributes,
+// queries, signals, patch ids) are in src/contract/names.ts.
 
 export const DISPATCH_DOMAIN = 'dispatch.phpboyscout.uk';
 
@@ -130,15 +131,6 @@ export const Probe = {
   nodes: 1,
   submission: 1,
   attempt: 1,
-} as const;
-
-/** Search attributes the workflows set; the Temporal dev server registers them, all Keyword. */
-export const SearchAttributes = {
-  jobId: 'DispatchJobId',
-  trainJob: 'DispatchTrainJob',
-  step: 'DispatchStep',
-  /** Set by the operations after Start (docs/contract.md §9) as they learn a TrainJob's phase. */
-  phase: 'DispatchPhase',
 } as const;
 
 // ---- The operations after Start (docs/contract.md §9).

@@ -2,7 +2,7 @@
 // the worker's --metrics address). One registry per worker, so tests can run several in a process.
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { ERROR_TYPES } from '../model/errors.js';
-import { OPERATIONS } from '../model/workflows.js';
+import { OPERATIONS } from '../contract/names.js';
 import { ACTIVITY_LABELS, isFold } from '../workflows/steps.js';
 import { createStateMetrics, type WorkerState } from './state-metrics.js';
 

@@ -3,7 +3,7 @@
 // workers (and is replayed without its sinks), so no worker's own tally of +1 and -1 adds up, while
 // the server's count is the same from every replica (dashboards take the max over them).
 import type { Client } from '@temporalio/client';
-import { WorkflowTypes } from '../model/workflows.js';
+import { WorkflowTypes } from '../contract/names.js';
 
 /** The ages a waiting Watch is counted past (dispatch_watches_waited_longer_than{duration}). */
 export const WATCH_WAIT_BOUNDS = { '1h': 3600, '24h': 24 * 3600, '168h': 7 * 24 * 3600 } as const;

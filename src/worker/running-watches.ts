@@ -4,9 +4,8 @@
 // (kill -9 of every one) sends the feed no change at all: neither its coming nor its going is in
 // any list or watch event the worker sees, and its Watch would wait out its whole timer.
 import type { Client } from '@temporalio/client';
-import { operationWorkflowIdNamespacePrefix, parseOperationWorkflowId } from '../core/operations/workflow-ids.js';
+import { operationWorkflowIdNamespacePrefix, parseOperationWorkflowId, WorkflowTypes } from '../contract/names.js';
 import type { TrainJobRef } from '../model/operations.js';
-import { WorkflowTypes } from '../model/workflows.js';
 import { WAKE_DEADLINE_MS } from './wake-signal.js';
 
 /** The refs of the Watches running on TrainJobs of `namespace`. Visibility lags a just-started one by a moment. */

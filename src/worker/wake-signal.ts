@@ -8,7 +8,7 @@
 // bounds how long a stopping worker waits for its wakes in flight.
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { WATCH_WAKE_SIGNAL } from '../model/workflows.js';
+import { WATCH_WAKE_SIGNAL } from '../contract/names.js';
 
 /** How long one wake may take, retries included. */
 export const WAKE_DEADLINE_MS = 10_000;

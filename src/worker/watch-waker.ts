@@ -42,7 +42,7 @@ import { parseGoDuration, toMillis } from '../model/duration.js';
 import type { TrainJob, Workload } from '../model/kube.js';
 import type { TrainJobRef } from '../model/operations.js';
 import { trimTrainJob, trimWorkload } from '../core/objects/observed-trim.js';
-import { operationWorkflowId } from '../core/operations/workflow-ids.js';
+import { operationWorkflowId } from '../contract/names.js';
 import { isBeingDeleted } from '../core/objects/deletion.js';
 import { terminalOf } from '../core/operations/terminal.js';
 import { TRAINJOBS, workloads, type NamespacedKind } from '../kube/objects.js';

@@ -11,9 +11,7 @@
 // never refused for signals; so a Watch whose first read already answers (its TrainJob finished or
 // gone) waits a 1 ms timer before it ends, and its first task always completes.
 import { patched, sleep } from '@temporalio/workflow';
-
-/** The patch (docs/versioning.md). */
-export const WATCH_FIRST_TASK_OPEN = 'watch-first-task-open';
+import { WATCH_FIRST_TASK_OPEN } from '../contract/names.js';
 
 /** Before a Watch ends in the run's first pass (before any wait): one 1 ms timer, on the new branch. */
 export async function keepFirstTaskOpen(): Promise<void> {

@@ -5,6 +5,7 @@
 // refusal is reported at its own step, and a step the fold stopped at (its call unanswered) goes on
 // with its own local activity and the rest of its retry, showing its step while it backs off.
 import { isCancellation, patched } from '@temporalio/workflow';
+import { START_FOLDED_CALLS } from '../contract/names.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import { fromFailure } from '../model/error-failures.js';
 import type { FoldStop } from '../activities/folded-start-activities.js';
@@ -15,9 +16,6 @@ import { PHASES, type CallStep } from './steps.js';
 
 /** The steps whose calls are folded. */
 type FoldedStep = 2 | 5 | 7 | 8;
-
-/** The patch (docs/versioning.md) under which Start folds its back-to-back calls. */
-export const START_FOLDED_CALLS = 'start-folded-calls';
 
 /**
  * Whether this Start folds its calls: only with one upsert per workflow task (a step a fold stopped

@@ -7,15 +7,13 @@
 // decides so: docs/contract.md §7). Nothing else can exist: step 6 is an activity task, scheduled
 // only by a first task that Temporal did record.
 import { patched } from '@temporalio/workflow';
+import { GATE_REFUSAL_REMOVES_COPY } from '../contract/names.js';
 import type { Config } from '../model/config.js';
 import type { BackendGates } from '../model/results.js';
 import { DispatchError } from '../model/errors.js';
 import { attemptToken } from '../core/start/names.js';
 import { activitiesFor, type TaskEnd } from './activity-proxies.js';
 import { classify } from './failures.js';
-
-/** The patch (docs/versioning.md) under which a refusal at step 1 removes this attempt's unowned copy. */
-export const GATE_REFUSAL_REMOVES_COPY = 'gate-refusal-removes-unowned-copy';
 
 /**
  * Whether a refusal at step 1 removes the copy first: only when reach and write are proven (else

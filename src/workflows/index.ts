@@ -1,7 +1,7 @@
 // The workflow types a caller starts by name (docs/contract.md §1): Temporal registers each export
-// under its own name, so each is named as src/model/workflows.ts names its type; the check below
+// under its own name, so each is named as src/contract/names.ts names its type; the check below
 // fails to compile when one is missing or misnamed.
-import type { WorkflowType } from '../model/workflows.js';
+import type { WorkflowType } from '../contract/names.js';
 import type * as Registered from './index.js';
 
 export { StartTrainJob } from './start-trainjob.js';

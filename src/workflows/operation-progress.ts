@@ -3,9 +3,9 @@
 // DispatchTrainJob and DispatchPhase, set as the phase is learnt (docs/contract.md §9).
 import { defineQuery, isCancellation, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
-import type { Operation } from '../model/workflows.js';
+import { PROGRESS_QUERY, type Operation } from '../contract/names.js';
 import type { Phase, TrainJobRef } from '../model/operations.js';
-import { DispatchPhase, DispatchTrainJob } from '../model/search-attributes.js';
+import { DispatchPhase, DispatchTrainJob } from '../contract/search-attributes.js';
 import { OPERATION_NAMES } from '../core/operations/plan.js';
 import { operationSummary } from '../core/operations/summary.js';
 
@@ -21,7 +21,7 @@ export interface OperationProgress {
   reasons?: string[];
 }
 
-export const operationProgressQuery = defineQuery<OperationProgress>('progress');
+export const operationProgressQuery = defineQuery<OperationProgress>(PROGRESS_QUERY);
 
 export class OperationReporter {
   private state: OperationProgress;

@@ -12,7 +12,7 @@ import { activitiesFor, getSettings, type StartActivities } from './activity-pro
 import { classify } from './failures.js';
 import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
-import { WorkflowTypes } from '../model/workflows.js';
+import { PROBE_STOPS_UNKNOWN, WorkflowTypes } from '../contract/names.js';
 
 /** A failed gate's refusal: its reasons each prefixed by the gate, as step 1 of Start reports them. */
 function refusalOf(gate: string, error: unknown, step: number): { reasons: string[]; definite: boolean } {
@@ -20,15 +20,6 @@ function refusalOf(gate: string, error: unknown, step: number): { reasons: strin
   const typed = error instanceof DispatchError ? error : classify(error, step, 'ErrUnreachable', 'no answer');
   return { reasons: typed.reasons.map((r) => `${gate}: ${r}`), definite: typed.evidence.definite };
 }
-
-/**
- * The patch (docs/versioning.md) that makes a probe stop what its Start may have made: a Start that
- * ends ErrUnreachable at step 5 (the copy create may have landed unanswered) or ErrOutcomeUnknown
- * at step 6 (the TrainJob create may have) compensates nothing, keeping the copy for a retried
- * Start of the attempt; a probe is never retried (each run has a JobID of its own), so without
- * this its copy, and maybe its TrainJob, would stay for good.
- */
-const PROBE_STOPS_UNKNOWN = 'probe-stops-what-it-may-have-made';
 
 /** The refusals that can prove the start gate unproven; anything else (no answer) leaves it unknown (docs/contract.md §8). */
 const DEFINITE: readonly string[] = ['ErrInvalid', 'ErrUnsupported', 'ErrRejected', 'ErrReadOnly'] satisfies ErrorType[];

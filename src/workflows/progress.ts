@@ -2,7 +2,8 @@
 // Temporal UI, and the DispatchStep search attribute, all fed from one place.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
-import { DispatchJobId, DispatchStep, DispatchTrainJob } from '../model/search-attributes.js';
+import { ONE_UPSERT_PER_TASK, PROGRESS_QUERY } from '../contract/names.js';
+import { DispatchJobId, DispatchStep, DispatchTrainJob } from '../contract/search-attributes.js';
 import type { TaskEnd } from './activity-proxies.js';
 import { PHASES, phaseLabel, stepOf, type Phase, type StepNumber } from './steps.js';
 
@@ -17,15 +18,7 @@ export interface Progress {
   uid?: string;
 }
 
-export const progressQuery = defineQuery<Progress>('progress');
-
-/**
- * The patch (docs/versioning.md) under which a Start's search attributes go out once per workflow
- * task: when the workflow next waits on something other than a local activity (the step 6 and
- * step 9 activity tasks, the timer of a local call's first backoff, the end), not after each local
- * activity. Within a workflow task only the last value was ever visible.
- */
-export const ONE_UPSERT_PER_TASK = 'start-one-upsert-per-task';
+export const progressQuery = defineQuery<Progress>(PROGRESS_QUERY);
 
 export class ProgressReporter {
   private state: Progress = { step: stepOf('validate'), stepName: PHASES.validate.label };

@@ -8,7 +8,7 @@
 // whose histories replay them, keep the plans from before (src/core/operations/plans-prepatch.ts).
 import { patched } from '@temporalio/workflow';
 import type { Config } from '../model/config.js';
-import type { Operation } from '../model/workflows.js';
+import { OPERATIONS_DECLARATIVE, type Operation } from '../contract/names.js';
 import type { TrainJobRef } from '../model/operations.js';
 import { asWorkflowFailure } from './failures.js';
 import { operationActivitiesFor, prepareOperation } from './operation-proxies.js';
@@ -23,9 +23,6 @@ export interface OperationContext {
   /** The run began under the patch OPERATIONS_DECLARATIVE: the plans and answers of §9a. */
   declarative: boolean;
 }
-
-/** The patch that made the operations declarative (docs/versioning.md). */
-const OPERATIONS_DECLARATIVE = 'operations-declarative';
 
 export async function runOperation<T>(
   operation: Operation,

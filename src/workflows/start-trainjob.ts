@@ -13,7 +13,7 @@ import { runStart } from './run-start.js';
 import { removeCopyThenRefuse, removesCopyFirst } from './gate-refusal.js';
 import { runStep } from './run-step.js';
 import { stepLabel } from './steps.js';
-import { WorkflowTypes } from '../model/workflows.js';
+import { WorkflowTypes } from '../contract/names.js';
 
 export async function StartTrainJob(request: unknown): Promise<StartResult> {
   const progress = new ProgressReporter(WorkflowTypes.start);

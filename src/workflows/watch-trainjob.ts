@@ -8,13 +8,11 @@
 // until they end or continue as new. The second argument is only what a run carries into the next
 // when it continues as new; callers pass the ref alone.
 import { patched } from '@temporalio/workflow';
+import { WATCH_WOKEN } from '../contract/names.js';
 import type { Outcome } from '../model/operations.js';
 import { runOperation } from './run-operation.js';
 import { watchByActivity } from './watch-by-activity.js';
 import { Wakes, watchWoken, type WatchCarried } from './watch-woken.js';
-
-/** The patch that made a Watch wait woken, holding no activity (docs/versioning.md). */
-const WATCH_WOKEN = 'watch-woken';
 
 export function WatchTrainJob(input: unknown, carried?: WatchCarried): Promise<Outcome> {
   // Before the first await: a wake that comes while the run starts is kept, not dropped.

@@ -16,7 +16,7 @@ import { DispatchError } from '../model/errors.js';
 import { fromFailure } from '../model/error-failures.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import type { Outcome, Phase } from '../model/operations.js';
-import { WATCH_WAKE_SIGNAL } from '../model/workflows.js';
+import { WATCH_WAKE_SIGNAL } from '../contract/names.js';
 import { classify } from './failures.js';
 import { keepFirstTaskOpen } from './first-task-open.js';
 import type { OperationReporter } from './operation-progress.js';

@@ -6,7 +6,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { Trainer } from '../../src/model/constants.js';
-import type { Operation } from '../../src/model/workflows.js';
+import type { Operation } from '../../src/contract/names.js';
 import type { TrainJobRef } from '../../src/model/operations.js';
 import type { DispatchKubeflowClient } from '../../src/client/dispatch-client.js';
 import { startRequest } from '../support/requests.js';

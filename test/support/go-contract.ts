@@ -13,7 +13,7 @@ import { fromFailure, toApplicationFailure } from '../../src/model/error-failure
 import { DispatchError, type ErrorType } from '../../src/model/errors.js';
 import type { TrainJobRef } from '../../src/model/operations.js';
 import type { StartRequest } from '../../src/model/request.js';
-import { OPERATIONS, WorkflowTypes } from '../../src/model/workflows.js';
+import { OPERATIONS, WorkflowTypes } from '../../src/contract/names.js';
 import { exampleRequest } from '../golden/cases.js';
 
 const { Failure } = proto.temporal.api.failure.v1;

@@ -2,7 +2,7 @@
 // it is in the configured namespace, and a TrainJob of the ref's UID carries dispatch's labels.
 import { LabelValues, Labels } from '../../model/constants.js';
 import type { KubeObject } from '../../model/kube.js';
-import type { Operation } from '../../model/workflows.js';
+import type { Operation } from '../../contract/names.js';
 import type { TrainJobRef } from '../../model/operations.js';
 import { describeObject, show } from '../objects/describe.js';
 import type { Observed } from './observed.js';

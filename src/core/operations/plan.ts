@@ -1,6 +1,6 @@
 // What a plan of Open, Hold or Release is (plans.ts, and the plans from before the operations
 // became declarative, plans-prepatch.ts), and each operation as its reasons name it.
-import type { Operation } from '../../model/workflows.js';
+import type { Operation } from '../../contract/names.js';
 import type { TrainJobState } from '../../model/operations.js';
 import type { PlannedWrite } from '../objects/planned-write.js';
 

@@ -36,7 +36,7 @@
 import type { TrainJob } from '../../model/kube.js';
 import { Annotations } from '../../model/constants.js';
 import { OperationAnnotations, OperationAnnotationValues } from '../../model/constants.js';
-import { type Operation } from '../../model/workflows.js';
+import type { Operation } from '../../contract/names.js';
 import type { TrainJobRef, TrainJobState } from '../../model/operations.js';
 import { describeObject } from '../objects/describe.js';
 import { hasGate, removeGateOp } from '../objects/gates.js';

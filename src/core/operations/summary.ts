@@ -1,5 +1,5 @@
 // The one-line summary of an operation after Start, for the Temporal UI (as start/summary.ts is Start's).
-import type { Operation } from '../../model/workflows.js';
+import type { Operation } from '../../contract/names.js';
 import type { TrainJobRef } from '../../model/operations.js';
 import { OPERATION_NAMES } from './plan.js';
 

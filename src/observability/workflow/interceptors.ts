@@ -18,7 +18,7 @@ import {
   type WorkflowInterceptorsFactory,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
-import { OPERATIONS, WorkflowTypes, type WorkflowKey } from '../../model/workflows.js';
+import { OPERATIONS, WorkflowTypes, type WorkflowKey } from '../../contract/names.js';
 import type { DispatchSinks } from './sinks.js';
 
 const START_WORKFLOW = WorkflowTypes.start;

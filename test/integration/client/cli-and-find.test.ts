@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseGoDuration, toMillis } from '../../../src/model/duration.js';
 import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
-import { startWorkflowId } from '../../../src/model/workflows.js';
+import { startWorkflowId } from '../../../src/contract/names.js';
 import { trainJobName } from '../../../src/core/start/names.js';
 import { startRequest } from '../../support/requests.js';
 import { cliFolder, cliOnStack } from '../support/cli.js';

@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { operationWorkflowId } from '../../../src/core/operations/workflow-ids.js';
+import { operationWorkflowId } from '../../../src/contract/names.js';
 import type { TrainJobRef } from '../../../src/model/operations.js';
 import type { CliRun } from '../../support/cli-process.js';
 import { startRequest } from '../../support/requests.js';

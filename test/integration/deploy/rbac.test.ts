@@ -11,8 +11,7 @@
 // may already read Trainer objects cluster-wide, which would hide a missing `get`.
 import type { V1ClusterRole, V1PolicyRule, V1Role } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationWorkflowId } from '../../../src/core/operations/workflow-ids.js';
-import { startWorkflowId } from '../../../src/model/workflows.js';
+import { operationWorkflowId, startWorkflowId } from '../../../src/contract/names.js';
 import type { PlannedWrite } from '../../../src/core/objects/planned-write.js';
 import { trainJobName } from '../../../src/core/start/names.js';
 import { PROBE_JOB_PREFIX } from '../../../src/core/start/probe.js';

@@ -1,7 +1,7 @@
 // The run's Temporal dev server: reachable from a test file, with the workflows' search attributes.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { SearchAttributes } from '../../../src/model/constants.js';
+import { SearchAttributes } from '../../../src/contract/names.js';
 import { stackInfo } from '../support/context.js';
 import { temporalEnv } from '../support/temporal.js';
 

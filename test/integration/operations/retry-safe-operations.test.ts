@@ -5,7 +5,7 @@
 // belongs to another UID is Absent for Stop and Watch, which leave the new one alone; RBAC's 403
 // is ErrReadOnly.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { operationWorkflowId } from '../../../src/core/operations/workflow-ids.js';
+import { operationWorkflowId } from '../../../src/contract/names.js';
 import { Trainer } from '../../../src/model/constants.js';
 import { DispatchError } from '../../../src/model/errors.js';
 import type { TrainJobRef } from '../../../src/model/operations.js';

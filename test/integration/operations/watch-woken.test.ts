@@ -4,7 +4,7 @@
 // TrainJob's Complete condition (measured and printed; timing is never asserted here: the figures
 // come from the bench).
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { operationWorkflowId } from '../../../src/core/operations/workflow-ids.js';
+import { operationWorkflowId } from '../../../src/contract/names.js';
 import { TRAINJOBS } from '../../../src/kube/objects.js';
 import { Labels, TrainJobConditions } from '../../../src/model/constants.js';
 import type { Condition } from '../../../src/model/kube.js';

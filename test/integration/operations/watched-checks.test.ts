@@ -6,7 +6,7 @@
 // reset, as a Role without `watch` refuses it) still answers, from its lists every few seconds.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { operationWorkflowId } from '../../../src/core/operations/workflow-ids.js';
+import { operationWorkflowId } from '../../../src/contract/names.js';
 import { RETRY_MS } from '../../../src/kube/watched-lists.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { TrainJobRef } from '../../../src/model/operations.js';

@@ -18,10 +18,10 @@ import {
   startPostgresTemporal,
   type PostgresInfo,
 } from '../../../dev/harness/postgres.js';
-import { SearchAttributes } from '../../../src/model/constants.js';
+import { SearchAttributes } from '../../../src/contract/names.js';
 import { metricsSinks } from '../../../src/observability/interceptors.js';
 import { createDispatchMetrics } from '../../../src/observability/metrics.js';
-import { WorkflowTypes } from '../../../src/model/workflows.js';
+import { WorkflowTypes } from '../../../src/contract/names.js';
 import { startRequest } from '../../support/requests.js';
 import { allHistories } from '../../unit/replay/corpus.js';
 import { stackInfo } from '../support/context.js';

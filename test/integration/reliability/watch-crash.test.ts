@@ -5,7 +5,7 @@
 // before the Watch's timer (an hour here), and it is that worker that completes the Watch.
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { operationWorkflowId } from '../../../src/core/operations/workflow-ids.js';
+import { operationWorkflowId } from '../../../src/contract/names.js';
 import { TrainJobConditions } from '../../../src/model/constants.js';
 import type { Condition } from '../../../src/model/kube.js';
 import { startRequest } from '../../support/requests.js';

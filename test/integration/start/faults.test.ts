@@ -4,7 +4,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DispatchError } from '../../../src/model/errors.js';
 import { fromFailure } from '../../../src/model/error-failures.js';
-import { startWorkflowId } from '../../../src/model/workflows.js';
+import { startWorkflowId } from '../../../src/contract/names.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import { startRequest } from '../../support/requests.js';

@@ -8,7 +8,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Labels, LabelValues, Probe, Trainer } from '../../../src/model/constants.js';
 import type { TrainJob } from '../../../src/model/kube.js';
 import type { BackendGates } from '../../../src/model/results.js';
-import { probeWorkflowId } from '../../../src/model/workflows.js';
+import { probeWorkflowId } from '../../../src/contract/names.js';
 import { startRequest } from '../../support/requests.js';
 import type { ActivityCall } from '../support/activity-calls.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';

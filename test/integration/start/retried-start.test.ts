@@ -6,7 +6,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startWorkflowId } from '../../../src/model/workflows.js';
+import { startWorkflowId } from '../../../src/contract/names.js';
 import { parseGoDuration, toMillis } from '../../../src/model/duration.js';
 import { DispatchError, type ObjectRef } from '../../../src/model/errors.js';
 import { Trainer } from '../../../src/model/constants.js';

@@ -4,8 +4,8 @@
 // off (a runtime copy create answered 500 once, through the fault proxy).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Trainer } from '../../../src/model/constants.js';
-import { DispatchStep } from '../../../src/model/search-attributes.js';
-import { startWorkflowId } from '../../../src/model/workflows.js';
+import { DispatchStep } from '../../../src/contract/search-attributes.js';
+import { startWorkflowId } from '../../../src/contract/names.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import { runCost, upsertedValues, valuesAtTimers } from '../../support/start-cost.js';
 import { startRequest } from '../../support/requests.js';

@@ -16,7 +16,7 @@ import { answerOf } from '../../../src/client/remote-commands.js';
 import { refFromDocument, refFromOptions } from '../../../src/client/trainjob-ref.js';
 import { DispatchError } from '../../../src/model/errors.js';
 import { toApplicationFailure } from '../../../src/model/error-failures.js';
-import { OPERATIONS } from '../../../src/model/workflows.js';
+import { OPERATIONS } from '../../../src/contract/names.js';
 
 const REF = { namespace: 'ml-jobs', name: 'dj-01jq-s12', uid: '9f0c7d2e-1b7a-4c56-8d1e-0a2b3c4d5e6f' };
 

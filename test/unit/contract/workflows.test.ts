@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import * as registered from '../../../src/workflows/index.js';
 import { OperationWorkflows, Workflows } from '../../../src/contract/workflows.js';
 import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
-import { OPERATIONS, WorkflowTypes } from '../../../src/model/workflows.js';
+import { OPERATIONS, WorkflowTypes } from '../../../src/contract/names.js';
 import { config, exampleRequest } from '../../golden/cases.js';
 
 const REF = { namespace: 'ml-jobs', name: 'dj-01jq-s12', uid: '9f0c7d2e-1b7a-4c56-8d1e-0a2b3c4d5e6f' };

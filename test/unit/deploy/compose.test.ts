@@ -15,8 +15,8 @@ import { parse } from 'yaml';
 import { readDocument, parseConfig } from '../../../src/config/load-config.js';
 import { TEMPORAL_DEPLOY_DIR, TEMPORAL_SERVER_ARGS } from '../../../dev/harness/postgres.js';
 import { TEMPORAL_DYNAMIC_CONFIG } from '../../../dev/harness/temporal.js';
-import { SearchAttributes } from '../../../src/model/constants.js';
-import { DispatchJobId, DispatchPhase, DispatchStep, DispatchTrainJob } from '../../../src/model/search-attributes.js';
+import { SearchAttributes } from '../../../src/contract/names.js';
+import { DispatchJobId, DispatchPhase, DispatchStep, DispatchTrainJob } from '../../../src/contract/search-attributes.js';
 import {
   bindMounts,
   environmentOf,

@@ -4,12 +4,15 @@
 // and with which answer, is what its replay reports (patch-sites.ts: the workflow code bundled with
 // each call instrumented, reporting through a sink), not a list kept by hand. The rule is also run
 // on made-up reports it must refuse.
+import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allHistories } from './corpus.js';
 import { REPO_ROOT } from './history-sums.js';
 import { scanPatchCalls, siteCoverageProblems, sourcesUnder, type PatchCall, type ReplayedHistory } from './patch-scan.js';
 import { instrumentedBundle, replaySites, SRC_WORKFLOWS, type SiteReplay } from './patch-sites.js';
+
+const SRC_CONTRACT = join(REPO_ROOT, 'src', 'contract');
 
 // The replay worker's start and stop are noise here; a failed replay is reported by the test.
 try {
@@ -104,7 +107,8 @@ describe('the corpus (test/histories), replayed with every patched() call of src
   });
 
   it('reaches every patched() call with the marker and without it, per workflow type that reaches it', () => {
-    const { calls, problems } = scanPatchCalls(sourcesUnder(SRC_WORKFLOWS, REPO_ROOT));
+    // The ids are constants of src/contract/names.ts, which the calls of src/workflows import.
+    const { calls, problems } = scanPatchCalls([...sourcesUnder(SRC_WORKFLOWS, REPO_ROOT), ...sourcesUnder(SRC_CONTRACT, REPO_ROOT)]);
     expect(problems).toEqual([]);
     expect(calls.some((c) => c.kind === 'patched')).toBe(true);
     expect(siteCoverageProblems(calls, replay.histories)).toEqual([]);

@@ -17,7 +17,7 @@ import { attemptToken, trainJobName } from '../../../src/core/start/names.js';
 import type { FailureDetails, ObjectRef } from '../../../src/model/errors.js';
 import type { BackendGates, StartResult } from '../../../src/model/results.js';
 import { validate } from '../../../src/core/start/validate.js';
-import { DispatchStep } from '../../../src/model/search-attributes.js';
+import { DispatchStep } from '../../../src/contract/search-attributes.js';
 import { VALIDATE_STEP } from '../../../src/core/start/validate.js';
 import {
   cancelOwnWorkflow,

@@ -7,7 +7,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { trainJobName } from '../../../src/core/start/names.js';
 import type { StartResult } from '../../../src/model/results.js';
-import { DispatchStep } from '../../../src/model/search-attributes.js';
+import { DispatchStep } from '../../../src/contract/search-attributes.js';
 import { runCost, upsertedValues, valuesAtTimers } from '../../support/start-cost.js';
 import { configOf, REQUEST, startStubs, stubbedWorker, unanswered, type StartStubs } from './support/start-stubs.js';
 import { timeSkippingSuite } from './support/time-skipping-suite.js';

@@ -10,7 +10,7 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import type { WatchCheck } from '../../../src/activities/watch-check.js';
 import type { Outcome } from '../../../src/model/operations.js';
-import { WATCH_WAKE_SIGNAL, WorkflowTypes } from '../../../src/model/workflows.js';
+import { WATCH_WAKE_SIGNAL, WorkflowTypes } from '../../../src/contract/names.js';
 import { REF } from '../core/operation-fixtures.js';
 import { patchIds } from '../replay/corpus.js';
 import { configOf, workflowBundle } from './support/start-stubs.js';

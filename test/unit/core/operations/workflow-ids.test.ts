@@ -2,18 +2,7 @@
 // they take and answer (src/model/operations.ts).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  holdWorkflowId,
-  operationWorkflowId,
-  operationWorkflowIdPrefix,
-  operationWorkflowType,
-  openWorkflowId,
-  parseOperationWorkflowId,
-  releaseWorkflowId,
-  stopWorkflowId,
-  watchWorkflowId,
-} from '../../../../src/core/operations/workflow-ids.js';
-import { OPERATIONS } from '../../../../src/model/workflows.js';
+import { holdWorkflowId, operationWorkflowId, operationWorkflowIdPrefix, operationWorkflowType, openWorkflowId, parseOperationWorkflowId, releaseWorkflowId, stopWorkflowId, watchWorkflowId, OPERATIONS } from '../../../../src/contract/names.js';
 import { OutcomeSchema, TrainJobRefSchema, TrainJobStateSchema } from '../../../../src/model/operations.js';
 
 const REF = {
