@@ -11,6 +11,9 @@
 //   Pending if it gets there before Kueue admits, Retry (Kueue evicts) if not; the figures say how
 //   often Kueue admits first and pods appear, which only a Hold that writes the Workload first can
 //   exclude (docs/operations.md).
+// - The same point, the Hold writing the Workload inactive before marking the TrainJob (what such a
+//   Hold would do; today's Hold marks the TrainJob first): the Ready write fails its resourceVersion
+//   test, nothing is admitted, no pod.
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KUEUE_SAMPLE_CHECK } from '../../../dev/harness/samples.js';
@@ -93,8 +96,11 @@ async function jobIdOf(kube: KubeClients, ref: TrainJobRef): Promise<string> {
 }
 const podOf = (jobId: string) => (p: KubeObject) => p.metadata?.labels?.[Labels.jobId]?.toLowerCase() === jobId.toLowerCase();
 
-/** Where the Hold's first write lands in the controller's pass. */
-type Point = 'after-list' | 'before-write';
+/**
+ * Where the Hold's first write lands in the controller's pass; `workload-first`: between its read and
+ * its write too, as a Hold that made the Workload inactive before marking the TrainJob would.
+ */
+type Point = 'after-list' | 'before-write' | 'workload-first';
 
 interface Race {
   ref: TrainJobRef;
@@ -142,6 +148,14 @@ describe('a Hold racing the admission check controller, on the real Kueue', () =
     race.passesEndedAt = passesEnded();
   }
 
+  /** The Hold's second write (spec.active false on the Workload), made first by workload-first races. */
+  async function deactivate(race: Race): Promise<void> {
+    await h.kube.custom.patchNamespacedCustomObject(
+      { ...kueue, plural: Kueue.workloadPlural, namespace: race.ref.namespace, name: race.workload, body: { spec: { active: false } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
   /** after-list: the Workload, as the API server holds it now, is one the controller would ready. */
   async function aboutToBeReadied(race: Race): Promise<boolean> {
     const w = await workloadOf(h.kube, ns.name, race.ref.uid);
@@ -176,7 +190,8 @@ describe('a Hold racing the admission check controller, on the real Kueue', () =
             const params = args[0] as { plural: string; name: string; body: unknown };
             const race = params.plural === Kueue.workloadPlural ? races.get(params.name) : undefined;
             if (race === undefined || !setsReady(params.body)) return call(target, value, args);
-            const racing = race.point === 'before-write' && race.heldAt === undefined;
+            const racing = race.point !== 'after-list' && race.heldAt === undefined;
+            if (racing && race.point === 'workload-first') await deactivate(race);
             if (racing) await holdMark(race);
             try {
               const answer = await call(target, value, args);
@@ -343,5 +358,21 @@ describe('a Hold racing the admission check controller, on the real Kueue', () =
       `[hold-race] Kueue admitted first in ${admittedFirst} of ${RACES}; pods created for ${found.filter((o) => o.pods.length > 0).length}; ` +
         `Hold answered ${answers.map((a) => a.phase).join(', ')}`,
     );
+  });
+
+  it(`a Hold that made the Workload inactive before marking the TrainJob, between the read and the write (${RACES} races): the Ready write fails, nothing is admitted, no pod`, async () => {
+    const { control, raced } = await startRaces('workload-first');
+    await Promise.all(
+      raced.map(async (race) => {
+        await Promise.race([race.raced, until(`the Ready write of ${race.workload}`, 60_000, async () => undefined)]);
+        expect(await h.client.hold(race.ref)).toMatchObject({ phase: 'Held', held: true });
+      }),
+    );
+    await controlRuns(control);
+    await heldDown(raced, false);
+    const found = outcomes(raced);
+    show(`${RACES} Holds writing the Workload first, between read and write`, found);
+    expect(found.filter((o) => !o.held || o.readyWrite !== 'refused' || o.admitted > 0 || o.unsuspended > 0 || o.pods.length > 0)).toEqual([]);
+    await heldDown(raced, true);
   });
 });
