@@ -14,9 +14,12 @@ import type { KubeObject } from '../model/kube.js';
 import type { KubeAnswer } from './call.js';
 import type { KubeClients } from './clients.js';
 import { LIST_PAGE_SIZE, ObjectCalls, type NamespacedKind } from './objects.js';
-import { feedKey, itemsOf, put, putKept, remove, waiterKey, type Feed } from './feed.js';
+import { feedKey, itemsOf, put, putKept, remove, type Feed } from './feed.js';
+import { FeedSubscribers, type FeedListener, type ListedListener } from './feed-subscribers.js';
 import { keptOf } from './kept.js';
 import { ANY, type SharedLists } from './shared-lists.js';
+
+export type { FeedChange, FeedListener, ListedListener } from './feed-subscribers.js';
 
 /** A feed that heard nothing (no change, no bookmark, no reconnection) this long is not trusted. */
 export const FRESH_MS = 90_000;
@@ -33,33 +36,10 @@ export const WATCH_TIMEOUT_SECONDS = 60;
 
 type Clock = () => number;
 
-/**
- * An object of a feed that changed, for a subscriber (the Watch waker, src/worker/watch-waker.ts):
- * `watch` as the watch reported it (added, modified or deleted); `relist` found different, new or
- * gone by a list after the feed was out of step (what the watch missed meanwhile); `first-list` in
- * the feed's first list, with no earlier copy to compare.
- */
-export interface FeedChange {
-  /** The feed's kind (a list's items do not say it). */
-  kind: string;
-  object: KubeObject;
-  seen: 'watch' | 'relist' | 'first-list';
-  deleted: boolean;
-}
-
-export type FeedListener = (change: FeedChange) => void;
-
-/** Told after every list of a feed (its first and each relist) the UIDs the list held. */
-export type ListedListener = (uids: ReadonlySet<string>) => void;
-
 export class WatchedLists implements SharedLists {
   private readonly feeds = new Map<string, Feed>();
-  /** Who waits for a change, by feed key and label value. */
-  private readonly waiters = new Map<string, Set<() => void>>();
-  /** Who hears every change, by feed key: kept across a feed's restarts. */
-  private readonly listeners = new Map<string, Set<FeedListener>>();
-  /** Who hears of every list, by feed key. */
-  private readonly listedListeners = new Map<string, Set<ListedListener>>();
+  /** The checks waiting for a change and the subscribers (feed-subscribers.ts). */
+  private readonly subscribers = new FeedSubscribers();
   private readonly calls: ObjectCalls;
   private readonly idleTimer: NodeJS.Timeout;
 
@@ -83,19 +63,7 @@ export class WatchedLists implements SharedLists {
 
   /** As SharedLists.changed; `value` undefined: a change of any object of the feed. */
   changed(kind: NamespacedKind, namespace: string, label: string, value: string | undefined, ms: number): Promise<void> {
-    const key = waiterKey(feedKey(kind, namespace, label), value ?? ANY);
-    return new Promise((resolve) => {
-      const waiters = this.waiters.get(key) ?? new Set<() => void>();
-      this.waiters.set(key, waiters);
-      const done = () => {
-        clearTimeout(timer);
-        waiters.delete(done);
-        if (waiters.size === 0 && this.waiters.get(key) === waiters) this.waiters.delete(key);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      waiters.add(done);
-    });
+    return this.subscribers.changed(feedKey(kind, namespace, label), value ?? ANY, ms);
   }
 
   /**
@@ -104,13 +72,7 @@ export class WatchedLists implements SharedLists {
    * check does.
    */
   subscribe(kind: NamespacedKind, namespace: string, label: string, listener: FeedListener, listed?: ListedListener): () => void {
-    const key = feedKey(kind, namespace, label);
-    const stopChanges = addTo(this.listeners, key, listener);
-    const stopListed = listed ? addTo(this.listedListeners, key, listed) : () => {};
-    return () => {
-      stopChanges();
-      stopListed();
-    };
+    return this.subscribers.subscribe(feedKey(kind, namespace, label), listener, listed);
   }
 
   /**
@@ -192,9 +154,7 @@ export class WatchedLists implements SharedLists {
     feed.objects.clear();
     feed.byValue.clear();
     for (const item of items) putKept(feed, item);
-    this.tellRelisted(feed, before, first);
-    const listedListeners = this.listedListeners.get(feedKey(feed.kind, feed.namespace, feed.label));
-    if (listedListeners) this.tell(listedListeners, new Set(feed.objects.keys()));
+    this.subscribers.relisted(feed, before, first);
     feed.resourceVersion = resourceVersion;
     feed.lastHeard = this.now();
     await this.watch(feed, generation);
@@ -249,34 +209,7 @@ export class WatchedLists implements SharedLists {
     const before = feed.objects.get(object?.metadata?.uid ?? '')?.metadata?.labels?.[feed.label];
     if (type === 'ADDED' || type === 'MODIFIED') put(feed, object);
     else if (type === 'DELETED') remove(feed, object);
-    const listeners = this.listeners.get(feedKey(feed.kind, feed.namespace, feed.label));
-    if (listeners && type !== 'ERROR') this.tell(listeners, { kind: feed.kind.kind, object, seen: 'watch', deleted: type === 'DELETED' });
-    for (const value of new Set([before, object?.metadata?.labels?.[feed.label], ANY])) {
-      if (value === undefined) continue;
-      const key = waiterKey(feedKey(feed.kind, feed.namespace, feed.label), value);
-      for (const wake of [...(this.waiters.get(key) ?? [])]) wake();
-    }
-  }
-
-  /** A (re)list's changes against what the feed held before, for the subscribers. */
-  private tellRelisted(feed: Feed, before: Map<string, KubeObject>, first: boolean): void {
-    const listeners = this.listeners.get(feedKey(feed.kind, feed.namespace, feed.label));
-    if (!listeners || listeners.size === 0) return;
-    const seen = first ? 'first-list' : 'relist';
-    for (const [uid, object] of feed.objects) {
-      if (before.get(uid)?.metadata?.resourceVersion !== object.metadata?.resourceVersion) this.tell(listeners, { kind: feed.kind.kind, object, seen, deleted: false });
-    }
-    for (const [uid, object] of before) if (!feed.objects.has(uid)) this.tell(listeners, { kind: feed.kind.kind, object, seen, deleted: true });
-  }
-
-  private tell<T>(listeners: Set<(told: T) => void>, told: T): void {
-    for (const listener of [...listeners]) {
-      try {
-        listener(told);
-      } catch {
-        // A subscriber's bug must not stop the feed; the subscriber counts its own failures.
-      }
-    }
+    this.subscribers.heard(feed, type, object, before);
   }
 
   private down(feed: Feed): void {
@@ -297,15 +230,4 @@ export class WatchedLists implements SharedLists {
     const now = this.now();
     for (const [key, feed] of this.feeds) if (now - feed.lastAsked >= IDLE_MS) this.stop(key, feed);
   }
-}
-
-/** Adds `item` to the set at `key`; the returned function removes it (and the set once empty). */
-function addTo<T>(sets: Map<string, Set<T>>, key: string, item: T): () => void {
-  const set = sets.get(key) ?? new Set<T>();
-  sets.set(key, set);
-  set.add(item);
-  return () => {
-    set.delete(item);
-    if (set.size === 0 && sets.get(key) === set) sets.delete(key);
-  };
 }
