@@ -120,7 +120,11 @@ async function undoIfHeld(pass: AdmissionPass, config: OperationConfig, workload
   const undone = await pass.write(decision.write, 'undo');
   if (undone.outcome !== 'stale') return;
   const reread = await pass.ask(() => pass.calls.get(workloads(pass.workloadVersion), config.namespace, workload.metadata?.name ?? ''));
-  if (reread.answered !== 'ok') return;
+  if (reread.answered !== 'ok') {
+    // Gone (404): nothing left to undo. Any other refusal is the pass's problem, tried again next pass.
+    if (reread.status !== 404) pass.refused(`reading ${describeObject('Workload', workload)}`, reread);
+    return;
+  }
   const again = undoReadyDecision(reread.value as Workload, trainJob, config, pass.at);
   if (again.action === 'patch') await pass.write(again.write, 'undo');
 }

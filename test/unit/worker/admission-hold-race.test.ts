@@ -9,7 +9,7 @@ import { CheckStates, OperationAnnotations, OperationAnnotationValues } from '..
 import type { JsonPatchOp, KubeObject, TrainJob, Workload } from '../../../src/model/kube.js';
 import { createAdmissionController } from '../../../src/worker/admission-controller.js';
 import { CHECK, condition, KUEUE_CONFIG, NS } from '../core/operation-fixtures.js';
-import { checkState, cluster, NOW, RESERVED, type FakeApi, type Method, type Params } from './support/admission-cluster.js';
+import { apiError, checkState, cluster, NOW, RESERVED, type FakeApi, type Method, type Params } from './support/admission-cluster.js';
 
 const ADMITTED = condition('Admitted', 'True', 'Admitted', 'The workload is admitted');
 
@@ -67,6 +67,24 @@ describe('a Hold racing the admission check controller', () => {
     expect((await c.pass()).clean).toBe(true);
     expect(checkState(api, 'wl-a')).toBe(CheckStates.retry);
     expect(checkState(api, 'wl-b')).toBe(CheckStates.ready);
+  });
+
+  it('Kueue admitting first and the Workload read again refused (403): a problem of the pass; the next pass undoes it (Retry)', async () => {
+    const api = cluster();
+    api.beforeServe = (method, p) => {
+      if (setsReady(method, p, 'wl-a') && !isHeld(api, 'job-a')) holdMark(api, 'job-a');
+    };
+    api.afterWrite = (p) => {
+      if (p.plural === 'workloads' && p.name === 'wl-a' && checkState(api, 'wl-a') === CheckStates.ready) kueueAdmits(api, 'wl-a');
+    };
+    api.fault = (method, p) => (method === 'getNamespacedCustomObject' && p.plural === 'workloads' ? apiError(403, 'forbidden', 'Forbidden') : undefined);
+    const c = controller(api);
+    expect((await c.pass()).clean).toBe(false);
+    expect(c.counters).toMatchObject({ refused: 1, undoWrites: 0 });
+    expect(checkState(api, 'wl-a')).toBe(CheckStates.ready);
+    api.fault = undefined;
+    expect((await c.pass()).clean).toBe(true);
+    expect(checkState(api, 'wl-a')).toBe(CheckStates.retry);
   });
 
   it("a Hold the watch-fed copy has not heard of yet (it landed before the Workload's quota reservation): no Ready write at all", async () => {
