@@ -11,12 +11,13 @@ import { repoRoot } from '../../dev/harness/paths.js';
 import { startRequest } from '../support/requests.js';
 import { BROKEN, type Broken } from './broken-worker.js';
 import { check, RECORD_ONLY, type CheckReport, type Violation } from './checker.js';
+import { workersStart } from './justify.js';
 import type { CallRecord, FaultRecord, LifecycleRecord, RunHistory } from './history.js';
 import { runLifecycle } from './lifecycle.js';
 import { Nemesis } from './nemesis.js';
-import { refusalLines, refusalTable } from './refusals.js';
+import { probeFigures, probeLine, refusalLines, refusalTable, type ProbeRun } from './refusals.js';
 import { checkLines, violationLine } from './report.js';
-import { describeFault, planFaults, planLifecycles, type FaultKind, type Mode } from './schedule.js';
+import { describeFault, planFaults, planLifecycles, type FaultKind } from './schedule.js';
 import { readFinalState } from './snapshot.js';
 import { CHAOS_CALL_MS, startChaosStack, type ChaosStack } from './stack.js';
 import { CHAOS_WINDOWS } from './windows.js';
@@ -192,7 +193,7 @@ async function main(): Promise<number> {
       const after = left();
       collectedAfterRestart = before.filter((v) => !after.has(violationLine(v)));
     }
-    const refusals = { ...refusalTable(history, report, JUDGE), probes: await probeDurations(stack) };
+    const refusals = { ...refusalTable(history, report, JUDGE), probes: probeFigures(await probeRuns(stack), [...faultRecords, workersStart(workersStarted)], JUDGE) };
     const summary = { ...summarize(history, nemesis, report, { lifecyclesSeconds, settleSeconds }), settled, collectedAfterRestart, refusals };
     writeFileSync(join(runDir, 'history.json'), JSON.stringify({ history, faults: nemesis.applied, final }, null, 1));
     writeFileSync(join(runDir, 'report.json'), JSON.stringify(summary, null, 2));
@@ -216,21 +217,18 @@ async function main(): Promise<number> {
 
 const JUDGE = { callBoundMs: CHAOS_CALL_MS, windows: CHAOS_WINDOWS };
 
-/** How long the run's preflight probes took (ProbeBackend workflows, started to closed), per mode: the measurement behind windows.ts's probeMs. */
-async function probeDurations(stack: ChaosStack): Promise<Partial<Record<Mode, { count: number; p50Ms: number; maxMs: number; windowMs: number }>>> {
-  const measured: Partial<Record<Mode, { count: number; p50Ms: number; maxMs: number; windowMs: number }>> = {};
+/** The run's preflight probes (ProbeBackend workflows of its task queues that completed, started to closed): the measurement behind windows.ts's probeMs. */
+async function probeRuns(stack: ChaosStack): Promise<ProbeRun[]> {
+  const runs: ProbeRun[] = [];
   for (const mode of ['plain', 'kueue'] as const) {
     const query = `TaskQueue = '${stack.configs[mode].temporal.taskQueue}' AND WorkflowType = 'ProbeBackend' AND ExecutionStatus = 'Completed'`;
-    const took: number[] = [];
     try {
-      for await (const w of stack.temporalClient.workflow.list({ query })) if (w.closeTime) took.push(w.closeTime.getTime() - w.startTime.getTime());
+      for await (const w of stack.temporalClient.workflow.list({ query })) if (w.closeTime) runs.push({ mode, from: w.startTime.getTime(), to: w.closeTime.getTime() });
     } catch (error) {
-      log(`probe durations of ${mode} not read: ${error instanceof Error ? error.message : String(error)}`);
+      log(`the probes of ${mode} not read: ${error instanceof Error ? error.message : String(error)}`);
     }
-    took.sort((a, b) => a - b);
-    if (took.length > 0) measured[mode] = { count: took.length, p50Ms: took[Math.floor(took.length / 2)]!, maxMs: took[took.length - 1]!, windowMs: CHAOS_WINDOWS.probeMs[mode] };
   }
-  return measured;
+  return runs;
 }
 
 function summarize(history: RunHistory, nemesis: Nemesis, report: CheckReport, times: { lifecyclesSeconds: number; settleSeconds: number }) {
@@ -263,8 +261,7 @@ function summarize(history: RunHistory, nemesis: Nemesis, report: CheckReport, t
   };
 }
 
-function printReport(summary: ReturnType<typeof summarize> & { settled: Violation[]; collectedAfterRestart: Violation[]; refusals: ReturnType<typeof refusalTable> & { probes: Awaited<ReturnType<typeof probeDurations>> } }): void {
-  const probes = Object.entries(summary.refusals.probes).map(([mode, p]) => `${mode} ${p.count} (p50 ${(p.p50Ms / 1000).toFixed(1)} s, max ${(p.maxMs / 1000).toFixed(1)} s; the windows assume ${p.windowMs / 1000} s)`);
+function printReport(summary: ReturnType<typeof summarize> & { settled: Violation[]; collectedAfterRestart: Violation[]; refusals: ReturnType<typeof refusalTable> & { probes: ReturnType<typeof probeFigures> } }): void {
   const lines = [
     `seed ${summary.seed}: ${summary.lifecycles} lifecycles (${summary.byMode.plain} plain, ${summary.byMode.kueue} Kueue) in ${summary.lifecyclesSeconds.toFixed(0)} s, settled in ${summary.settleSeconds.toFixed(0)} s`,
     `lifecycles: ${Object.entries(summary.ended).map(([k, v]) => `${v} ${k}`).join(', ')}`,
@@ -273,7 +270,7 @@ function printReport(summary: ReturnType<typeof summarize> & { settled: Violatio
     `calls: ${summary.calls} (${Object.entries(summary.answers).sort().map(([k, v]) => `${v} ${k}`).join(', ')})`,
     ...checkLines(summary.report, summary.lifecycles),
     ...refusalLines(summary.refusals),
-    `preflight probes completed: ${probes.join(', ') || 'none'}`,
+    probeLine(summary.refusals.probes),
     `excused by the settle loop (seen after CallBound, gone by the end): ${summary.settled.length}`,
     ...summary.settled.map(violationLine),
     `collected only after kube-controller-manager was restarted (its collector had lost track; not violations): ${summary.collectedAfterRestart.length}`,

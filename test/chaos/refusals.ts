@@ -126,6 +126,50 @@ export function refusalTable(history: RunHistory, report: CheckReport, options: 
   };
 }
 
+/** One preflight probe of the run: a ProbeBackend workflow of a mode's task queue, started to closed. */
+export interface ProbeRun {
+  mode: Mode;
+  from: number;
+  to: number;
+}
+
+export interface ProbeFigures {
+  count: number;
+  p50Ms: number;
+  maxMs: number;
+  /**
+   * The longest a probe ran after the last fault that overlapped it was back (its whole duration
+   * when none did): what the windows' probe term stands for, a probe that rides a fault out.
+   */
+  maxAfterRecoveryMs: number;
+  /** The windows' probe term for the mode. */
+  windowMs: number;
+}
+
+/** The probes' durations per mode, and how long each ran on after the faults it rode out: the measurement behind windows.ts's probeMs. */
+export function probeFigures(probes: readonly ProbeRun[], faults: readonly FaultRecord[], options: JudgeOptions): Partial<Record<Mode, ProbeFigures>> {
+  const figures: Partial<Record<Mode, ProbeFigures>> = {};
+  for (const mode of MODES) {
+    const mine = probes.filter((p) => p.mode === mode);
+    if (mine.length === 0) continue;
+    const took = mine.map((p) => p.to - p.from).sort((a, b) => a - b);
+    const after = mine.map((p) => {
+      const backs = faults.filter((f) => f.hits !== 0 && reaches(f, mode) && f.from <= p.to && f.to >= p.from).map((f) => f.to);
+      return p.to - Math.min(p.to, Math.max(p.from, ...backs));
+    });
+    figures[mode] = { count: mine.length, p50Ms: took[Math.floor(took.length / 2)]!, maxMs: took[took.length - 1]!, maxAfterRecoveryMs: Math.max(...after), windowMs: options.windows.probeMs[mode] };
+  }
+  return figures;
+}
+
+/** The probes' line of the report. */
+export function probeLine(figures: Partial<Record<Mode, ProbeFigures>>): string {
+  const each = Object.entries(figures).map(
+    ([mode, p]) => `${mode} ${p.count} (p50 ${seconds(p.p50Ms)}, max ${seconds(p.maxMs)}; after the last fault it rode out was back at most ${seconds(p.maxAfterRecoveryMs)}, the windows assume ${seconds(p.windowMs)})`,
+  );
+  return `preflight probes completed: ${each.join(', ') || 'none'}`;
+}
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const percent = (share: number) => `${(share * 100).toFixed(1)} %`;
 

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { check } from '../../chaos/checker.js';
 import type { Answer, CallRecord, FaultRecord, LifecycleRecord, RunHistory } from '../../chaos/history.js';
-import { coverage, longestStep1Run, refusalLines, refusalTable } from '../../chaos/refusals.js';
+import { coverage, longestStep1Run, probeFigures, probeLine, refusalLines, refusalTable } from '../../chaos/refusals.js';
 import { CHAOS_WINDOWS } from '../../chaos/windows.js';
 
 const OPTIONS = { callBoundMs: 30_000, windows: CHAOS_WINDOWS };
@@ -77,5 +77,33 @@ describe('chaos refusal table', () => {
     const history: RunHistory = { seed: 1, lifecycles: [lifecycle(0, 'plain'), lifecycle(1, 'plain'), lifecycle(2, 'plain'), lifecycle(3, 'kueue')], calls, faults };
     expect(longestStep1Run(history, faults)).toEqual({ mode: 'plain', count: 3, from: T0 + 1_000, to: T0 + 11_000, after: 'fault 4: apiserver-restart, down 3.0 s', endedAfterRecoveryMs: 8_000 });
     expect(longestStep1Run({ ...history, calls: calls.filter((c) => c.answer.ok) }, faults)).toBeUndefined();
+  });
+});
+
+describe('chaos probe figures', () => {
+  it("measure each probe's time after the last fault it rode out was back, per mode (a worker kill only its mode's)", () => {
+    const faults: FaultRecord[] = [
+      { index: 1, kind: 'kueue-restart', what: 'kueue-restart', from: T0 + 10_000, to: T0 + 40_000 },
+      { index: 2, kind: 'worker-kill', what: 'worker-kill #0', from: T0 + 100_000, to: T0 + 102_000, mode: 'plain' },
+      // A proxy fault that took nothing touched no probe.
+      { index: 3, kind: 'proxy', what: 'proxy', from: T0, to: T0 + 200_000, hits: 0 },
+    ];
+    const figures = probeFigures(
+      [
+        // 60 s long, of which 25 s after Kueue was back.
+        { mode: 'kueue', from: T0 + 5_000, to: T0 + 65_000 },
+        { mode: 'kueue', from: T0 + 70_000, to: T0 + 73_000 },
+        // Overlaps the plain worker's kill only as a plain probe: 8 s after; as a Kueue one, its whole 10 s.
+        { mode: 'plain', from: T0 + 100_000, to: T0 + 110_000 },
+        { mode: 'kueue', from: T0 + 100_000, to: T0 + 110_000 },
+      ],
+      faults,
+      OPTIONS,
+    );
+    expect(figures.kueue).toEqual({ count: 3, p50Ms: 10_000, maxMs: 60_000, maxAfterRecoveryMs: 25_000, windowMs: CHAOS_WINDOWS.probeMs.kueue });
+    expect(figures.plain).toEqual({ count: 1, p50Ms: 10_000, maxMs: 10_000, maxAfterRecoveryMs: 8_000, windowMs: CHAOS_WINDOWS.probeMs.plain });
+    expect(probeLine(figures)).toBe(
+      `preflight probes completed: plain 1 (p50 10.0 s, max 10.0 s; after the last fault it rode out was back at most 8.0 s, the windows assume 20.0 s), kueue 3 (p50 10.0 s, max 60.0 s; after the last fault it rode out was back at most 25.0 s, the windows assume 40.0 s)`,
+    );
   });
 });
