@@ -2,11 +2,13 @@
 // prefix (`start/`, `probe/`, `watch/`, ...), search attribute, query, signal or patch id is written
 // as a string literal anywhere else in src/, and every patched(), defineQuery() and defineSignal()
 // outside src/contract takes its name from src/contract/names.ts, so a new patch, query or signal
-// cannot be declared elsewhere either. Comments are not read: only the code's strings.
+// cannot be declared elsewhere either; a patched() id must be one of PATCH_IDS, the list the literal
+// check reads. Comments are not read: only the code's strings.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import * as Names from '../../../src/contract/names.js';
 import { PATCH_IDS, PROGRESS_QUERY, SearchAttributes, WATCH_WAKE_SIGNAL, WorkflowTypes } from '../../../src/contract/names.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -37,6 +39,9 @@ const ID_PREFIXES = Object.keys(WorkflowTypes).map((key) => `${key}/`);
 /** The calls whose first argument names a contract entry, so must come from src/contract/names.ts. */
 const NAMED_BY_CONTRACT = new Set(['patched', 'deprecatePatch', 'defineQuery', 'defineSignal', 'defineUpdate']);
 
+const PATCH_CALLS = new Set(['patched', 'deprecatePatch']);
+const isPatchId = (value: unknown): boolean => (PATCH_IDS as readonly unknown[]).includes(value);
+
 /** Where the contract's names are written as literals in `text`, or declared outside it: "file:line: why". */
 function contractLiterals(file: string, text: string): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
@@ -61,6 +66,8 @@ function contractLiterals(file: string, text: string): string[] {
       const arg = node.arguments[0];
       if (ts.isIdentifier(callee) && NAMED_BY_CONTRACT.has(callee.text) && !(arg && ts.isIdentifier(arg) && fromNames.has(arg.text)))
         at(node, `${callee.text}(${arg?.getText(source) ?? ''}): its name must be imported from src/contract/names.ts`);
+      else if (ts.isIdentifier(callee) && PATCH_CALLS.has(callee.text) && !isPatchId((Names as Record<string, unknown>)[(arg as ts.Identifier).text]))
+        at(node, `${callee.text}(${arg!.getText(source)}): not one of PATCH_IDS in src/contract/names.ts`);
     }
     ts.forEachChild(node, visit);
   };
@@ -80,13 +87,13 @@ describe('the Temporal contract has one home, src/contract/', () => {
 
   it('finds each kind of literal and a name declared outside the contract', () => {
     const sample = [
-      "import { WATCH_WOKEN } from '../contract/names.js';",
+      "import { WATCH_WAKE_SIGNAL, WATCH_WOKEN } from '../contract/names.js';",
       "const a = 'StartTrainJob';",
       'const b = `probe/${ns}`;',
       "const c = 'watch/ns/name/uid';",
       "const d = defineQuery('progress');",
       "const e = patched('my-new-patch');",
-      'const f = patched(WATCH_WOKEN);',
+      'const f = patched(WATCH_WOKEN) && patched(WATCH_WAKE_SIGNAL);',
       "const g = handle.signal('wake');",
       "const h = 'DispatchStep';",
       "const i = 'start-folded-calls';",
@@ -99,6 +106,7 @@ describe('the Temporal contract has one home, src/contract/', () => {
       "sample.ts:5: defineQuery('progress'): its name must be imported from src/contract/names.ts",
       'sample.ts:5: query name "progress" written as a literal',
       "sample.ts:6: patched('my-new-patch'): its name must be imported from src/contract/names.ts",
+      'sample.ts:7: patched(WATCH_WAKE_SIGNAL): not one of PATCH_IDS in src/contract/names.ts',
       'sample.ts:8: signal name "wake" written as a literal',
       'sample.ts:9: search attribute "DispatchStep" written as a literal',
       'sample.ts:10: patch id "start-folded-calls" written as a literal',
