@@ -140,6 +140,14 @@ export const WATCH_WOKEN = 'watch-woken';
 /** WatchTrainJob does not end in the run's first pass: a 1 ms timer first (workflows/first-task-open.ts). */
 export const WATCH_FIRST_TASK_OPEN = 'watch-first-task-open';
 
+/**
+ * HoldTrainJob in Kueue mode, once it has read the TrainJob's Workload: the Workload's spec.active
+ * false first, then the `held` annotation on the TrainJob, so that an admission check controller's
+ * Ready write made after the Hold began fails its resourceVersion test (docs/contract.md §9). A Hold
+ * that finds no Workload yet marks the TrainJob first, as before. (workflows/hold-order.ts)
+ */
+export const HOLD_DEACTIVATES_WORKLOAD_FIRST = 'hold-deactivates-workload-first';
+
 /** Every patch id above. */
 export const PATCH_IDS = [
   ONE_UPSERT_PER_TASK,
@@ -149,4 +157,5 @@ export const PATCH_IDS = [
   OPERATIONS_DECLARATIVE,
   WATCH_WOKEN,
   WATCH_FIRST_TASK_OPEN,
+  HOLD_DEACTIVATES_WORKLOAD_FIRST,
 ] as const;

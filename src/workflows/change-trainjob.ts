@@ -4,7 +4,8 @@
 // something that changed since it was read does nothing, and is planned again from a new read.
 // Runs begun before the patch in run-operation.ts plan with the pre-patch plans, and give up on
 // stale writes with ErrRejected; runs since, with the declarative plans, and ErrUnreachable (a lost
-// race is retryable, docs/contract.md §9a).
+// race is retryable, docs/contract.md §9a). A Kueue-mode Hold that read its Workload writes it
+// first under the patch of hold-order.ts.
 import { sleep } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
 import type { TrainJobState } from '../model/operations.js';
@@ -12,6 +13,7 @@ import { parseGoDuration, toMillis } from '../model/duration.js';
 import { OPERATION_NAMES, type GateOperation, type OperationPlan } from '../core/operations/plan.js';
 import { planOperation } from '../core/operations/plans.js';
 import { planOperationPrePatch } from '../core/operations/plans-prepatch.js';
+import { holdWritesWorkloadFirst } from './hold-order.js';
 import { classifyOperationCall } from './operation-failures.js';
 import type { OperationReporter } from './operation-progress.js';
 import { runOperation } from './run-operation.js';
@@ -31,7 +33,10 @@ export function changeTrainJob(op: GateOperation, input: unknown): Promise<Train
     for (;;) {
       progress.waiting(`TrainJob ${ref.namespace}/${ref.name} to be read`);
       const observed = await calls.observeTrainJob({ config, ref }).catch(classifyOperationCall('the TrainJob to be read', ref));
-      const plan: OperationPlan = (declarative ? planOperation : planOperationPrePatch)(op, ref, { ...observed, config }, { resumed });
+      const read = { ...observed, config };
+      const plan: OperationPlan = declarative
+        ? planOperation(op, ref, read, { resumed, workloadFirst: holdWritesWorkloadFirst(op, read) })
+        : planOperationPrePatch(op, ref, read, { resumed });
       if (plan.kind === 'refuse') {
         if (declarative && plan.state) progress.observed(plan.state.phase, plan.state.reasons);
         throw new DispatchError('ErrRejected', plan.reasons, 0, ref);

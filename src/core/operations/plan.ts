@@ -31,6 +31,12 @@ export type OperationPlan =
 export interface PlanOptions {
   /** This run of the operation has already made writes (its workflow history says so). */
   resumed?: boolean;
+  /**
+   * Hold in Kueue mode with a Workload read: its spec.active false before the TrainJob's held
+   * annotation (patch hold-deactivates-workload-first, chosen by the workflow). Without it, the
+   * order from before the patch: the annotation first. Open and Release do not read it.
+   */
+  workloadFirst?: boolean;
 }
 
 export const writesOrDone = (writes: PlannedWrite[], state: TrainJobState): OperationPlan =>

@@ -13,8 +13,13 @@
 //   annotation goes when no gate is left; the Workload's copy is Kueue's, never touched).
 // - Hold makes held true. Plain: the `held` annotation and spec.suspend true in one patch, and the
 //   `opened` annotation when it was evidently opened (unsuspended), so its Release runs it again.
-//   Kueue: the held annotation on the TrainJob, then the Workload's spec.active false; with no
-//   Workload yet, a wait for Kueue to make it.
+//   Kueue: with `workloadFirst` (the workflow's choice, patch hold-deactivates-workload-first), the
+//   Workload's spec.active false, then the held annotation on the TrainJob, so that an admission
+//   check controller's Ready write made after the Hold began fails (the Workload changed under it);
+//   without it (runs begun before the patch), or when the Workload made inactive would read as
+//   Kueue's own deactivation (Failed), the annotation first, then the Workload. Either way the
+//   state between the two writes reads Held (phase.ts). With no Workload yet, the annotation,
+//   then a wait for Kueue to make it.
 // - Release makes held false. Plain: the annotation removed, spec.suspend !opened in the same patch,
 //   so a TrainJob never opened stays suspended (Gated). Kueue: the annotation removed, then the
 //   Workload's spec.active true, unless Kueue deactivated it itself.
@@ -23,7 +28,7 @@
 // - The ref's UID decides: no TrainJob of that UID (404, or the name is another UID's) is Absent;
 //   one of that UID without dispatch's labels, or a ref outside the configured namespace, is refused.
 import { Annotations } from '../../model/constants.js';
-import type { TrainJob } from '../../model/kube.js';
+import type { TrainJob, Workload } from '../../model/kube.js';
 import { OperationAnnotations, OperationAnnotationValues } from '../../model/constants.js';
 import type { TrainJobRef, TrainJobState } from '../../model/operations.js';
 import { describeObject } from '../objects/describe.js';
@@ -106,7 +111,19 @@ export function planOpen(ref: TrainJobRef, observed: Observed): OperationPlan {
   });
 }
 
-/** Hold: makes held true. Plain: one patch; Kueue: the held annotation, then the Workload inactive. */
+/**
+ * Whether the Workload, made inactive by a Hold before its TrainJob is marked, reads as held (not as
+ * Kueue's own deactivation, which reads Failed: an `Evicted` reason `DeactivatedDueTo...` left on an
+ * active Workload). When it would not, the Hold marks the TrainJob first, as before the patch.
+ */
+function readsHeldOnceInactive(workload: Workload): boolean {
+  return kueueDeactivation({ ...workload, spec: { ...workload.spec, active: false } }) === undefined;
+}
+
+/**
+ * Hold: makes held true. Plain: one patch; Kueue: the held annotation and the Workload inactive, the
+ * Workload first when `options.workloadFirst` (see the head of this file).
+ */
 export function planHold(ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): OperationPlan {
   return plan('hold', ref, observed, (trainJob, obs, state) => {
     if (hasEnded(state)) {
@@ -128,17 +145,18 @@ export function planHold(ref: TrainJobRef, observed: Observed, options: PlanOpti
             summary: annotationSummary(OperationAnnotations.held, OperationAnnotationValues.held),
           },
         ];
-    const writes = writeOf('TrainJob', trainJob, mark);
+    const marking = writeOf('TrainJob', trainJob, mark);
     const { workload } = observedWorkload(obs);
     if (workload === undefined) {
-      return writes.length > 0
-        ? { kind: 'write', writes, state }
+      return marking.length > 0
+        ? { kind: 'write', writes: marking, state }
         : { kind: 'wait', reasons: ['no Workload of this TrainJob yet: Kueue makes it; its spec.active is set false then'], state };
     }
-    if (!isWorkloadInactive(workload)) {
-      writes.push(...writeOf('Workload', workload, [{ op: setSpec(workload, 'active', false), summary: 'spec.active false' }]));
-    }
-    return writesOrDone(writes, state);
+    const deactivation = isWorkloadInactive(workload)
+      ? []
+      : writeOf('Workload', workload, [{ op: setSpec(workload, 'active', false), summary: 'spec.active false' }]);
+    const workloadFirst = options.workloadFirst === true && readsHeldOnceInactive(workload);
+    return writesOrDone(workloadFirst ? [...deactivation, ...marking] : [...marking, ...deactivation], state);
   });
 }
 

@@ -94,12 +94,12 @@ describe('Open, Hold, Release', () => {
     expect(stubs.count('observeTrainJob')).toBe(7);
   });
 
-  it('Hold (Kueue): the held annotation, then the Workload inactive, in that order; again: nothing written', async () => {
+  it('Hold (Kueue), a run begun under patch hold-deactivates-workload-first: the Workload inactive, then the held annotation, in that order; again: nothing written', async () => {
     const server: FakeServer = { trainJob: trainJob({ suspend: false }), workload: workload({ active: true, check: 'Ready' }) };
     const stubs = stubsFor(server, {}, KUEUE_CONFIG);
     expect((await run('hold', stubs)).result).toMatchObject({ phase: 'Held', held: true });
     const kinds = stubs.calls.filter((c) => c.name === 'applyWrite').map((c) => (c.input as { write: { kind: string } }).write.kind);
-    expect(kinds).toEqual(['TrainJob', 'Workload']);
+    expect(kinds).toEqual(['Workload', 'TrainJob']);
     expect(server.workload?.spec?.active).toBe(false);
     const again = stubsFor(server, {}, KUEUE_CONFIG);
     expect((await run('hold', again)).result).toMatchObject({ phase: 'Held' });
