@@ -451,7 +451,7 @@ const SCENARIOS: Scenario[] = [
   },
   {
     file: 'hold-kueue-workload-inactive',
-    what: "HoldTrainJob in Kueue mode on the real Kueue: the held annotation, then the Workload's spec.active false: Held",
+    what: "HoldTrainJob in Kueue mode on the real Kueue: the Workload's spec.active false, then the held annotation (patch hold-deactivates-workload-first; before it, the other order): Held",
     expect: { ok: true },
     group: REAL_KUEUE_AND_PATHS,
     run: afterStart('hold', [], (w) => w.kueue),
