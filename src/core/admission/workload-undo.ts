@@ -1,5 +1,7 @@
 // The Workload reconciler's undo: dispatch's check `Ready` on a Workload whose TrainJob is held is
-// taken back. A Hold's first write (the `held` annotation on the TrainJob) can land between the
+// taken back. A Hold's first write, when it is the `held` annotation on the TrainJob (a Hold that
+// read no Workload, one Kueue deactivated, or one begun before the patch that writes the Workload
+// first), can land between the
 // controller's read of the TrainJob and its `Ready` write, which tests only the Workload; the
 // controller reads the TrainJob again after each write and undoes it, and each pass undoes any such
 // `Ready` left standing (a controller stopped between the two). Back to `Pending` while Kueue has not

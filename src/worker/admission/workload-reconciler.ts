@@ -3,7 +3,8 @@
 // Workload whose TrainJob may run (the core decides, src/core/admission/workload-ready.ts).
 //
 // The Workloads and TrainJobs listed (or the watch-fed copy) only narrow. The `Ready` write tests
-// the Workload alone, and a Hold's first write is to the TrainJob, so the controller never readies a
+// the Workload alone, and a Hold's first write is to the TrainJob when it read no Workload (or one
+// Kueue deactivated; otherwise it deactivates the Workload first), so the controller never readies a
 // held TrainJob by: (1) deciding on a read of the TrainJob made after the Workload's quota
 // reservation was read, (2) reading it again once the write applied, and undoing the write at once
 // if the TrainJob is held by then (workload-undo.ts: Pending, whose resourceVersion makes Kueue's
