@@ -344,14 +344,16 @@ describe('deploy/kubernetes/kueue as its ServiceAccount, on the real Kueue', () 
     const ref = { namespace: started.namespace, name: started.name, uid: started.uid };
     expect(await d.h.client.hold(ref)).toMatchObject({ ref, phase: 'Held', held: true });
     expect(await d.h.client.release(ref)).toMatchObject({ ref, phase: 'Gated', held: false });
-    // Each wrote the TrainJob, then the Workload, as the ServiceAccount. A write Kueue raced (its
+    // Each wrote both, as the ServiceAccount: the Hold the Workload first (patch
+    // hold-deactivates-workload-first), the Release the TrainJob first. A write Kueue raced (its
     // resourceVersion test failed) is read and planned again; a 403 would have failed the operation.
+    const order = { hold: ['Workload', 'TrainJob'], release: ['TrainJob', 'Workload'] };
     for (const op of ['hold', 'release'] as const) {
       const applied = d.h.calls
         .of(operationWorkflowId(op, ref), 'applyWrite')
         .filter((c) => (c.result as { applied?: boolean } | undefined)?.applied === true)
         .map((c) => (c.input as { write: PlannedWrite }).write.kind);
-      expect(applied, op).toEqual(['TrainJob', 'Workload']);
+      expect(applied, op).toEqual(order[op]);
     }
     expect(await d.h.client.stop(ref)).toMatchObject({ ref, phase: 'Absent' });
     await gone(d, ref.name);
