@@ -2,13 +2,13 @@
 // attributes the workflows set. Two ways to run it: for tests, through @temporalio/testing's
 // TestWorkflowEnvironment.createLocal (an ephemeral in-memory server); for dev:up, as a detached
 // process with the UI on, which outlives the command that started it.
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SearchAttributes } from '../../src/contract/names.js';
-import { LIFELINE_SCRIPT, spawnServer, waitFor, type ServerProcess, type SpawnOptions } from './process.js';
+import { freePorts, LIFELINE_SCRIPT, spawnServer, waitFor, type ServerProcess, type SpawnOptions } from './process.js';
 
 export const SEARCH_ATTRIBUTE_KEYS = Object.values(SearchAttributes).map((name) =>
   defineSearchAttributeKey(name, SearchAttributeType.KEYWORD),
@@ -112,19 +112,56 @@ export interface DevTemporal {
   uiUrl: string;
 }
 
-/** A long-running dev server with the UI on (dev:up). */
-export async function startDevTemporal(
-  options: Pick<SpawnOptions, 'lifeline' | 'detach'> & {
-    binary: string;
-    logDir: string;
-    port: number;
-    uiPort: number;
-    /** SQLite file to keep history in; in memory when absent. */
-    dbFile?: string;
-    /** The HTTP API's port; absent, the server takes port + 1000, which may be taken. */
-    httpPort?: number;
-  },
-): Promise<DevTemporal> {
+type DevTemporalOptions = Pick<SpawnOptions, 'lifeline' | 'detach'> & {
+  binary: string;
+  logDir: string;
+  port: number;
+  uiPort: number;
+  /** SQLite file to keep history in; in memory when absent. */
+  dbFile?: string;
+  /** The HTTP API's port; absent, the server takes port + 1000, which may be taken. */
+  httpPort?: number;
+};
+
+/** How many times a dev server that lost a port race is started again on other side ports. */
+const BIND_ATTEMPTS = 4;
+
+/**
+ * The port a server's log says it could not bind, if it says so. freePorts' ports are free when
+ * chosen, but the dev server picks its own internal ports as it starts, and another process (or
+ * the server itself) may take one of ours first: seen in a fresh-clone CI as the UI's listener
+ * failing with "bind: address already in use".
+ */
+function portLostToARace(logFile: string): number | undefined {
+  let log: string;
+  try {
+    log = readFileSync(logFile, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const match = /listen tcp [\d.]*:(\d+): bind: address already in use/.exec(log);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * A long-running dev server with the UI on (dev:up, the reliability tests, chaos). The frontend
+ * port is kept (clients and a restart depend on it); if the UI's or the HTTP API's port was taken
+ * between being chosen and bound, the server is started again with fresh ones.
+ */
+export async function startDevTemporal(options: DevTemporalOptions): Promise<DevTemporal> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevTemporalOnce(options);
+    } catch (error) {
+      const lost = portLostToARace(join(options.logDir, 'temporal.log'));
+      if (attempt >= BIND_ATTEMPTS || lost === undefined || lost === options.port) throw error;
+      const [uiPort, httpPort] = (await freePorts(2)) as [number, number];
+      options = { ...options, uiPort, httpPort };
+    }
+  }
+}
+
+async function startDevTemporalOnce(options: DevTemporalOptions): Promise<DevTemporal> {
   const address = `127.0.0.1:${options.port}`;
   const args = [
     'server',
