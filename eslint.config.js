@@ -50,13 +50,13 @@ export default tseslint.config(
           patterns: [
             { group: ['@kubernetes/*', '@temporalio/activity', '@temporalio/client', '@temporalio/worker'], message: 'no I/O in deterministic code' },
             {
-              group: ['**/activities/*', '**/worker/*', '**/client/*', '**/harness/*'],
+              group: ['**/activities/*', '**/worker/*', '**/client/*', '**/cli/*', '**/harness/*'],
               message: 'deterministic code may not import the imperative shell',
               allowTypeImports: true,
             },
             { group: ['**/kube/*'], message: 'deterministic code may not import the Kubernetes client layer (src/kube): call an activity' },
             {
-              group: ['**/contract/*', '!**/contract/names.js', '!**/contract/search-attributes.js'],
+              group: ['**/contract/*', '!**/contract/names.js', '!**/contract/search-attributes.js', '!**/contract/summaries.js'],
               message: 'the contract table loads zod: workflow code takes the names from src/contract/names.ts',
             },
           ],
@@ -87,7 +87,7 @@ export default tseslint.config(
           patterns: [
             { group: ['@temporalio/*'], message: 'src/kube knows nothing of Temporal: throw a plain error (KubeUnanswered), the activities make failures of it' },
             {
-              group: ['**/activities/*', '**/workflows/*', '**/worker/*', '**/client/*', '**/contract/*', '**/observability/workflow/*'],
+              group: ['**/activities/*', '**/workflows/*', '**/worker/*', '**/client/*', '**/cli/*', '**/contract/*', '**/observability/workflow/*'],
               message: 'src/kube is below its callers: it may not import them',
             },
           ],
@@ -105,7 +105,7 @@ export default tseslint.config(
           paths: nodeBuiltins.map((name) => ({ name, message: 'the contract table does no I/O' })),
           patterns: [
             { group: ['@kubernetes/*', '@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'the contract table does no I/O' },
-            { group: ['**/kube/*', '**/activities/*', '**/workflows/*', '**/worker/*', '**/client/*'], message: 'the contract table is below its callers' },
+            { group: ['**/kube/*', '**/activities/*', '**/workflows/*', '**/worker/*', '**/client/*', '**/cli/*'], message: 'the contract table is below its callers' },
           ],
         },
       ],
@@ -115,7 +115,7 @@ export default tseslint.config(
     // The typed client is what a caller embeds: it may not pull in the worker.
     files: ['src/client/dispatch-client.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['**/worker/*'], message: 'the client may not import the worker' }] }],
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: ['**/worker/*', '**/cli/*'], message: 'the client may not import the worker or the CLI' }] }],
     },
   },
 );

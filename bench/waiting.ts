@@ -15,7 +15,7 @@ import type { BenchEnv } from './env.js';
 import { KUEUE } from './history.js';
 import { countByKind, countRunning, untilChecking, untilTrue, watchWindow } from './observe.js';
 import { SearchAttributes } from '../src/contract/names.js';
-import { stepLabel } from '../src/workflows/steps.js';
+import { stepLabel } from '../src/core/start/steps.js';
 import { describeShare } from './proc.js';
 import type { BenchSettings } from './settings.js';
 import { fixed, mib, type Row } from './stats.js';

@@ -4,8 +4,8 @@
 import { existsSync } from 'node:fs';
 import { URL } from 'node:url';
 
-const source = new URL('../src/client/cli.ts', import.meta.url);
-const compiled = new URL('../dist/client/cli.js', import.meta.url);
+const source = new URL('../src/cli/cli.ts', import.meta.url);
+const compiled = new URL('../dist/cli/cli.js', import.meta.url);
 let entry = compiled;
 if (existsSync(source)) {
   try {

@@ -94,7 +94,7 @@ function readCorpus() {
   );
 }
 
-/** The production worker's options for a bundle (src/worker/dispatch-worker.ts, src/client/worker-command.ts). */
+/** The production worker's options for a bundle (src/worker/dispatch-worker.ts, src/cli/worker-command.ts). */
 async function workerOptions(codePath, tracing) {
   const { metricsWorkerOptions } = await importCode('observability/interceptors.js');
   const { createDispatchMetrics } = await importCode('observability/metrics.js');

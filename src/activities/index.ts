@@ -5,6 +5,7 @@
 // (type, reasons, step, ref?); a call the Kubernetes API left unanswered throws src/kube's
 // KubeUnanswered; anything else is a bug. failures.ts turns them into Temporal's failures, here
 // (typedFailures) and nowhere else.
+import type { ActivityType } from '../contract/names.js';
 import { BatchedLists } from '../kube/batched-lists.js';
 import { keepingAlive } from './context.js';
 import { logKubeCallsToActivities } from './kube-call-log.js';
@@ -71,3 +72,9 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+// The activity types are the contract's (src/contract/names.ts): one more, one fewer or one renamed
+// here fails to compile.
+type Unnamed = Exclude<keyof Activities, ActivityType> | Exclude<ActivityType, keyof Activities>;
+const everyTypeNamed: [Unnamed] extends [never] ? true : Unnamed = true;
+void everyTypeNamed;

@@ -2,8 +2,9 @@
 import { KueueConfigSchema, type Config, type Mode } from '../model/config.js';
 import { DispatchError, type ObjectRef } from '../model/errors.js';
 import type { TrainerRuntime, TrainJob } from '../model/kube.js';
+import { conflictRule } from '../core/start/create-conflict.js';
 import { earlierOwnerOf, earlierStartReasons, type StartGateConfig } from '../core/start/earlier-start.js';
-import type { RuntimeName } from '../core/start/validated.js';
+import type { RuntimeName } from '../core/objects/runtime-name.js';
 import { callsFor, createWaits, type ActivityEnv } from './context.js';
 import { createOrAdopt } from '../kube/create-or-adopt.js';
 import { fetchRuntime } from '../kube/read-runtime.js';
@@ -41,7 +42,7 @@ export function runtimeActivities(env: ActivityEnv) {
     async createRuntimeCopy(input: { copy: TrainerRuntime; trainJob?: TrainJob; mode?: Mode; kueue?: Config['kueue'] }): Promise<CreatedCopy> {
       const name = input.copy.metadata?.name ?? '';
       const calls = callsFor(env);
-      const outcome = await createOrAdopt(calls, TRAINING_RUNTIMES, input.copy, { adopt: 'unowned-same-spec', wanted: input.copy }, createWaits());
+      const outcome = await createOrAdopt(calls, TRAINING_RUNTIMES, input.copy, conflictRule({ adopt: 'unowned-same-spec', wanted: input.copy }), createWaits());
       if (outcome.do !== 'refuse') return { name, uid: outcome.uid, reused: outcome.do === 'adopt' };
       if (outcome.type === 'ErrRejected' && outcome.existing && input.trainJob && input.mode) {
         const gateConfig = { mode: input.mode, kueue: input.kueue ?? KueueConfigSchema.parse({}) };

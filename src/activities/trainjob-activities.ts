@@ -4,7 +4,7 @@ import { Trainer } from '../model/constants.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { DispatchError, type ErrorType } from '../model/errors.js';
 import type { KubeObject, TrainJob } from '../model/kube.js';
-import { attemptTokenOf } from '../core/start/create-conflict.js';
+import { attemptTokenOf, conflictRule } from '../core/start/create-conflict.js';
 import { isRuntimeCacheLag, lagEnd, runtimeLagBudgetMs, runtimeLagPauseMs, runtimeNeverSeen, runtimeStillUnseen } from '../core/start/runtime-lag.js';
 import { callsFor, createWaits, type ActivityEnv } from './context.js';
 import { createOrAdopt, type LagRule } from '../kube/create-or-adopt.js';
@@ -65,7 +65,7 @@ export function trainJobActivities(env: ActivityEnv, settings: Pick<SettingsView
       const { name = '', namespace = '' } = input.trainJob.metadata;
       const where = objectAddress(TRAINJOBS, namespace, name);
       const token = attemptTokenOf(input.trainJob);
-      const rule = { adopt: 'same-token', token, copyName: input.copy.name } as const;
+      const rule = conflictRule({ adopt: 'same-token', token, copyName: input.copy.name });
       const waits = createWaits();
       const outcome = await createOrAdopt(calls, TRAINJOBS, input.trainJob, rule, waits, copyLag(input.copy.name, waits.boundMs, env.requestTimeoutMs));
       if (outcome.do === 'refuse') return refuse(calls, input, outcome.type, outcome.reasons, outcome.keepCopy === true);

@@ -1,7 +1,7 @@
 // `dispatch-kubeflow codec-server`: the codec server with the keys of DISPATCH_CODEC_KEYS, until
 // SIGINT or SIGTERM, with the options of command-options.ts.
 import { readFile } from 'node:fs/promises';
-import { log } from '../worker/log.js';
+import { log } from '../observability/log.js';
 import { parseListenAddress, type TlsFiles } from '../observability/listen.js';
 import { callerCheckFrom } from './caller-check.js';
 import type { CodecServerCommandOptions } from './command-options.js';

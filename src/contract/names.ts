@@ -6,6 +6,38 @@
 // test/unit/contract/one-home.test.ts fails on any of them written as a literal elsewhere in src/.
 import type { TrainJobRef } from '../model/operations.js';
 
+// ---- Activity types.
+
+/**
+ * Every activity type: workflow code schedules each by this name, so each is in recorded histories
+ * (a fold's and `stopTrainJob`, Start's undo, under names older than what they do now). The
+ * activities (src/activities/index.ts) fail to compile when theirs differ.
+ */
+export const ACTIVITY_TYPES = [
+  'prepareStart',
+  'getSettings',
+  'prepareCapabilities',
+  'checkReach',
+  'checkWrite',
+  'readRuntime',
+  'createRuntimeCopy',
+  'readRuntimeThenCopy',
+  'createTrainJob',
+  'setOwner',
+  'readBack',
+  'setOwnerThenReadBack',
+  'waitForWorkload',
+  'stopTrainJob',
+  'prepareOperation',
+  'observeTrainJob',
+  'applyWrite',
+  'deleteTrainJob',
+  'watchTrainJob',
+  'checkWatchedTrainJob',
+] as const;
+
+export type ActivityType = (typeof ACTIVITY_TYPES)[number];
+
 // ---- Workflow types.
 
 /** Every workflow type, by what it does. */
@@ -26,6 +58,15 @@ export type WorkflowType = (typeof WorkflowTypes)[WorkflowKey];
 /** The operations after Start, as they begin their workflow ids (`open/<ns>/<name>/<uid>`). */
 export const OPERATIONS = ['open', 'hold', 'release', 'stop', 'watch'] as const satisfies readonly WorkflowKey[];
 export type Operation = (typeof OPERATIONS)[number];
+
+/** Each operation as summaries, progress titles and reasons name it. */
+export const OPERATION_NAMES: Record<Operation, string> = {
+  open: 'Open',
+  hold: 'Hold',
+  release: 'Release',
+  stop: 'Stop',
+  watch: 'Watch',
+};
 
 /** The workflow type a caller starts for an operation (`OpenTrainJob`, ...). */
 export function operationWorkflowType(op: Operation): string {

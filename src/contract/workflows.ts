@@ -11,8 +11,7 @@ import { CapabilitiesRequestSchema, StartRequestSchema, type StartRequest } from
 import { BackendGatesSchema, CapabilitiesSchema, StartResultSchema } from '../model/results.js';
 import { DispatchJobId, DispatchTrainJob } from './search-attributes.js';
 import { capabilitiesWorkflowId, OPERATIONS, probeWorkflowId, startWorkflowId, WorkflowTypes, type Operation, type WorkflowKey, operationWorkflowId } from './names.js';
-import { operationSummary } from '../core/operations/summary.js';
-import { startSummary } from '../core/start/summary.js';
+import { operationSummary, startSummary } from './summaries.js';
 
 /** What a Start's id, summary and search attributes are built from. */
 export interface StartSubject {

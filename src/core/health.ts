@@ -76,3 +76,9 @@ export function liveness(observed: Pick<HealthObservation, 'worker'>): Health {
     ].filter(Boolean),
   );
 }
+
+/** What the health server asks: the worker's readiness (which may call Temporal) and its liveness. */
+export interface HealthSource {
+  readiness(): Promise<Health>;
+  liveness(): Health;
+}

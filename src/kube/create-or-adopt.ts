@@ -1,7 +1,8 @@
-// The create of steps 5 and 6: create; on 409 read what is there and let the pure decision
-// (src/core/start/create-conflict.ts) say whether to create again, wait for a deletion, adopt or refuse.
-import { decideConflict, type ConflictRule, type Refuse } from '../core/start/create-conflict.js';
-import { classifyRefusal } from '../core/start/refusal-type.js';
+// A create that may meet an object of its name: create; on 409 read what is there and let the
+// caller's decision (for Start's steps 5 and 6, src/core/start/create-conflict.ts) say whether to
+// create again, wait for a deletion, adopt or refuse.
+import type { DecideConflict, Refuse } from '../core/objects/create-decision.js';
+import { classifyRefusal } from '../core/objects/refusal-type.js';
 import type { KubeObject } from '../model/kube.js';
 import { describeRefusal } from './call.js';
 import { objectAddress, type NamespacedKind, type ObjectCalls } from './objects.js';
@@ -47,15 +48,15 @@ export function refusedCall(what: string, answer: { status: number; reason: stri
 }
 
 /**
- * Creates `body`, or finds the object of its name that `rule` says is this Start's. A refusal is
+ * Creates `body`, or finds the object of its name that `decide` says is the caller's. A refusal is
  * returned, not thrown, so that the step can undo what came before it. Unanswered throws KubeUnanswered.
  */
-export async function createOrAdopt(calls: ObjectCalls, kind: NamespacedKind, body: KubeObject, rule: ConflictRule, waits: CreateWaits): Promise<AnsweredCreate>;
+export async function createOrAdopt(calls: ObjectCalls, kind: NamespacedKind, body: KubeObject, decide: DecideConflict, waits: CreateWaits): Promise<AnsweredCreate>;
 export async function createOrAdopt(
   calls: ObjectCalls,
   kind: NamespacedKind,
   body: KubeObject,
-  rule: ConflictRule,
+  decide: DecideConflict,
   waits: CreateWaits,
   lag: LagRule,
 ): Promise<CreateOutcome>;
@@ -63,7 +64,7 @@ export async function createOrAdopt(
   calls: ObjectCalls,
   kind: NamespacedKind,
   body: KubeObject,
-  rule: ConflictRule,
+  decide: DecideConflict,
   waits: CreateWaits,
   lag?: LagRule,
 ): Promise<CreateOutcome> {
@@ -86,7 +87,7 @@ export async function createOrAdopt(
     const read = await calls.get(kind, namespace, name);
     if (read.answered === 'definite' && read.status !== 404) return refusedCall(`reading existing ${where}`, read);
     const existing = read.answered === 'ok' ? read.value : undefined;
-    const decision = decideConflict({ where, existing, rule });
+    const decision = decide(existing, where);
     if (decision.do === 'wait') await waits.pause(DELETION_POLL_MS, { waitingFor: decision.reason });
     else if (decision.do === 'refuse') return { ...decision, existing };
     else if (decision.do !== 'retry') return decision;

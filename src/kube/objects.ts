@@ -3,7 +3,7 @@
 import type { ConfigurationOptions } from '@kubernetes/client-node';
 import { Kueue, Trainer } from '../model/constants.js';
 import type { KubeObject } from '../model/kube.js';
-import type { RuntimeName } from '../core/start/validated.js';
+import type { RuntimeName } from '../core/objects/runtime-name.js';
 import type { KubeClients } from './clients.js';
 import { kubeCall, type CallContext, type KubeAnswer } from './call.js';
 

@@ -1,7 +1,7 @@
 // Step 2's read of the source runtime, shared by its activity and the offline `render`.
 import { DispatchError } from '../model/errors.js';
 import type { TrainerRuntime } from '../model/kube.js';
-import { runtimeKey, type RuntimeName } from '../core/start/validated.js';
+import { runtimeKey, type RuntimeName } from '../core/objects/runtime-name.js';
 import { refusedCall } from './create-or-adopt.js';
 import type { ObjectCalls } from './objects.js';
 

@@ -9,7 +9,7 @@ import type { TrainJobRef } from '../model/operations.js';
 import { trimTrainJob, trimWorkload } from '../core/objects/observed-trim.js';
 import { workloadOfTrainJob } from '../core/objects/workloads.js';
 import { type OperationConfig } from '../core/operations/observed.js';
-import { classifyRefusal } from '../core/start/refusal-type.js';
+import { classifyRefusal } from '../core/objects/refusal-type.js';
 import { describeRefusal, type KubeAnswer } from './call.js';
 
 /** A definite answer that refused a call. */

@@ -3,8 +3,7 @@
 // names every condition not met, e.g. {"ready":false,"reasons":["temporal: no answer ..."]}.
 // A server of its own, apart from the metrics ports, so that a probe never waits behind a scrape.
 import type { ServerResponse } from 'node:http';
-import type { Health } from '../core/health.js';
-import type { HealthSource } from '../worker/health.js';
+import type { Health, HealthSource } from '../core/health.js';
 import { listen, type ListeningServer } from './listen.js';
 
 function answer(response: ServerResponse, key: 'ready' | 'alive', health: Health, head: boolean): void {

@@ -18,7 +18,7 @@ import {
 } from '@temporalio/worker';
 import type { DispatchMetrics } from './metrics.js';
 import { stepOfActivity } from './steps.js';
-import { isFold } from '../workflows/steps.js';
+import { isFold } from '../core/start/steps.js';
 import type { DispatchSinks } from './workflow/sinks.js';
 
 export function stepInterceptor(metrics: DispatchMetrics): ActivityInterceptorsFactory {

@@ -1,4 +1,4 @@
-// The Runtime's logger: one JSON object a line on stderr, in the shape of worker/log.ts, so that
+// The Runtime's logger: one JSON object a line on stderr, in the shape of log.ts, so that
 // the SDK's own lines, workflow logs and activity context logs (which the SDK gives workflowId,
 // runId, activityType, ...) are all indexable by a log collector.
 import type { LogLevel, LogMetadata, Logger } from '@temporalio/common';

@@ -3,7 +3,7 @@
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 import { ERROR_TYPES } from '../model/errors.js';
 import { OPERATIONS } from '../contract/names.js';
-import { ACTIVITY_LABELS, isFold } from '../workflows/steps.js';
+import { ACTIVITY_LABELS, isFold } from '../core/start/steps.js';
 import { createStateMetrics, type WorkerState } from './state-metrics.js';
 
 /** How an operation (a Start too) closed: its workflow completed, failed or was cancelled. */

@@ -3,7 +3,7 @@
 // workflows as Temporal counts them), so nothing has to remember to update them.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { BackendGates } from '../model/results.js';
-import type { AdmissionControllerCounters } from '../worker/admission-controller.js';
+import type { AdmissionControllerCounters } from '../core/admission/counters.js';
 import { WATCH_WAIT_BOUNDS, type OpenWorkflowCounts, type WatchWaitBound } from './open-workflows.js';
 
 export const GATES = ['reach', 'write', 'start'] as const;

@@ -9,10 +9,11 @@
 import type { KubeClients } from '../kube/clients.js';
 import { ObjectCalls, workloads } from '../kube/objects.js';
 import type { WatchedLists } from '../kube/watched-lists.js';
+import type { AdmissionControllerCounters } from '../core/admission/counters.js';
 import type { OperationConfig } from '../core/operations/observed.js';
 import { Labels } from '../model/constants.js';
 import { reconcileAdmissionCheck } from './admission/check-reconciler.js';
-import { AdmissionPass, Unanswered, type AdmissionCounters, type Log } from './admission/pass.js';
+import { AdmissionPass, Unanswered, type Log } from './admission/pass.js';
 import { reconcileWorkloads } from './admission/workload-reconciler.js';
 import { sleepUnlessAborted } from './preflight.js';
 
@@ -44,12 +45,6 @@ export interface PassResult {
   clean: boolean;
   /** Writes that applied, by summary. */
   applied: string[];
-}
-
-/** The passes' counters, and how many passes ended complete (clean) or incomplete; metrics read them. */
-export interface AdmissionControllerCounters extends AdmissionCounters {
-  complete: number;
-  incomplete: number;
 }
 
 export interface AdmissionController {

@@ -11,7 +11,7 @@ import { SettingsSource } from '../activities/settings-activities.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { createAdmissionController, type AdmissionController } from './admission-controller.js';
-import { log } from './log.js';
+import { log } from '../observability/log.js';
 import { preflightLoop, runPreflight } from './preflight.js';
 import { workflowCode } from './workflow-code.js';
 import type { DataConverter } from '@temporalio/common';

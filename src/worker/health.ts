@@ -7,17 +7,13 @@
 // same NativeConnection the pollers use, is cheap for the server, and needs no namespace rights.
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { SettingsSource } from '../activities/settings-activities.js';
-import { liveness, readiness, type Health, type HealthObservation } from '../core/health.js';
+import { liveness, readiness, type HealthObservation, type HealthSource } from '../core/health.js';
 
 /** How long one check of Temporal may take: under a Kubernetes probe's timeout (the manifests give 5 s). */
 export const TEMPORAL_CHECK_TIMEOUT_MS = 2_000;
 /** Probes this close together share one check of Temporal (two probes, or a probe and a person). */
 export const TEMPORAL_CHECK_REUSE_MS = 1_000;
 
-export interface HealthSource {
-  readiness(): Promise<Health>;
-  liveness(): Health;
-}
 
 export interface HealthSourceOptions {
   worker: Pick<Worker, 'getStatus'>;

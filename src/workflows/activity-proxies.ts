@@ -14,7 +14,7 @@ import type { Activities } from '../activities/index.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { ERROR_TYPES } from '../model/errors.js';
-import { ACTIVITY_LABELS, PHASES, phaseLabel, STEPS, stepLabel, type ActivityOf, type CallStep } from './steps.js';
+import { ACTIVITY_LABELS, PHASES, phaseLabel, STEPS, stepLabel, type ActivityOf, type CallStep } from '../core/start/steps.js';
 
 /**
  * The settings, and the request validated with them, are read in the worker's main thread by local

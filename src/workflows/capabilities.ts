@@ -5,10 +5,10 @@ import type { Config } from '../model/config.js';
 import { capabilities } from '../core/start/capabilities.js';
 import { allowListRefusal } from '../core/start/refusals.js';
 import type { CapabilitiesQuery } from '../core/start/validate.js';
-import { runtimeKey } from '../core/start/validated.js';
+import { runtimeKey } from '../core/objects/runtime-name.js';
 import { activitiesFor, prepareCapabilities } from './activity-proxies.js';
 import { asWorkflowFailure, classify } from './failures.js';
-import { STEPS, VALIDATE } from './steps.js';
+import { STEPS, VALIDATE } from '../core/start/steps.js';
 
 /** The configuration and the validated query, from one local activity (as StartTrainJob's step 4 checks, run first). */
 async function prepare(request: unknown): Promise<{ config: Config; query: CapabilitiesQuery }> {

@@ -12,7 +12,7 @@ import type { FoldStop } from '../activities/folded-start-activities.js';
 import { classify, unansweredDetail } from './failures.js';
 import type { ProgressReporter } from './progress.js';
 import { runStep } from './run-step.js';
-import { PHASES, type CallStep } from './steps.js';
+import { PHASES, type CallStep } from '../core/start/steps.js';
 
 /** The steps whose calls are folded. */
 type FoldedStep = 2 | 5 | 7 | 8;

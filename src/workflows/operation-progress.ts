@@ -6,8 +6,8 @@ import { DispatchError } from '../model/errors.js';
 import { PROGRESS_QUERY, type Operation } from '../contract/names.js';
 import type { Phase, TrainJobRef } from '../model/operations.js';
 import { DispatchPhase, DispatchTrainJob } from '../contract/search-attributes.js';
-import { OPERATION_NAMES } from '../core/operations/plan.js';
-import { operationSummary } from '../core/operations/summary.js';
+import { OPERATION_NAMES } from '../contract/names.js';
+import { operationSummary } from '../contract/summaries.js';
 
 export interface OperationProgress {
   operation: Operation;

@@ -7,7 +7,7 @@ import type { Activities } from '../activities/index.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { localKubeCalls, retry } from './activity-proxies.js';
-import { ACTIVITY_LABELS } from './steps.js';
+import { ACTIVITY_LABELS } from '../core/start/steps.js';
 
 export const prepareOperation = proxyLocalActivities<Activities>({
   summary: ACTIVITY_LABELS.prepareOperation,

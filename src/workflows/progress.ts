@@ -5,7 +5,7 @@ import { defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttrib
 import { ONE_UPSERT_PER_TASK, PROGRESS_QUERY } from '../contract/names.js';
 import { DispatchJobId, DispatchStep, DispatchTrainJob } from '../contract/search-attributes.js';
 import type { TaskEnd } from './activity-proxies.js';
-import { PHASES, phaseLabel, stepOf, type Phase, type StepNumber } from './steps.js';
+import { PHASES, phaseLabel, stepOf, type Phase, type StepNumber } from '../core/start/steps.js';
 
 export interface Progress {
   step: StepNumber;

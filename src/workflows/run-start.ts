@@ -15,13 +15,14 @@ import { attemptToken, trainJobName } from '../core/start/names.js';
 import { compareReadBack } from '../core/start/readback.js';
 import { planStart } from '../core/start/plan.js';
 import { allowListRefusal } from '../core/start/refusals.js';
-import { runtimeKey, type ValidRequest } from '../core/start/validated.js';
+import { type ValidRequest } from '../core/start/validated.js';
+import { runtimeKey } from '../core/objects/runtime-name.js';
 import { activitiesFor, type StartActivities } from './activity-proxies.js';
 import { classify } from './failures.js';
 import type { ProgressReporter } from './progress.js';
 import { firstAttempt, foldsCalls, stepAfterFold } from './folded-steps.js';
 import { runStep } from './run-step.js';
-import { mustUndo } from './steps.js';
+import { mustUndo } from '../core/start/steps.js';
 
 export interface RunOptions {
   probe?: boolean;

@@ -3,7 +3,7 @@
 import type { ObjectRef } from '../model/errors.js';
 import { classify } from './failures.js';
 import type { ProgressReporter } from './progress.js';
-import { PHASES, stepOf, type CallStep } from './steps.js';
+import { PHASES, stepOf, type CallStep } from '../core/start/steps.js';
 
 /**
  * Enters `phase` (progress query, current details, DispatchStep), runs `call`, and classifies its

@@ -4,7 +4,7 @@ import { isCancellation } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
 import type { StartResult } from '../model/results.js';
 import { trainJobName } from '../core/start/names.js';
-import { startSummary } from '../core/start/summary.js';
+import { startSummary } from '../contract/summaries.js';
 import { gateRefusal } from '../core/start/refusals.js';
 import { prepareStart } from './activity-proxies.js';
 import { asWorkflowFailure } from './failures.js';
@@ -12,7 +12,7 @@ import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
 import { removeCopyThenRefuse, removesCopyFirst } from './gate-refusal.js';
 import { runStep } from './run-step.js';
-import { stepLabel } from './steps.js';
+import { stepLabel } from '../core/start/steps.js';
 import { WorkflowTypes } from '../contract/names.js';
 
 export async function StartTrainJob(request: unknown): Promise<StartResult> {

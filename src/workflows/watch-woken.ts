@@ -21,7 +21,7 @@ import { classify } from './failures.js';
 import { keepFirstTaskOpen } from './first-task-open.js';
 import type { OperationReporter } from './operation-progress.js';
 import type { OperationContext } from './run-operation.js';
-import { ACTIVITY_LABELS } from './steps.js';
+import { ACTIVITY_LABELS } from '../core/start/steps.js';
 
 /** What a Watch carries into its next run when it continues as new. */
 export interface WatchCarried {

@@ -2,11 +2,10 @@
 // it is in the configured namespace, and a TrainJob of the ref's UID carries dispatch's labels.
 import { LabelValues, Labels } from '../../model/constants.js';
 import type { KubeObject } from '../../model/kube.js';
-import type { Operation } from '../../contract/names.js';
 import type { TrainJobRef } from '../../model/operations.js';
 import { describeObject, show } from '../objects/describe.js';
 import type { Observed } from './observed.js';
-import { OPERATION_NAMES } from './plan.js';
+import { OPERATION_NAMES, type Operation } from '../../contract/names.js';
 
 /** Why a TrainJob does not carry dispatch's labels (docs/contract.md §3); empty when it does. */
 export function dispatchLabelProblems(trainJob: KubeObject): string[] {

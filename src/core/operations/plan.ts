@@ -1,20 +1,10 @@
 // What a plan of Open, Hold or Release is (plans.ts, and the plans from before the operations
-// became declarative, plans-prepatch.ts), and each operation as its reasons name it.
-import type { Operation } from '../../contract/names.js';
+// became declarative, plans-prepatch.ts).
 import type { TrainJobState } from '../../model/operations.js';
 import type { PlannedWrite } from '../objects/planned-write.js';
 
 /** The operations that change the start gate's facts by a plan: read, plan, write, read and plan again. */
 export type GateOperation = 'open' | 'hold' | 'release';
-
-/** Each operation as its reasons name it. */
-export const OPERATION_NAMES: Record<Operation, string> = {
-  open: 'Open',
-  hold: 'Hold',
-  release: 'Release',
-  stop: 'Stop',
-  watch: 'Watch',
-};
 
 export type OperationPlan =
   /** ErrRejected: the operation cannot apply to what was read. Nothing is written. `state`: the phase read, when a TrainJob was. */

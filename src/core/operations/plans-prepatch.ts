@@ -36,7 +36,7 @@
 import type { TrainJob } from '../../model/kube.js';
 import { Annotations } from '../../model/constants.js';
 import { OperationAnnotations, OperationAnnotationValues } from '../../model/constants.js';
-import type { Operation } from '../../contract/names.js';
+import { OPERATION_NAMES, type Operation } from '../../contract/names.js';
 import type { TrainJobRef, TrainJobState } from '../../model/operations.js';
 import { describeObject } from '../objects/describe.js';
 import { hasGate, removeGateOp } from '../objects/gates.js';
@@ -47,7 +47,7 @@ import { isHeldMarked, isSuspended } from './facts.js';
 import { dispatchLabelProblems } from './identity.js';
 import { observedWorkload, type Observed } from './observed.js';
 import { stateOf } from './phase.js';
-import { OPERATION_NAMES, writesOrDone, type GateOperation, type OperationPlan, type PlanOptions } from './plan.js';
+import { writesOrDone, type GateOperation, type OperationPlan, type PlanOptions } from './plan.js';
 
 // ---- The plans
 

@@ -5,7 +5,7 @@ import { DispatchError } from '../../model/errors.js';
 import type { TrainerRuntime } from '../../model/kube.js';
 import type { Capabilities } from '../../model/results.js';
 import { RULES_STEP, checkRuntime } from './runtime-rules.js';
-import { type RuntimeName, runtimeKey } from './validated.js';
+import { type RuntimeName, runtimeKey } from '../objects/runtime-name.js';
 
 /** What a runtime supports, or ErrUnsupported (step 3) naming every rule it breaks. */
 export function capabilities(runtime: TrainerRuntime, ref: RuntimeName, config: Config): Capabilities {

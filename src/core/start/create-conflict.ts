@@ -9,7 +9,7 @@ import { Annotations, Trainer } from '../../model/constants.js';
 import type { KubeObject, TrainerRuntime, TrainJob } from '../../model/kube.js';
 import { isBeingDeleted } from '../objects/deletion.js';
 import { copyReuseReasons } from './copy-reuse.js';
-import type { RefusalType } from './refusal-type.js';
+import type { ConflictDecision, DecideConflict } from '../objects/create-decision.js';
 
 /** The attempt token an object carries, if any. */
 export const attemptTokenOf = (object: KubeObject): string | undefined =>
@@ -33,22 +33,6 @@ export interface Conflict {
   rule: ConflictRule;
 }
 
-/** A refusal: its type, every reason, and whether the runtime copy must stay (step 6). */
-export interface Refuse {
-  do: 'refuse';
-  type: RefusalType;
-  reasons: string[];
-  keepCopy?: boolean;
-}
-
-export type ConflictDecision =
-  /** Create again at once. */
-  | { do: 'retry' }
-  /** Pause, then create again; `reason` names what is awaited. */
-  | { do: 'wait'; reason: string }
-  /** The existing object is this Start's: use it. */
-  | { do: 'adopt'; uid: string }
-  | Refuse;
 
 /** Whether a TrainJob runs on the runtime copy of the given name. */
 export function refersTo(trainJob: KubeObject, copyName: string): boolean {
@@ -77,3 +61,6 @@ export function decideConflict({ where, existing, rule }: Conflict): ConflictDec
   if (reasons.length > 0) return { do: 'refuse', type: 'ErrRejected', reasons };
   return { do: 'adopt', uid: existing.metadata?.uid ?? '' };
 }
+
+/** A rule as the create loop takes it (src/kube/create-or-adopt.ts). */
+export const conflictRule = (rule: ConflictRule): DecideConflict => (existing, where) => decideConflict({ where, existing, rule });

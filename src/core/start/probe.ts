@@ -4,7 +4,8 @@ import type { Config } from '../../model/config.js';
 import { Extensions, Probe } from '../../model/constants.js';
 import type { TrainerRuntime } from '../../model/kube.js';
 import { renderStart, type RenderedStart } from './render.js';
-import { parseRuntimeKey, type ValidRequest } from './validated.js';
+import { type ValidRequest } from './validated.js';
+import { parseRuntimeKey } from '../objects/runtime-name.js';
 
 /**
  * Every probe's JobID starts with these 17 characters: a canonical ULID whose timestamp part is

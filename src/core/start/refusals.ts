@@ -3,7 +3,7 @@ import type { Config } from '../../model/config.js';
 import { DispatchError } from '../../model/errors.js';
 import type { BackendGates } from '../../model/results.js';
 import { isRuntimeAllowed } from './runtime-rules.js';
-import { runtimeKey, type RuntimeName } from './validated.js';
+import { runtimeKey, type RuntimeName } from '../objects/runtime-name.js';
 
 /**
  * Step 1: the refusal for the first gate the latest preflight did not prove (docs/contract.md §8);

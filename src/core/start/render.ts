@@ -17,7 +17,8 @@ import { attemptToken, comment, epochPrefix, trainJobName } from './names.js';
 import { trainerCommand } from './prologue.js';
 import { runtimePatch } from './runtime-patch.js';
 import { hasTorchPolicy } from './runtime-shape.js';
-import { runtimeKey, type ValidRequest } from './validated.js';
+import { type ValidRequest } from './validated.js';
+import { runtimeKey } from '../objects/runtime-name.js';
 
 export interface RenderOptions {
   /** The preflight probe: its runtime patch adds a node selector no node matches. */

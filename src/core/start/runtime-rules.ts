@@ -5,7 +5,7 @@ import type { Config } from '../../model/config.js';
 import type { TrainerRuntime } from '../../model/kube.js';
 import { LabelValues, Labels, Trainer } from '../../model/constants.js';
 import { asArray, asObject, containerNames, hasTorchPolicy, isTrainerJob, jobSetSpec, jobSpec, mlPolicy, podSpec, replicatedJobs } from './runtime-shape.js';
-import { type RuntimeName, runtimeKey } from './validated.js';
+import { type RuntimeName, runtimeKey } from '../objects/runtime-name.js';
 
 /** Start refuses a runtime that breaks the rules at step 3. */
 export const RULES_STEP = 3;

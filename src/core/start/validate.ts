@@ -15,7 +15,8 @@ import {
   hasWorkDir,
 } from '../../model/request.js';
 import { asObject } from './runtime-shape.js';
-import type { RuntimeName, ValidRequest } from './validated.js';
+import type { ValidRequest } from './validated.js';
+import type { RuntimeName } from '../objects/runtime-name.js';
 
 /** Start refuses the request and its spec at step 4 ("Renders the TrainJob ... refusing what the tables below refuse"). */
 export const VALIDATE_STEP = 4;

@@ -7,24 +7,8 @@ import { describeRefusal, type KubeAnswer } from '../../kube/call.js';
 import { isStaleWrite, sendPlannedWrite } from '../../kube/planned-write.js';
 import type { ObjectCalls } from '../../kube/objects.js';
 import type { PlannedWrite } from '../../core/objects/planned-write.js';
+import type { AdmissionCounters } from '../../core/admission/counters.js';
 import type { KubeObject } from '../../model/kube.js';
-
-/** What the controller has done since it was made; every worker's own. */
-export interface AdmissionCounters {
-  passes: number;
-  /** Status writes that applied: the AdmissionCheck set Active. */
-  activeWrites: number;
-  /** Status writes that applied: a Workload's check set Ready. */
-  readyWrites: number;
-  /** Status writes that applied: a Ready undone because its TrainJob is held (Pending, or Retry once admitted). */
-  undoWrites: number;
-  /** Writes whose object had changed or gone since it was read (another writer came first). */
-  stale: number;
-  /** Calls the API did not answer; the next pass tries again. */
-  unanswered: number;
-  /** Definite refusals other than a stale write (e.g. 403, a 422 naming a cause). */
-  refused: number;
-}
 
 export type Log = (message: string, fields?: Record<string, unknown>) => void;
 

@@ -13,7 +13,7 @@ import { SearchAttributes } from '../../../src/contract/names.js';
 import { DispatchPhase, DispatchStep } from '../../../src/contract/search-attributes.js';
 import type { StartRequest } from '../../../src/model/request.js';
 import type { Progress } from '../../../src/workflows/progress.js';
-import { stepLabel, STEPS } from '../../../src/workflows/steps.js';
+import { stepLabel, STEPS } from '../../../src/core/start/steps.js';
 import { startRequest } from '../../support/requests.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshNamespace, type TestNamespace } from '../support/kube.js';

@@ -1,4 +1,4 @@
-// Steps 2, 5 and 6 type a definite refusal by one rule (src/core/start/refusal-type.ts, docs/contract.md §6):
+// Steps 2, 5 and 6 type a definite refusal by one rule (src/core/objects/refusal-type.ts, docs/contract.md §6):
 // RBAC's 403 is ErrReadOnly; an admission webhook's denial (a 403 too) is ErrRejected, like any
 // other refusal. The activities, as createActivities builds them (so a refusal arrives as the
 // ApplicationFailure the workflows read), run in a mock activity context against a fake API.

@@ -1,4 +1,4 @@
-// The operations after Start type a definite refusal by the one rule (src/core/start/refusal-type.ts,
+// The operations after Start type a definite refusal by the one rule (src/core/objects/refusal-type.ts,
 // docs/contract.md §6, §9a): RBAC's 403 on a read, a write or Stop's delete is ErrReadOnly; an
 // admission webhook's denial (a 403 too) stays ErrRejected. The activities as createActivities
 // builds them run in a mock activity context against a fake API that refuses every call.

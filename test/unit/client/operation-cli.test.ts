@@ -10,10 +10,10 @@ import { WorkflowFailedError, type WorkflowHandleWithFirstExecutionRunId } from 
 import { CommanderError } from 'commander';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
-import { buildCli, main } from '../../../src/client/cli.js';
-import { formatRefusal } from '../../../src/client/render-command.js';
-import { answerOf } from '../../../src/client/remote-commands.js';
-import { refFromDocument, refFromOptions } from '../../../src/client/trainjob-ref.js';
+import { buildCli, main } from '../../../src/cli/cli.js';
+import { formatRefusal } from '../../../src/cli/render-command.js';
+import { answerOf } from '../../../src/cli/remote-commands.js';
+import { refFromDocument, refFromOptions } from '../../../src/cli/trainjob-ref.js';
 import { DispatchError } from '../../../src/model/errors.js';
 import { toApplicationFailure } from '../../../src/model/error-failures.js';
 import { OPERATIONS } from '../../../src/contract/names.js';

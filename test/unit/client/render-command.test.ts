@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
-import { main } from '../../../src/client/cli.js';
+import { main } from '../../../src/cli/cli.js';
 import {
   formatRefusal,
   formatRendered,
   renderOffline,
   runtimeFromManifest,
-} from '../../../src/client/render-command.js';
+} from '../../../src/cli/render-command.js';
 import { planStart } from '../../../src/core/start/plan.js';
 import { PROLOGUE } from '../../../src/core/start/prologue.js';
 import { Annotations } from '../../../src/model/constants.js';

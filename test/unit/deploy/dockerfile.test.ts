@@ -157,16 +157,16 @@ describe('Dockerfile', () => {
     for (const module of tracing) expect(existsSync(module), module).toBe(true);
   });
 
-  it("starts the CLI through bin/dispatch-kubeflow.js, which runs the build's dist/client/cli.js", () => {
+  it("starts the CLI through bin/dispatch-kubeflow.js, which runs the build's dist/cli/cli.js", () => {
     expect(exec('ENTRYPOINT')).toEqual(['node', 'bin/dispatch-kubeflow.js']);
     expect(readFileSync(join(REPO, 'bin/dispatch-kubeflow.js'), 'utf8')).toContain(
-      "new URL('../dist/client/cli.js', import.meta.url)",
+      "new URL('../dist/cli/cli.js', import.meta.url)",
     );
     const build = JSON.parse(readFileSync(join(REPO, 'tsconfig.build.json'), 'utf8')) as {
       compilerOptions: { rootDir: string; outDir: string };
     };
     expect(build.compilerOptions).toMatchObject({ rootDir: 'src', outDir: 'dist' });
-    expect(existsSync(join(REPO, 'src/client/cli.ts'))).toBe(true);
+    expect(existsSync(join(REPO, 'src/cli/cli.ts'))).toBe(true);
   });
 
   it('runs `worker` by default, with the config path the Deployment and docker-compose.yml mount', () => {

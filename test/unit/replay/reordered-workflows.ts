@@ -3,7 +3,7 @@
 // with no patch. Replaying a recorded Start against it must fail with a DeterminismViolationError:
 // this is what the corpus replay exists to catch before a worker runs such a change.
 import { trainJobName } from '../../../src/core/start/names.js';
-import { runtimeKey } from '../../../src/core/start/validated.js';
+import { runtimeKey } from '../../../src/core/objects/runtime-name.js';
 import type { TrainerRuntime } from '../../../src/model/kube.js';
 import { activitiesFor, prepareStart } from '../../../src/workflows/activity-proxies.js';
 import { ProgressReporter } from '../../../src/workflows/progress.js';

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { LIST_PAGE_SIZE, ObjectCalls } from '../../../src/kube/objects.js';
 import { reconcileAdmissionCheck } from '../../../src/worker/admission/check-reconciler.js';
-import { AdmissionPass, type AdmissionCounters } from '../../../src/worker/admission/pass.js';
+import type { AdmissionCounters } from '../../../src/core/admission/counters.js';
+import { AdmissionPass } from '../../../src/worker/admission/pass.js';
 import { reconcileWorkloads } from '../../../src/worker/admission/workload-reconciler.js';
 import type { AdmissionCheck } from '../../../src/model/kube.js';
 import { CHECK, KUEUE_CONFIG, trainJob } from '../core/operation-fixtures.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { capabilities } from '../../../../src/core/start/capabilities.js';
-import type { RuntimeName } from '../../../../src/core/start/validated.js';
+import type { RuntimeName } from '../../../../src/core/objects/runtime-name.js';
 import { ConfigSchema, type ConfigInput } from '../../../../src/model/config.js';
 import { DispatchError } from '../../../../src/model/errors.js';
 import { CapabilitiesSchema } from '../../../../src/model/results.js';

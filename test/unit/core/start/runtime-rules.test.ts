@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkProcsPerNode, checkRuntime, isRuntimeAllowed, weakenedReason } from '../../../../src/core/start/runtime-rules.js';
-import type { RuntimeName } from '../../../../src/core/start/validated.js';
+import type { RuntimeName } from '../../../../src/core/objects/runtime-name.js';
 import { type Config, type ConfigInput, ConfigSchema } from '../../../../src/model/config.js';
 import type { TrainerRuntime } from '../../../../src/model/kube.js';
 import { type RuntimeParts, dispatchKind, dispatchKindWith } from '../../../fixtures/runtimes/load.js';

@@ -5,11 +5,11 @@ import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { DispatchError } from '../model/errors.js';
 import type { StartRequest } from '../model/request.js';
-import { parseRuntimeKey } from '../core/start/validated.js';
+import { parseRuntimeKey } from '../core/objects/runtime-name.js';
 import { RuntimeNameSchema } from '../model/config.js';
 import { createKubeClients, loadKubeConfig } from '../kube/clients.js';
 import { connectClient } from '../worker/connect.js';
-import { DispatchKubeflowClient, typed } from './dispatch-client.js';
+import { DispatchKubeflowClient, typed } from '../client/dispatch-client.js';
 
 export type Output = 'yaml' | 'json';
 

@@ -10,7 +10,8 @@ import { planStart, type PlannedStart } from '../core/start/plan.js';
 import { allowListRefusal } from '../core/start/refusals.js';
 import { asObject } from '../core/start/runtime-shape.js';
 import { validate } from '../core/start/validate.js';
-import type { RuntimeName, ValidRequest } from '../core/start/validated.js';
+import type { ValidRequest } from '../core/start/validated.js';
+import type { RuntimeName } from '../core/objects/runtime-name.js';
 
 /**
  * The runtime a manifest holds, with the identity the allow-list checks. Its kind and name are held

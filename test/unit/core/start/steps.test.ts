@@ -1,8 +1,8 @@
-// The nine steps as data (src/workflows/steps.ts): what each step is called, which activity makes
+// The nine steps as data (src/core/start/steps.ts): what each step is called, which activity makes
 // its call, what an unanswered call becomes, and what a Start ending there must undo.
 import { describe, expect, it } from 'vitest';
-import { VALIDATE_STEP } from '../../../src/core/start/validate.js';
-import { ACTIVITY_LABELS, mustUndo, phaseLabel, PHASES, STEPS, stepLabel, stepOf, type StepNumber } from '../../../src/workflows/steps.js';
+import { VALIDATE_STEP } from '../../../../src/core/start/validate.js';
+import { ACTIVITY_LABELS, mustUndo, phaseLabel, PHASES, STEPS, stepLabel, stepOf, type StepNumber } from '../../../../src/core/start/steps.js';
 
 const ALL = Object.keys(STEPS).map(Number) as StepNumber[];
 

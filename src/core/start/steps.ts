@@ -1,8 +1,9 @@
 // The nine steps of Start as data (docs/start.md): what the progress query, the current details in
 // the Temporal UI and the DispatchStep search attribute call each one, which activity runs it, the
 // error type a call left unanswered until CallBound becomes, and what a failure there leaves to undo.
-import type { ErrorType } from '../model/errors.js';
-import type { Activities } from '../activities/index.js';
+// Pure data: the workflows run the steps by it, the observability labels each call by it.
+import type { ActivityType } from '../../contract/names.js';
+import type { ErrorType } from '../../model/errors.js';
 
 /**
  * What a Start must undo when it ends at this step:
@@ -18,7 +19,7 @@ export interface Step {
   /** The step's name in docs/start.md, as an operator reads it. */
   label: string;
   /** The activity that makes the step's Kubernetes call, if it makes one. */
-  activity?: keyof Activities;
+  activity?: ActivityType;
   /** The failure type of a call that stayed unanswered until CallBound (docs/errors.md). */
   unanswered?: ErrorType;
   undo: Undo;
@@ -86,7 +87,7 @@ const OTHER_CALLS = {
   deleteTrainJob: 'delete TrainJob',
   watchTrainJob: 'watch TrainJob',
   checkWatchedTrainJob: 'check watched TrainJob',
-} as const satisfies Partial<Record<keyof Activities, string>>;
+} as const satisfies Partial<Record<ActivityType, string>>;
 
 /**
  * The folds of Start's back-to-back calls (src/activities/folded-start-activities.ts): each runs
@@ -95,7 +96,7 @@ const OTHER_CALLS = {
 export const FOLDS = {
   readRuntimeThenCopy: [2, 5],
   setOwnerThenReadBack: [7, 8],
-} as const satisfies Partial<Record<keyof Activities, readonly StepNumber[]>>;
+} as const satisfies Partial<Record<ActivityType, readonly StepNumber[]>>;
 
 export const isFold = (activityType: string): activityType is keyof typeof FOLDS => Object.hasOwn(FOLDS, activityType);
 
@@ -115,4 +116,4 @@ export const ACTIVITY_LABELS = {
       return 'activity' in step ? [[step.activity, phaseLabel(phase)]] : [];
     }),
   ),
-} as Record<keyof Activities, string>;
+} as Record<ActivityType, string>;

@@ -4,7 +4,7 @@
 // (k8s.io/apiserver v0.36: responsewriters.ForbiddenStatusError, webhook errors.ToStatusErr).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classifyRefusal, isWebhookDenial, refusalType } from '../../../../src/core/start/refusal-type.js';
+import { classifyRefusal, isWebhookDenial, refusalType } from '../../../../src/core/objects/refusal-type.js';
 
 const USER = 'system:serviceaccount:dispatch:dispatch-kubeflow';
 const RBAC_CREATE_TRAINJOB = `trainjobs.trainer.kubeflow.org is forbidden: User "${USER}" cannot create resource "trainjobs" in API group "trainer.kubeflow.org" in the namespace "ml-jobs"`;

@@ -18,7 +18,7 @@ import { tracingFromEnv } from '../observability/tracing.js';
 import { connectClient, connectWorker } from '../worker/connect.js';
 import { createDispatchWorker } from '../worker/dispatch-worker.js';
 import { heapLimit } from '../worker/heap.js';
-import { log } from '../worker/log.js';
+import { log } from '../observability/log.js';
 
 export interface WorkerCommandOptions {
   preflightInterval: string;
