@@ -171,10 +171,8 @@ export function activitiesFor(config: Config, taskEnd?: TaskEnd) {
   // call after a first attempt its fold made.
   const firstOnly = <K extends keyof Activities>(name: K): Activities[K] =>
     proxyOf(ACTIVITY_LABELS[name], name)({ timeoutMs: callMs, retry: { ...retry, maximumAttempts: 1 } }) as unknown as Activities[K];
-  const restOf = <P extends CallStep>(p: P): Activities[ActivityOf<P>] => {
-    const proxy = proxyOf(phaseLabel(p), PHASES[p].activity as ActivityOf<P>);
-    return (taskEnd ? retryAfterFirst(callMs, taskEnd, proxy) : proxy({ timeoutMs: callMs, retry })) as unknown as Activities[ActivityOf<P>];
-  };
+  const restOf = <P extends CallStep>(end: TaskEnd, p: P): Activities[ActivityOf<P>] =>
+    retryAfterFirst(callMs, end, proxyOf(phaseLabel(p), PHASES[p].activity as ActivityOf<P>)) as unknown as Activities[ActivityOf<P>];
   const task = <F extends Call<never[], unknown>>(call: F): F => {
     if (!taskEnd) return call;
     return ((...args: Parameters<F>) => {
@@ -197,10 +195,13 @@ export function activitiesFor(config: Config, taskEnd?: TaskEnd) {
     setOwner: localStep(7),
     readBack: localStep(8),
     // Under the patch `start-folded-calls` (folded-steps.ts): steps 2 and 5, and 7 and 8, on their
-    // first attempt in one local activity each; a step a fold stopped at goes on with its `retried` call.
+    // first attempt in one local activity each; a step a fold stopped at goes on with its `retried`
+    // call. Only with a TaskEnd: a Start folds its calls only then (foldsCalls).
     readRuntimeThenCopy: firstOnly('readRuntimeThenCopy'),
     setOwnerThenReadBack: firstOnly('setOwnerThenReadBack'),
-    retried: { readRuntime: restOf(2), createRuntimeCopy: restOf(5), setOwner: restOf(7), readBack: restOf(8) },
+    ...(taskEnd
+      ? { retried: { readRuntime: restOf(taskEnd, 2), createRuntimeCopy: restOf(taskEnd, 5), setOwner: restOf(taskEnd, 7), readBack: restOf(taskEnd, 8) } }
+      : {}),
     /** Whether CallBound leaves a retry after a first attempt (it is longer than the first backoff). */
     retriesAfterFirst: callMs > FIRST_BACKOFF_MS,
     // Start's undo (the compensation), registered as `stopTrainJob`.

@@ -6,16 +6,15 @@
 // with its own local activity and the rest of its retry, showing its step while it backs off.
 import { isCancellation, patched } from '@temporalio/workflow';
 import { START_FOLDED_CALLS } from '../contract/names.js';
-import { DispatchError, type ObjectRef } from '../model/errors.js';
+import type { ObjectRef } from '../model/errors.js';
 import { fromFailure } from '../model/error-failures.js';
-import type { FoldStop } from '../activities/folded-start-activities.js';
+import type { CopyFold, FoldStop, OwnerFold } from '../activities/folded-start-activities.js';
 import { classify, unansweredDetail } from './failures.js';
 import type { ProgressReporter } from './progress.js';
-import { runStep } from './run-step.js';
-import { PHASES, type CallStep } from '../core/start/steps.js';
+import { PHASES } from '../core/start/steps.js';
 
 /** The steps whose calls are folded. */
-type FoldedStep = 2 | 5 | 7 | 8;
+export type FoldedStep = 2 | 5 | 7 | 8;
 
 /**
  * Whether this Start folds its calls: only with one upsert per workflow task (a step a fold stopped
@@ -49,32 +48,23 @@ export async function firstAttempt<F extends { stopped?: FoldStop }>(
   }
 }
 
-export interface StepCall<T> {
-  /** What the fold answered for this step, if it got that far. */
-  answered?: { value: T };
-  /** Where the fold stopped, if it did. */
+/** What a fold's first attempt answered for each of its steps, and the step it stopped at, if any. */
+export interface FoldAnswers {
+  answered: Partial<Record<FoldedStep, { value: unknown }>>;
   stopped?: FoldStop;
-  /** The step's call after the fold's attempt (the rest of its retry). */
-  retried: () => Promise<T>;
-  /** The step's whole call (no fold, or a fold that stopped before this step). */
-  call: () => Promise<T>;
-  /** Whether CallBound leaves a retry after a first attempt. */
-  retriesAfterFirst: boolean;
 }
 
-/**
- * One step of Start after its fold: entered in its turn, with the fold's answer when it had one;
- * else, when the fold stopped at this step, the rest of its retry; else its whole call.
- */
-export async function stepAfterFold<T>(progress: ProgressReporter, phase: CallStep, waitingFor: string, step: StepCall<T>, ref?: ObjectRef): Promise<T> {
-  if (step.answered) {
-    progress.enter(phase, waitingFor);
-    return step.answered.value;
-  }
-  if (step.stopped?.step !== phase) return runStep(progress, phase, waitingFor, step.call, ref);
-  if (!step.retriesAfterFirst) {
-    progress.enter(phase, waitingFor);
-    throw new DispatchError(PHASES[phase].unanswered!, [`waiting for ${waitingFor}: ${step.stopped.reason}`], phase, ref);
-  }
-  return runStep(progress, phase, waitingFor, step.retried, ref);
-}
+/** Steps 2 and 5's fold: each step answered when its value came back. */
+export const copyFoldAnswers = (fold: CopyFold): FoldAnswers => ({
+  answered: { ...(fold.runtime ? { 2: { value: fold.runtime } } : {}), ...(fold.copy ? { 5: { value: fold.copy } } : {}) },
+  ...(fold.stopped ? { stopped: fold.stopped } : {}),
+});
+
+/** Steps 7 and 8's fold: step 7 (no value) answered once the fold got to step 8. */
+export const ownerFoldAnswers = (fold: OwnerFold): FoldAnswers => ({
+  answered: {
+    ...(fold.read || fold.stopped?.step === 8 ? { 7: { value: undefined } } : {}),
+    ...(fold.read ? { 8: { value: fold.read } } : {}),
+  },
+  ...(fold.stopped ? { stopped: fold.stopped } : {}),
+});

@@ -20,8 +20,8 @@ import { runtimeKey } from '../core/objects/runtime-name.js';
 import { activitiesFor, type StartActivities } from './activity-proxies.js';
 import { classify } from './failures.js';
 import type { ProgressReporter } from './progress.js';
-import { firstAttempt, foldsCalls, stepAfterFold } from './folded-steps.js';
-import { runStep } from './run-step.js';
+import { copyFoldAnswers, firstAttempt, foldsCalls, ownerFoldAnswers } from './folded-steps.js';
+import { StartSteps } from './start-steps.js';
 import { mustUndo } from '../core/start/steps.js';
 
 export interface RunOptions {
@@ -49,20 +49,14 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     progress.enter(2, `runtime ${source}`);
     throw notAllowed;
   }
-  // Under the patch, steps 2 and 5 make their first attempt in one local activity (folded-steps.ts).
+  // Under the patch, steps 2 and 5 make their first attempt in one local activity (folded-steps.ts),
+  // and so do 7 and 8; the steps then read what the fold answered (start-steps.ts).
+  const steps = new StartSteps(progress, acts);
   const waitingFor2 = `runtime ${source}`;
   const copyName = `runtime copy ${namespace}/${trainJobName(valid.request.job, valid.request.submission)}`;
   const folded = foldsCalls(progress);
-  const copyFold = folded
-    ? await foldCopy(acts, progress, { 2: waitingFor2, 5: copyName }, { valid, config, probe: options.probe ?? false })
-    : undefined;
-  const runtime = await stepAfterFold(progress, 2, waitingFor2, {
-    ...(copyFold?.runtime ? { answered: { value: copyFold.runtime } } : {}),
-    ...(copyFold?.stopped ? { stopped: copyFold.stopped } : {}),
-    retried: () => acts.retried.readRuntime({ namespace, runtime: valid.runtime }),
-    call: () => acts.readRuntime({ namespace, runtime: valid.runtime }),
-    retriesAfterFirst: acts.retriesAfterFirst,
-  });
+  if (folded) steps.folded(copyFoldAnswers(await foldCopy(acts, progress, { 2: waitingFor2, 5: copyName }, { valid, config, probe: options.probe ?? false })));
+  const runtime = await steps.run(2, waitingFor2, (calls) => calls.readRuntime({ namespace, runtime: valid.runtime }));
 
   // Steps 3 and 4: the runtime rules (every broken rule at once), then render. Nothing has been
   // created yet (a fold's copy is made only from this same plan).
@@ -76,13 +70,7 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     // Step 5. The TrainJob and mode let a retried Start recognise a copy owned by its attempt's own
     // TrainJob, made by an earlier run whose answer the caller lost (src/core/start/earlier-start.ts).
     const copyInput = { copy: runtimeCopy, trainJob, mode: config.mode, kueue: config.kueue };
-    const copy = await stepAfterFold(progress, 5, `runtime copy ${namespace}/${name}`, {
-      ...(copyFold?.copy ? { answered: { value: copyFold.copy } } : {}),
-      ...(copyFold?.stopped ? { stopped: copyFold.stopped } : {}),
-      retried: () => acts.retried.createRuntimeCopy(copyInput),
-      call: () => acts.createRuntimeCopy(copyInput),
-      retriesAfterFirst: acts.retriesAfterFirst,
-    });
+    const copy = await steps.run(5, `runtime copy ${namespace}/${name}`, (calls) => calls.createRuntimeCopy(copyInput));
     created.copyUid = copy.uid;
     if (copy.earlierTrainJobUid) {
       created.adoptedEarlier = true;
@@ -92,7 +80,7 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     // Step 6. A definite refusal was already cleaned up by the activity. Only an unanswered create
     // may have made our TrainJob: its failure names it (its UID is not known). A definite refusal
     // names no ref: the TrainJob in the way, if any, is not this attempt's.
-    const job = await runStep(progress, 6, `TrainJob ${namespace}/${name}`, () => acts.createTrainJob({ trainJob, copy }), created.ref ?? { namespace, name, uid: '' });
+    const job = await steps.run(6, `TrainJob ${namespace}/${name}`, (calls) => calls.createTrainJob({ trainJob, copy }), created.ref ?? { namespace, name, uid: '' });
     const ref: ObjectRef = { namespace, name, uid: job.uid };
     created.ref = ref;
     progress.created(job.uid);
@@ -101,43 +89,19 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     const owner = { namespace, copy, trainJob: { name, uid: job.uid } };
     const waitingFor7 = `the owner reference of runtime copy ${namespace}/${name}`;
     const waitingFor8 = `the read-back of TrainJob ${namespace}/${name}`;
-    const ownerFold = folded ? await firstAttempt(progress, { 7: waitingFor7, 8: waitingFor8 }, () => acts.setOwnerThenReadBack(owner), ref) : undefined;
-    await stepAfterFold(
-      progress,
-      7,
-      waitingFor7,
-      {
-        ...(ownerFold && (ownerFold.read || ownerFold.stopped?.step === 8) ? { answered: { value: undefined } } : {}),
-        ...(ownerFold?.stopped ? { stopped: ownerFold.stopped } : {}),
-        retried: () => acts.retried.setOwner(owner),
-        call: () => acts.setOwner(owner),
-        retriesAfterFirst: acts.retriesAfterFirst,
-      },
-      ref,
-    );
+    if (folded) steps.folded(ownerFoldAnswers(await firstAttempt(progress, { 7: waitingFor7, 8: waitingFor8 }, () => acts.setOwnerThenReadBack(owner), ref)));
+    await steps.run(7, waitingFor7, (calls) => calls.setOwner(owner), ref);
     created.ownerSet = true;
 
     // Step 8: read back and compare what we wrote.
-    const read = await stepAfterFold(
-      progress,
-      8,
-      waitingFor8,
-      {
-        ...(ownerFold?.read ? { answered: { value: ownerFold.read } } : {}),
-        ...(ownerFold?.stopped ? { stopped: ownerFold.stopped } : {}),
-        retried: () => acts.retried.readBack({ namespace, name }),
-        call: () => acts.readBack({ namespace, name }),
-        retriesAfterFirst: acts.retriesAfterFirst,
-      },
-      ref,
-    );
+    const read = await steps.run(8, waitingFor8, (calls) => calls.readBack({ namespace, name }), ref);
     const differences = compareReadBack(trainJob, read, config.mode);
     if (read.metadata.uid !== job.uid) differences.unshift(`metadata.uid: wrote ${job.uid}, read ${read.metadata.uid ?? '(none)'}`);
     if (differences.length > 0) throw new DispatchError('ErrRejected', differences, 8, ref);
 
     // Step 9: in Kueue mode, the Workload with dispatch's gate and admission check.
     if (config.mode === 'kueue') {
-      await runStep(progress, 9, `the Workload of TrainJob ${namespace}/${name}`, () => acts.waitForWorkload({ config, ref }), ref);
+      await steps.run(9, `the Workload of TrainJob ${namespace}/${name}`, (calls) => calls.waitForWorkload({ config, ref }), ref);
     }
 
     return {
