@@ -1,6 +1,7 @@
 // Steps 2 and 5 of Start: read the source runtime; create (or, on a retried Start, reuse) its copy.
 import { KueueConfigSchema, type Config, type Mode } from '../model/config.js';
-import { DispatchError, type ObjectRef } from '../model/errors.js';
+import { DispatchError } from '../model/errors.js';
+import type { TrainJobRef } from '../model/operations.js';
 import type { TrainerRuntime, TrainJob } from '../model/kube.js';
 import { conflictRule } from '../core/start/create-conflict.js';
 import { earlierOwnerOf, earlierStartReasons, type StartGateConfig } from '../core/start/earlier-start.js';
@@ -70,7 +71,7 @@ async function earlierStart(
   copy: TrainerRuntime,
   trainJob: TrainJob,
   config: StartGateConfig,
-): Promise<{ uid?: string; trainJobUid?: string; ref?: ObjectRef; reasons: string[] }> {
+): Promise<{ uid?: string; trainJobUid?: string; ref?: TrainJobRef; reasons: string[] }> {
   const owner = earlierOwnerOf(existing, copy);
   if (owner === undefined) return { reasons: [] };
   const namespace = copy.metadata?.namespace ?? '';

@@ -4,7 +4,8 @@
 // `stopTrainJob`, which every recorded history names: that name never changes.
 import type { Config, Mode } from '../model/config.js';
 import { KueueConfigSchema } from '../model/config.js';
-import { DispatchError, type ObjectRef } from '../model/errors.js';
+import { DispatchError } from '../model/errors.js';
+import type { TrainJobRef } from '../model/operations.js';
 import type { KubeObject, TrainJob } from '../model/kube.js';
 import { decideCopyUndo, decideTrainJobUndo, undoTargets, type UndoDecision, type UndoObject } from '../core/start/undo-plan.js';
 import { objectAddress, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind, type ObjectCalls } from '../kube/objects.js';
@@ -26,7 +27,7 @@ export interface UndoStartInput {
   ownerSet: boolean;
   /** The step whose failure is being compensated, and the TrainJob's ref, for the failure if the undo fails. */
   step: number;
-  ref?: ObjectRef;
+  ref?: TrainJobRef;
   /** The TrainJob as Start wrote it: a TrainJob looked up by name is deleted only while it still reads back so. */
   trainJob?: TrainJob;
   /** The mode and dispatch's Kueue gate, to tell an opened TrainJob (absent from inputs recorded before them: plain, the default gate). */
@@ -38,7 +39,7 @@ export interface UndoStartInput {
 
 /** A TrainJob (and its copy) the undo left as it is, and why: the Start's failure names it. */
 export interface LeftObject {
-  ref: ObjectRef;
+  ref: TrainJobRef;
   reason: string;
 }
 

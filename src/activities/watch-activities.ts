@@ -75,7 +75,7 @@ export type CountUnanswered = (call: WatchCall, status?: number) => void;
  * until its authorizer has synced, and 5xx-like Statuses while it settles. A Watch ends only with an
  * Outcome (docs/contract.md §9c), so it waits both out alike, saying why and since when.
  */
-export class Unanswered extends Error {
+export class WaitedOut extends Error {
   constructor(
     readonly call: WatchCall,
     cause: unknown,
@@ -88,12 +88,12 @@ export class Unanswered extends Error {
 export const unansweredAs =
   (call: WatchCall) =>
   (error: unknown): never => {
-    throw error instanceof DispatchError ? error : new Unanswered(call, error);
+    throw error instanceof DispatchError ? error : new WaitedOut(call, error);
   };
 
-/** A definite refusal of a Watch's call, to be waited out (Unanswered with its status), naming what was asked. */
+/** A definite refusal of a Watch's call, to be waited out (WaitedOut with its status), naming what was asked. */
 export const refusedCall = (ref: TrainJobRef, call: WatchCall, what: string, answer: KubeRefusal) =>
-  new Unanswered(call, `${refused(ref, what, answer).reasons.join('; ')} (waited out: the Watch ends only with an outcome)`, answer.status);
+  new WaitedOut(call, `${refused(ref, what, answer).reasons.join('; ')} (waited out: the Watch ends only with an outcome)`, answer.status);
 
 /**
  * A Watch's read of its TrainJob by name: the answer that ends the Watch at once (not dispatch's,
@@ -191,7 +191,7 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnans
           if (state.phase !== input.shownPhase || shownSilence || Date.now() >= sliceEnd) return { state, checks };
           ctx.heartbeat({ checks, phase: state.phase, reasons: state.reasons } satisfies WatchProgress);
         } catch (error) {
-          if (!(error instanceof Unanswered)) throw error;
+          if (!(error instanceof WaitedOut)) throw error;
           countUnanswered(error.call, error.status);
           since ??= Date.now();
           const unansweredSince = new Date(since).toISOString();

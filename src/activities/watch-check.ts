@@ -19,7 +19,7 @@ import { stateOf } from '../core/operations/phase.js';
 import { workloads } from '../kube/objects.js';
 import type { SharedLists } from '../kube/shared-lists.js';
 import { callsFor, type ActivityEnv } from './context.js';
-import { firstRead, outcomeOf, refusedCall, Unanswered, unansweredAs, type CountUnanswered } from './watch-activities.js';
+import { firstRead, outcomeOf, refusedCall, WaitedOut, unansweredAs, type CountUnanswered } from './watch-activities.js';
 
 export interface WatchCheckInput {
   config: Config;
@@ -60,7 +60,7 @@ export function watchCheckActivities(env: ActivityEnv, lists: SharedLists, count
         const outcome = await outcomeOf(calls, ref, observed, trainJob?.metadata.labels?.[Labels.jobId]);
         return outcome ? { outcome } : { state: stateOf(ref, observed) };
       } catch (error) {
-        if (!(error instanceof Unanswered)) throw error;
+        if (!(error instanceof WaitedOut)) throw error;
         countUnanswered(error.call, error.status);
         return { unanswered: { problem: error.message } };
       }

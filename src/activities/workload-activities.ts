@@ -6,7 +6,8 @@
 import { Context } from '@temporalio/activity';
 import type { Config } from '../model/config.js';
 import { toMillis, parseGoDuration } from '../model/duration.js';
-import { DispatchError, type ObjectRef } from '../model/errors.js';
+import { DispatchError } from '../model/errors.js';
+import type { TrainJobRef } from '../model/operations.js';
 import type { Workload } from '../model/kube.js';
 import { checkWorkload } from '../core/start/workload-check.js';
 import { afterCheck, creditedSeconds, startWaitClock, waitLeft, type WaitClock } from '../core/start/workload-wait.js';
@@ -30,7 +31,7 @@ interface WaitProgress {
 /** `checks` is the worker's one WorkloadChecks, which batches the checks of every waiting Start. */
 export function workloadActivities(checks: WorkloadChecks) {
   return {
-    async waitForWorkload(input: { config: Config; ref: ObjectRef }): Promise<{ workload: string; checks: number }> {
+    async waitForWorkload(input: { config: Config; ref: TrainJobRef }): Promise<{ workload: string; checks: number }> {
       const ctx = Context.current();
       const { config, ref } = input;
       const previous = ctx.info.heartbeatDetails as WaitProgress | undefined;

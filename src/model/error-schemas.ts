@@ -2,7 +2,8 @@
 // errors.ts declares the types by hand (workflow code imports it and must not load zod); the
 // assignments below fail to compile if a schema and its type drift apart.
 import { z } from 'zod';
-import { ERROR_TYPES, type FailureDetails, type ObjectRef } from './errors.js';
+import { ERROR_TYPES, type FailureDetails } from './errors.js';
+import type { TrainJobRef } from './operations.js';
 
 export const ErrorTypeSchema = z.enum(ERROR_TYPES);
 
@@ -15,7 +16,7 @@ export const FailureDetailsSchema = z.object({
 });
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-const objectRefMatches: Same<z.infer<typeof ObjectRefSchema>, ObjectRef> = true;
+const objectRefMatches: Same<z.infer<typeof ObjectRefSchema>, TrainJobRef> = true;
 const failureDetailsMatch: Same<z.infer<typeof FailureDetailsSchema>, FailureDetails> = true;
 void objectRefMatches;
 void failureDetailsMatch;

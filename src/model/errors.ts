@@ -2,6 +2,7 @@
 // it stays free of zod: every workflow instantiates the modules it imports (docs/performance.md);
 // the schemas of these shapes are in error-schemas.ts. It knows nothing of Temporal, so src/kube and
 // src/core may import it: the failures Temporal carries are made in error-failures.ts.
+import type { TrainJobRef } from './operations.js';
 
 export const ERROR_TYPES = [
   'ErrInvalid',
@@ -37,20 +38,14 @@ const SUMMARY: Record<ErrorType, string> = {
   ErrOutcomeUnknown: 'outcome unknown',
 };
 
-export interface ObjectRef {
-  namespace: string;
-  name: string;
-  uid: string;
-}
-
 /** The details of every failure: `{reasons, step, ref?}` (ObjectRefSchema and FailureDetailsSchema). */
 export interface FailureDetails {
   reasons: string[];
   step: number;
-  ref?: ObjectRef;
+  ref?: TrainJobRef;
 }
 
-function isObjectRef(value: unknown): value is ObjectRef {
+function isTrainJobRef(value: unknown): value is TrainJobRef {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const keys = Object.keys(value);
   const ref = value as Record<string, unknown>;
@@ -65,7 +60,7 @@ export function isFailureDetails(value: unknown): value is FailureDetails {
     Array.isArray(reasons) &&
     reasons.every((reason) => typeof reason === 'string') &&
     Number.isSafeInteger(step) &&
-    (ref === undefined || isObjectRef(ref))
+    (ref === undefined || isTrainJobRef(ref))
   );
 }
 
@@ -85,7 +80,7 @@ export class DispatchError extends Error {
     readonly type: ErrorType,
     readonly reasons: readonly string[],
     readonly step: number,
-    readonly ref?: ObjectRef,
+    readonly ref?: TrainJobRef,
     readonly evidence: Evidence = { definite: true },
   ) {
     super(formatMessage(type, reasons, ref));
@@ -101,7 +96,7 @@ export class DispatchError extends Error {
   }
 }
 
-export function formatMessage(type: ErrorType, reasons: readonly string[], ref?: ObjectRef): string {
+export function formatMessage(type: ErrorType, reasons: readonly string[], ref?: TrainJobRef): string {
   const head = ref ? `${SUMMARY[type]} (TrainJob ${ref.namespace}/${ref.name})` : SUMMARY[type];
   return reasons.length === 0 ? head : `${head}: ${reasons.join('; ')}`;
 }

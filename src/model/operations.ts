@@ -2,7 +2,6 @@
 // TrainJobState or Outcome out, as plain JSON. The pure core imports only the types of this module
 // (they vanish at compile time), so workflow code never loads zod for them.
 import { z } from 'zod';
-import type { ObjectRef } from './errors.js';
 import { OUTCOME_PHASES, PHASES } from './constants.js';
 import { DNS1123_SUBDOMAIN } from './request.js';
 
@@ -54,6 +53,3 @@ export const OutcomeSchema = z.strictObject({
 });
 export type Outcome = z.infer<typeof OutcomeSchema>;
 
-type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-const refIsObjectRef: Same<TrainJobRef, ObjectRef> = true;
-void refIsObjectRef;

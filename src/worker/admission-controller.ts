@@ -13,7 +13,8 @@ import type { AdmissionControllerCounters } from '../core/admission/counters.js'
 import type { OperationConfig } from '../core/operations/observed.js';
 import { Labels } from '../model/constants.js';
 import { reconcileAdmissionCheck } from './admission/check-reconciler.js';
-import { AdmissionPass, Unanswered, type Log } from './admission/pass.js';
+import { KubeUnanswered } from '../kube/call.js';
+import { AdmissionPass, type Log } from './admission/pass.js';
 import { reconcileWorkloads } from './admission/workload-reconciler.js';
 import { sleepUnlessAborted } from './preflight.js';
 
@@ -83,7 +84,7 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
       const check = await reconcileAdmissionCheck(current, config);
       if (check !== undefined) await reconcileWorkloads(current, check, { config, ...(options.lists ? { lists: options.lists } : {}) });
     } catch (error) {
-      current.problems.push(error instanceof Unanswered ? `${error.message}; retried next pass` : `unexpected: ${(error as Error).message}`);
+      current.problems.push(error instanceof KubeUnanswered ? `${error.message}; retried next pass` : `unexpected: ${(error as Error).message}`);
     }
     const { problems, applied } = current;
     if (problems.length === 0) counters.complete++;

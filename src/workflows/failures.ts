@@ -2,7 +2,8 @@
 // refusal keeps the type the activity gave it; an activity that stayed unanswered until CallBound
 // becomes the type docs/start.md gives its step (ErrUnreachable at 2 and 5, ErrOutcomeUnknown at 6).
 import { ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
-import { DispatchError, type ErrorType, type ObjectRef } from '../model/errors.js';
+import { DispatchError, type ErrorType } from '../model/errors.js';
+import type { TrainJobRef } from '../model/operations.js';
 import { fromFailure, toApplicationFailure } from '../model/error-failures.js';
 
 /** What the last attempt of an unanswered activity said, in words. */
@@ -19,7 +20,7 @@ export function unansweredDetail(error: unknown): string {
  * The DispatchError behind an activity failure. Cancellation is rethrown untouched, so the
  * caller's compensation sees it for what it is.
  */
-export function classify(error: unknown, step: number, unansweredType: ErrorType, unansweredReason: string, ref?: ObjectRef): DispatchError {
+export function classify(error: unknown, step: number, unansweredType: ErrorType, unansweredReason: string, ref?: TrainJobRef): DispatchError {
   if (isCancellation(error)) throw error;
   const typed = fromFailure(error);
   if (typed) return new DispatchError(typed.type, typed.reasons, typed.step || step, typed.ref ?? ref, typed.evidence);

@@ -6,7 +6,7 @@
 // with its own local activity and the rest of its retry, showing its step while it backs off.
 import { isCancellation, patched } from '@temporalio/workflow';
 import { START_FOLDED_CALLS } from '../contract/names.js';
-import type { ObjectRef } from '../model/errors.js';
+import type { TrainJobRef } from '../model/operations.js';
 import { fromFailure } from '../model/error-failures.js';
 import type { CopyFold, FoldStop, OwnerFold } from '../activities/folded-start-activities.js';
 import { classify, unansweredDetail } from './failures.js';
@@ -32,7 +32,7 @@ export async function firstAttempt<F extends { stopped?: FoldStop }>(
   progress: ProgressReporter,
   waitingFor: Partial<Record<FoldedStep, string>>,
   call: () => Promise<F>,
-  ref?: ObjectRef,
+  ref?: TrainJobRef,
 ): Promise<F> {
   const [first, ...rest] = Object.keys(waitingFor).map(Number) as FoldedStep[];
   progress.enter(first!, waitingFor[first!]!);

@@ -6,7 +6,8 @@
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { Config } from '../model/config.js';
 import { Annotations } from '../model/constants.js';
-import { DispatchError, type ObjectRef } from '../model/errors.js';
+import { DispatchError } from '../model/errors.js';
+import type { TrainJobRef } from '../model/operations.js';
 import type { TrainJob } from '../model/kube.js';
 import type { StartResult } from '../model/results.js';
 import type { LeftObject } from '../activities/undo-start-activities.js';
@@ -33,7 +34,7 @@ interface Created {
   copyUid?: string;
   /** Set once step 7 succeeded: the copy is owned by the TrainJob, so the garbage collector takes it. */
   ownerSet: boolean;
-  ref?: ObjectRef;
+  ref?: TrainJobRef;
   /** Step 5 adopted the TrainJob of an earlier run of this attempt: the compensation leaves it. */
   adoptedEarlier: boolean;
 }
@@ -81,7 +82,7 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     // may have made our TrainJob: its failure names it (its UID is not known). A definite refusal
     // names no ref: the TrainJob in the way, if any, is not this attempt's.
     const job = await steps.run(6, `TrainJob ${namespace}/${name}`, (calls) => calls.createTrainJob({ trainJob, copy }), created.ref ?? { namespace, name, uid: '' });
-    const ref: ObjectRef = { namespace, name, uid: job.uid };
+    const ref: TrainJobRef = { namespace, name, uid: job.uid };
     created.ref = ref;
     progress.created(job.uid);
 
@@ -151,7 +152,7 @@ async function foldCopy(
  * The failure after the compensation: it names the TrainJob, and says why the stop left it when it
  * did (the caller took it over, or an earlier run made it). A cancellation stays a cancellation.
  */
-function withLeft(error: unknown, left: LeftObject[], ref: ObjectRef | undefined): unknown {
+function withLeft(error: unknown, left: LeftObject[], ref: TrainJobRef | undefined): unknown {
   if (!(error instanceof DispatchError)) return error;
   const named = error.ref ?? left[0]?.ref ?? ref;
   if (left.length === 0 && named === error.ref) return error;

@@ -1,6 +1,6 @@
 // The one way a step of Start runs (steps.ts): report it, make its call, and turn what the call
 // threw into the step's typed failure.
-import type { ObjectRef } from '../model/errors.js';
+import type { TrainJobRef } from '../model/operations.js';
 import { classify } from './failures.js';
 import type { ProgressReporter } from './progress.js';
 import { PHASES, stepOf, type CallStep } from '../core/start/steps.js';
@@ -12,7 +12,7 @@ import { PHASES, stepOf, type CallStep } from '../core/start/steps.js';
  * number travels with the failure).
  * A cancellation is rethrown untouched.
  */
-export async function runStep<T>(progress: ProgressReporter, phase: CallStep, waitingFor: string, call: () => Promise<T>, ref?: ObjectRef): Promise<T> {
+export async function runStep<T>(progress: ProgressReporter, phase: CallStep, waitingFor: string, call: () => Promise<T>, ref?: TrainJobRef): Promise<T> {
   progress.enter(phase, waitingFor);
   const { unanswered } = PHASES[phase];
   try {

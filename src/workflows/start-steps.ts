@@ -2,7 +2,8 @@
 // its call through runStep, unless a fold of its call with the one before or after it (folded-steps.ts)
 // answered already, in which case it is only entered; a step the fold stopped at goes on with the
 // rest of its retry. runStart reads as the steps; the folds are resumed here.
-import { DispatchError, type ObjectRef } from '../model/errors.js';
+import { DispatchError } from '../model/errors.js';
+import type { TrainJobRef } from '../model/operations.js';
 import { PHASES, type CallStep } from '../core/start/steps.js';
 import type { StartActivities } from './activity-proxies.js';
 import type { FoldAnswers } from './folded-steps.js';
@@ -30,7 +31,7 @@ export class StartSteps {
    * this step, the rest of its retry (or, when CallBound leaves none, the step's unanswered
    * failure); else its whole call. `call` makes the step's call with the calls it is given.
    */
-  async run<T>(step: CallStep, waitingFor: string, call: (calls: StepCalls) => Promise<T>, ref?: ObjectRef): Promise<T> {
+  async run<T>(step: CallStep, waitingFor: string, call: (calls: StepCalls) => Promise<T>, ref?: TrainJobRef): Promise<T> {
     const answered = (this.fold.answered as Partial<Record<CallStep, { value: unknown }>>)[step];
     if (answered) {
       this.progress.enter(step, waitingFor);

@@ -3,7 +3,7 @@
 // was written. A write is a planned write from the core, sent with its JSON-patch tests; the second
 // of two identical writes (two workers, or one restarted) fails its test: a stale write, counted
 // and left for the next pass to re-read.
-import { describeRefusal, type KubeAnswer } from '../../kube/call.js';
+import { describeRefusal, KubeUnanswered, type KubeAnswer } from '../../kube/call.js';
 import { isStaleWrite, sendPlannedWrite } from '../../kube/planned-write.js';
 import type { ObjectCalls } from '../../kube/objects.js';
 import type { PlannedWrite } from '../../core/objects/planned-write.js';
@@ -11,9 +11,6 @@ import type { AdmissionCounters } from '../../core/admission/counters.js';
 import type { KubeObject } from '../../model/kube.js';
 
 export type Log = (message: string, fields?: Record<string, unknown>) => void;
-
-/** A call the API did not answer: it ends the pass, and the next pass tries again. */
-export class Unanswered extends Error {}
 
 /** What a write came to: applied (and the object as written), stale (read again), or refused. */
 export type WriteOutcome = { outcome: 'applied'; object: KubeObject } | { outcome: 'stale' } | { outcome: 'refused' };
@@ -38,13 +35,13 @@ export class AdmissionPass {
     private readonly log: Log,
   ) {}
 
-  /** Makes the call; one unanswered is counted and thrown as Unanswered. */
+  /** Makes the call; one unanswered is counted and thrown as KubeUnanswered: it ends the pass, and the next pass tries again. */
   async ask<T>(call: () => Promise<KubeAnswer<T>>): Promise<KubeAnswer<T>> {
     try {
       return await call();
     } catch (error) {
       this.counters.unanswered++;
-      throw new Unanswered((error as Error).message);
+      throw error instanceof KubeUnanswered ? error : new KubeUnanswered((error as Error).message);
     }
   }
 

@@ -8,7 +8,8 @@ import { CancelledFailure } from '@temporalio/common';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startWorkflowId } from '../../../src/contract/names.js';
 import { parseGoDuration, toMillis } from '../../../src/model/duration.js';
-import { DispatchError, type ObjectRef } from '../../../src/model/errors.js';
+import { DispatchError } from '../../../src/model/errors.js';
+import type { TrainJobRef } from '../../../src/model/operations.js';
 import { Trainer } from '../../../src/model/constants.js';
 import type { TrainJob } from '../../../src/model/kube.js';
 import type { StartRequest } from '../../../src/model/request.js';
@@ -18,7 +19,7 @@ import type { DispatchHarness } from '../support/dispatch.js';
 import { startFaultProxy, type FaultProxy, type FaultRule } from '../support/fault-proxy.js';
 import { dispatchSuite, type DispatchSuite } from '../support/suite.js';
 
-const refOf = (started: StartResult): ObjectRef => ({ namespace: started.namespace, name: started.name, uid: started.uid });
+const refOf = (started: StartResult): TrainJobRef => ({ namespace: started.namespace, name: started.name, uid: started.uid });
 
 /** The TrainJob as the API server holds it, read directly (not through the proxy). */
 async function readTrainJob(h: DispatchHarness, name: string): Promise<TrainJob> {

@@ -7,7 +7,8 @@ import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { expect } from 'vitest';
 import type { KubeClients } from '../../../src/kube/clients.js';
 import { Trainer } from '../../../src/model/constants.js';
-import type { ErrorType, ObjectRef } from '../../../src/model/errors.js';
+import type { ErrorType } from '../../../src/model/errors.js';
+import type { TrainJobRef } from '../../../src/model/operations.js';
 import { fromFailure } from '../../../src/model/error-failures.js';
 import type { KubeObject } from '../../../src/model/kube.js';
 import type { DispatchHarness } from './dispatch.js';
@@ -17,7 +18,7 @@ export interface ExpectedRefusal {
   step: number;
   /** Every reason, in order. */
   reasons: string[];
-  ref?: ObjectRef;
+  ref?: TrainJobRef;
 }
 
 /** The failure a workflow's result rejected with; fails the test when it resolved instead. */

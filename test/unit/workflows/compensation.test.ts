@@ -14,7 +14,8 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import type { UndoStartInput } from '../../../src/activities/undo-start-activities.js';
 import { attemptToken, trainJobName } from '../../../src/core/start/names.js';
-import type { FailureDetails, ObjectRef } from '../../../src/model/errors.js';
+import type { FailureDetails } from '../../../src/model/errors.js';
+import type { TrainJobRef } from '../../../src/model/operations.js';
 import type { BackendGates, StartResult } from '../../../src/model/results.js';
 import { validate } from '../../../src/core/start/validate.js';
 import { DispatchStep } from '../../../src/contract/search-attributes.js';
@@ -89,7 +90,7 @@ async function start(stubs: StartStubs): Promise<Outcome> {
  * Expects the failure a caller gets: its type, and details `{reasons, step, ref?}` with this step
  * and ref (none when `ref` is undefined). Returns the reasons.
  */
-function expectFailure(outcome: Outcome, type: string, step: number, ref: ObjectRef | undefined): string[] {
+function expectFailure(outcome: Outcome, type: string, step: number, ref: TrainJobRef | undefined): string[] {
   expect(outcome.error, `the Start succeeded: ${JSON.stringify(outcome.result)}`).toBeInstanceOf(
     WorkflowFailedError,
   );
