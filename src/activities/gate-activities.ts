@@ -28,7 +28,7 @@ export function gateActivities(env: ActivityEnv) {
       return { version: answer.answered === 'ok' ? answer.value.gitVersion : `(answered ${answer.status})` };
     },
 
-    /** write: SelfSubjectAccessReview for every permission Start and its compensation need. */
+    /** write: SelfSubjectAccessReview for every permission Start and its undo need. */
     async checkWrite(input: { namespace: string }): Promise<{ reasons: string[] }> {
       const reasons: string[] = [];
       for (const check of writeGateChecks(input.namespace)) {

@@ -21,7 +21,7 @@ export interface CreatedCopy extends CreatedObject {
   reused: boolean;
   /**
    * The UID of the TrainJob an earlier run of this attempt made and the caller has not taken over
-   * (src/core/start/earlier-start.ts): steps 6-9 adopt it, and the compensation never deletes it.
+   * (src/core/start/earlier-start.ts): steps 6-9 adopt it, and the undo never deletes it.
    */
   earlierTrainJobUid?: string;
 }

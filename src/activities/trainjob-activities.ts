@@ -1,4 +1,4 @@
-// Steps 6, 7 and 8 of Start (its undo, the compensation, is undo-start-activities.ts).
+// Steps 6, 7 and 8 of Start (its undo is undo-start-activities.ts).
 import { Context } from '@temporalio/activity';
 import { Trainer } from '../model/constants.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';

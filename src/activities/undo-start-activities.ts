@@ -1,4 +1,4 @@
-// Start's compensation, its undo (docs/contract.md §7): deletes what this attempt created, as the
+// Start's undo (docs/contract.md §7): deletes what this attempt created, as the
 // stop plan names it (src/core/start/undo-plan.ts). Not the Stop operation (StopTrainJob, which deletes a
 // started TrainJob on request: operation-activities.ts). It is registered under the activity name
 // `stopTrainJob`, which every recorded history names: that name never changes.
@@ -25,7 +25,7 @@ export interface UndoStartInput {
   copyUid?: string;
   /** Whether step 7 set the copy's owner, so that the garbage collector deletes the copy. */
   ownerSet: boolean;
-  /** The step whose failure is being compensated, and the TrainJob's ref, for the failure if the undo fails. */
+  /** The step whose failure is being undone, and the TrainJob's ref, for the failure if the undo fails. */
   step: number;
   ref?: TrainJobRef;
   /** The TrainJob as Start wrote it: a TrainJob looked up by name is deleted only while it still reads back so. */
@@ -113,6 +113,6 @@ export function undoStartActivities(env: ActivityEnv) {
       return left.length > 0 ? { deleted, left } : { deleted };
     }
 
-  // The registered name (recorded in every history of a compensated Start).
+  // The registered name (recorded in every history of an undone Start).
   return { stopTrainJob: undoStart };
 }

@@ -14,7 +14,7 @@ import type { Activities } from '../activities/index.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { ERROR_TYPES } from '../model/errors.js';
-import { ACTIVITY_LABELS, PHASES, phaseLabel, STEPS, stepLabel, type ActivityOf, type CallStep } from '../core/start/steps.js';
+import { ACTIVITY_LABELS, STAGES, stageLabel, STEPS, stepLabel, type ActivityOf, type CallStep } from '../core/start/steps.js';
 
 /**
  * The settings, and the request validated with them, are read in the worker's main thread by local
@@ -172,7 +172,7 @@ export function activitiesFor(config: Config, taskEnd?: TaskEnd) {
   const firstOnly = <K extends keyof Activities>(name: K): Activities[K] =>
     proxyOf(ACTIVITY_LABELS[name], name)({ timeoutMs: callMs, retry: { ...retry, maximumAttempts: 1 } }) as unknown as Activities[K];
   const restOf = <P extends CallStep>(end: TaskEnd, p: P): Activities[ActivityOf<P>] =>
-    retryAfterFirst(callMs, end, proxyOf(phaseLabel(p), PHASES[p].activity as ActivityOf<P>)) as unknown as Activities[ActivityOf<P>];
+    retryAfterFirst(callMs, end, proxyOf(stageLabel(p), STAGES[p].activity as ActivityOf<P>)) as unknown as Activities[ActivityOf<P>];
   const task = <F extends Call<never[], unknown>>(call: F): F => {
     if (!taskEnd) return call;
     return ((...args: Parameters<F>) => {
@@ -180,7 +180,7 @@ export function activitiesFor(config: Config, taskEnd?: TaskEnd) {
       return call(...args);
     }) as F;
   };
-  const localStep = <P extends CallStep>(p: P) => local(phaseLabel(p), PHASES[p].activity as ActivityOf<P>);
+  const localStep = <P extends CallStep>(p: P) => local(stageLabel(p), STAGES[p].activity as ActivityOf<P>);
   return {
     readRuntime: localStep(2),
     createRuntimeCopy: localStep(5),
@@ -204,7 +204,7 @@ export function activitiesFor(config: Config, taskEnd?: TaskEnd) {
       : {}),
     /** Whether CallBound leaves a retry after a first attempt (it is longer than the first backoff). */
     retriesAfterFirst: callMs > FIRST_BACKOFF_MS,
-    // Start's undo (the compensation), registered as `stopTrainJob`.
+    // Start's undo, registered as the activity type `stopTrainJob` (recorded histories name it so).
     undoStart: local(ACTIVITY_LABELS.stopTrainJob, 'stopTrainJob'),
     checkReach: local(ACTIVITY_LABELS.checkReach, 'checkReach'),
     checkWrite: local(ACTIVITY_LABELS.checkWrite, 'checkWrite'),

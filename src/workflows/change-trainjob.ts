@@ -11,7 +11,7 @@ import { DispatchError } from '../model/errors.js';
 import type { TrainJobState } from '../model/operations.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { OPERATION_NAMES } from '../contract/names.js';
-import type { GateOperation, OperationPlan } from '../core/operations/plan.js';
+import type { TrainJobChange, OperationPlan } from '../core/operations/plan.js';
 import { planOperation } from '../core/operations/plans.js';
 import { planOperationPrePatch } from '../core/operations/plans-prepatch.js';
 import { holdWritesWorkloadFirst } from './hold-order.js';
@@ -24,7 +24,7 @@ export const MAX_STALE_WRITES = 10;
 /** How often a plan that waits (Kueue has not made the Workload yet) reads again. */
 const WAIT_POLL_MS = 1_000;
 
-export function changeTrainJob(op: GateOperation, input: unknown): Promise<TrainJobState> {
+export function changeTrainJob(op: TrainJobChange, input: unknown): Promise<TrainJobState> {
   return runOperation(op, input, async ({ ref, config, calls, progress, declarative }) => {
     // A Hold waits for Kueue's Workload at most as long as Start's step 9 would (timer count, no clock).
     const maxWaits = Math.ceil(toMillis(parseGoDuration(config.timeouts.workload)!) / WAIT_POLL_MS);

@@ -18,7 +18,7 @@ export function unansweredDetail(error: unknown): string {
 
 /**
  * The DispatchError behind an activity failure. Cancellation is rethrown untouched, so the
- * caller's compensation sees it for what it is.
+ * caller's undo sees it for what it is.
  */
 export function classify(error: unknown, step: number, unansweredType: ErrorType, unansweredReason: string, ref?: TrainJobRef): DispatchError {
   if (isCancellation(error)) throw error;

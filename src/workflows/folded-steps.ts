@@ -11,7 +11,7 @@ import { fromFailure } from '../model/error-failures.js';
 import type { CopyFold, FoldStop, OwnerFold } from '../activities/folded-start-activities.js';
 import { classify, unansweredDetail } from './failures.js';
 import type { ProgressReporter } from './progress.js';
-import { PHASES } from '../core/start/steps.js';
+import { STAGES } from '../core/start/steps.js';
 
 /** The steps whose calls are folded. */
 export type FoldedStep = 2 | 5 | 7 | 8;
@@ -41,7 +41,7 @@ export async function firstAttempt<F extends { stopped?: FoldStop }>(
   } catch (error) {
     if (isCancellation(error)) throw error;
     if (!fromFailure(error)) return { stopped: { step: first!, reason: unansweredDetail(error) } } as F;
-    const refusal = classify(error, first!, PHASES[first!].unanswered, `waiting for ${waitingFor[first!]}`, ref);
+    const refusal = classify(error, first!, STAGES[first!].unanswered, `waiting for ${waitingFor[first!]}`, ref);
     const at = rest.find((step) => step === refusal.step);
     if (at !== undefined) progress.enter(at, waitingFor[at]!);
     throw refusal;

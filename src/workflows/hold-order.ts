@@ -7,7 +7,7 @@
 // no Workload read yet there is nothing to write first: the annotation goes first, as before.
 import { patched } from '@temporalio/workflow';
 import { HOLD_DEACTIVATES_WORKLOAD_FIRST } from '../contract/names.js';
-import type { GateOperation } from '../core/operations/plan.js';
+import type { TrainJobChange } from '../core/operations/plan.js';
 import { observedWorkload, type Observed } from '../core/operations/observed.js';
 
 /**
@@ -16,6 +16,6 @@ import { observedWorkload, type Observed } from '../core/operations/observed.js'
  * and only under it. Asked again at each plan: a run recorded without the marker replays the old
  * order, and the first plan it makes live (on a worker with this code) takes the new one.
  */
-export function holdWritesWorkloadFirst(op: GateOperation, observed: Observed): boolean {
+export function holdWritesWorkloadFirst(op: TrainJobChange, observed: Observed): boolean {
   return op === 'hold' && observedWorkload(observed).workload !== undefined && patched(HOLD_DEACTIVATES_WORKLOAD_FIRST);
 }

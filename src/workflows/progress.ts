@@ -5,7 +5,7 @@ import { defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttrib
 import { ONE_UPSERT_PER_TASK, PROGRESS_QUERY } from '../contract/names.js';
 import { DispatchJobId, DispatchStep, DispatchTrainJob } from '../contract/search-attributes.js';
 import type { TaskEnd } from './activity-proxies.js';
-import { PHASES, phaseLabel, stepOf, type Phase, type StepNumber } from '../core/start/steps.js';
+import { STAGES, stageLabel, stepOf, type Stage, type StepNumber } from '../core/start/steps.js';
 
 export interface Progress {
   step: StepNumber;
@@ -21,8 +21,8 @@ export interface Progress {
 export const progressQuery = defineQuery<Progress>(PROGRESS_QUERY);
 
 export class ProgressReporter {
-  private state: Progress = { step: stepOf('validate'), stepName: PHASES.validate.label };
-  private phase: Phase = 'validate';
+  private state: Progress = { step: stepOf('validate'), stepName: STAGES.validate.label };
+  private stage: Stage = 'validate';
   /**
    * Search attribute updates not sent yet, by key (the last value wins): updates made with no await
    * between them go out as one UpsertWorkflowSearchAttributes command when the workflow next
@@ -54,10 +54,10 @@ export class ProgressReporter {
     ]);
   }
 
-  enter(phase: Phase, waitingFor: string): void {
-    this.phase = phase;
-    this.state = { ...this.state, step: stepOf(phase), stepName: PHASES[phase].label, waitingFor };
-    this.upsert([{ key: DispatchStep, value: phaseLabel(phase) }]);
+  enter(stage: Stage, waitingFor: string): void {
+    this.stage = stage;
+    this.state = { ...this.state, step: stepOf(stage), stepName: STAGES[stage].label, waitingFor };
+    this.upsert([{ key: DispatchStep, value: stageLabel(stage) }]);
     this.render();
   }
 
@@ -73,7 +73,7 @@ export class ProgressReporter {
 
   /** What the Start is doing, or stopped doing, as an operator reads it ("4 validate request"). */
   get label(): string {
-    return phaseLabel(this.phase);
+    return stageLabel(this.stage);
   }
 
   created(uid: string): void {

@@ -1,7 +1,7 @@
 // Steps 2 to 9 of Start, shared by StartTrainJob and the preflight probe (which is "a Start like
 // any other, with a spec of its own"). Everything that decides runs here from the pure core; the
 // activities only talk to the API server. A Start that ends at a step whose row in steps.ts says
-// so (a failure at 7-9, or a cancellation once step 5 has begun) runs the compensation: stop what
+// so (a failure at 7-9, or a cancellation once step 5 has begun) runs the undo: stop what
 // this attempt created.
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { Config } from '../model/config.js';
@@ -29,13 +29,13 @@ export interface RunOptions {
   probe?: boolean;
 }
 
-/** What this attempt has created so far, for the compensation: the saga's stack, as a few facts. */
+/** What this attempt has created so far, for the undo: the saga's stack, as a few facts. */
 interface Created {
   copyUid?: string;
   /** Set once step 7 succeeded: the copy is owned by the TrainJob, so the garbage collector takes it. */
   ownerSet: boolean;
   ref?: TrainJobRef;
-  /** Step 5 adopted the TrainJob of an earlier run of this attempt: the compensation leaves it. */
+  /** Step 5 adopted the TrainJob of an earlier run of this attempt: the undo leaves it. */
   adoptedEarlier: boolean;
 }
 
@@ -117,7 +117,7 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
   } catch (error) {
     const step = progress.step;
     if (!mustUndo(step, isCancellation(error))) throw unnamedUnlessUnknown(error, step);
-    const left = await compensate(acts, { namespace, name, token, trainJob, config, created, step, cause: error });
+    const left = await undo(acts, { namespace, name, token, trainJob, config, created, step, cause: error });
     throw withLeft(error, left, created.ref);
   }
 }
@@ -143,13 +143,13 @@ async function foldCopy(
     const name = trainJobName(job, submission);
     const token = attemptToken(namespace, name, attempt);
     const created: Created = { ownerSet: false, adoptedEarlier: false };
-    const left = await compensate(acts, { namespace, name, token, config: input.config, created, step: 5, cause: error });
+    const left = await undo(acts, { namespace, name, token, config: input.config, created, step: 5, cause: error });
     throw withLeft(error, left, undefined);
   }
 }
 
 /**
- * The failure after the compensation: it names the TrainJob, and says why the stop left it when it
+ * The failure after the undo: it names the TrainJob, and says why the stop left it when it
  * did (the caller took it over, or an earlier run made it). A cancellation stays a cancellation.
  */
 function withLeft(error: unknown, left: LeftObject[], ref: TrainJobRef | undefined): unknown {
@@ -172,7 +172,7 @@ function unnamedUnlessUnknown(error: unknown, step: number): unknown {
  * Stops what this attempt created, even when the Start itself was cancelled. When the stop fails
  * too, the outcome is unknown: the TrainJob may still exist.
  */
-async function compensate(
+async function undo(
   acts: StartActivities,
   input: { namespace: string; name: string; token: string; trainJob?: TrainJob; config: Config; created: Created; step: number; cause: unknown },
 ): Promise<LeftObject[]> {

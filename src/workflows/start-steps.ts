@@ -4,7 +4,7 @@
 // rest of its retry. runStart reads as the steps; the folds are resumed here.
 import { DispatchError } from '../model/errors.js';
 import type { TrainJobRef } from '../model/operations.js';
-import { PHASES, type CallStep } from '../core/start/steps.js';
+import { STAGES, type CallStep } from '../core/start/steps.js';
 import type { StartActivities } from './activity-proxies.js';
 import type { FoldAnswers } from './folded-steps.js';
 import type { ProgressReporter } from './progress.js';
@@ -42,7 +42,7 @@ export class StartSteps {
     if (stopped?.step !== step || !this.acts.retried) return runStep(this.progress, step, waitingFor, () => call(this.acts), ref);
     if (!this.acts.retriesAfterFirst) {
       this.progress.enter(step, waitingFor);
-      throw new DispatchError(PHASES[step].unanswered!, [`waiting for ${waitingFor}: ${stopped.reason}`], step, ref);
+      throw new DispatchError(STAGES[step].unanswered!, [`waiting for ${waitingFor}: ${stopped.reason}`], step, ref);
     }
     const retried = { ...this.acts, ...this.acts.retried };
     return runStep(this.progress, step, waitingFor, () => call(retried), ref);

@@ -3,8 +3,11 @@
 import type { TrainJobState } from '../../model/operations.js';
 import type { PlannedWrite } from '../objects/planned-write.js';
 
-/** The operations that change the start gate's facts by a plan: read, plan, write, read and plan again. */
-export type GateOperation = 'open' | 'hold' | 'release';
+/**
+ * The changes: the operations that change whether a started TrainJob may run, by a plan of the
+ * start gate's facts: read, plan, write, read and plan again.
+ */
+export type TrainJobChange = 'open' | 'hold' | 'release';
 
 export type OperationPlan =
   /** ErrRejected: the operation cannot apply to what was read. Nothing is written. `state`: the phase read, when a TrainJob was. */

@@ -47,7 +47,7 @@ import { isHeldMarked, isSuspended } from './facts.js';
 import { dispatchLabelProblems } from './identity.js';
 import { observedWorkload, type Observed } from './observed.js';
 import { stateOf } from './phase.js';
-import { writesOrDone, type GateOperation, type OperationPlan, type PlanOptions } from './plan.js';
+import { writesOrDone, type TrainJobChange, type OperationPlan, type PlanOptions } from './plan.js';
 
 // ---- The plans
 
@@ -77,7 +77,7 @@ type Decide = (trainJob: TrainJob, observed: Observed, state: TrainJobState) => 
 
 /** The part every operation shares: identity, Absent, and no change to a TrainJob that has ended. */
 function plan(
-  op: GateOperation,
+  op: TrainJobChange,
   ref: TrainJobRef,
   observed: Observed,
   options: PlanOptions,
@@ -207,7 +207,7 @@ export function planReleasePrePatch(ref: TrainJobRef, observed: Observed, option
 
 /** The plan of an operation by its name. */
 export function planOperationPrePatch(
-  op: GateOperation,
+  op: TrainJobChange,
   ref: TrainJobRef,
   observed: Observed,
   options: PlanOptions = {},

@@ -40,7 +40,7 @@ import { isHeldMarked, isOpened, isOpenedMarked, isSuspended } from './facts.js'
 import { identityRefusals } from './identity.js';
 import { observedWorkload, type Observed } from './observed.js';
 import { stateOf } from './phase.js';
-import { writesOrDone, type GateOperation, type OperationPlan, type PlanOptions } from './plan.js';
+import { writesOrDone, type TrainJobChange, type OperationPlan, type PlanOptions } from './plan.js';
 
 /** Whether the TrainJob has ended: Open and Release answer its state, Hold refuses. */
 const hasEnded = (state: TrainJobState) => state.phase === 'Succeeded' || state.phase === 'Failed';
@@ -48,7 +48,7 @@ const hasEnded = (state: TrainJobState) => state.phase === 'Succeeded' || state.
 type Decide = (trainJob: TrainJob, observed: Observed, state: TrainJobState) => OperationPlan;
 
 /** The part every operation shares: refusals (with the phase read, if any), and Absent. */
-function plan(op: GateOperation, ref: TrainJobRef, observed: Observed, decide: Decide): OperationPlan {
+function plan(op: TrainJobChange, ref: TrainJobRef, observed: Observed, decide: Decide): OperationPlan {
   const refusals = identityRefusals(op, ref, observed);
   const state = stateOf(ref, observed);
   if (refusals.length > 0) {
@@ -181,7 +181,7 @@ export function planRelease(ref: TrainJobRef, observed: Observed): OperationPlan
 }
 
 /** The plan of an operation by its name. */
-export function planOperation(op: GateOperation, ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): OperationPlan {
+export function planOperation(op: TrainJobChange, ref: TrainJobRef, observed: Observed, options: PlanOptions = {}): OperationPlan {
   if (op === 'open') return planOpen(ref, observed);
   if (op === 'hold') return planHold(ref, observed, options);
   return planRelease(ref, observed);

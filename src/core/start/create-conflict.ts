@@ -1,6 +1,6 @@
 // What a create that answered 409 Conflict does next (steps 5 and 6), decided from what the read
 // that followed the 409 saw. The object may be gone again (create again), being deleted by an
-// earlier compensation (wait, then create again), or there: then the step's rule says whether it is
+// earlier undo (wait, then create again), or there: then the step's rule says whether it is
 // what this Start would have created (adopt it) or someone else's (refuse, ErrRejected).
 // Step 5 reuses a runtime copy with no owner and the source runtime's spec (seed 000,
 // copyReuseReasons); step 6 adopts a TrainJob carrying this attempt's token, the earlier unanswered

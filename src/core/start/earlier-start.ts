@@ -9,7 +9,7 @@
 // (docs/contract.md §7). Then steps 6-9 adopt the TrainJob as they adopt any create of this attempt
 // that landed. A TrainJob the caller took over (a held one still reads back as Start wrote it: the
 // held annotation is one Start never wrote), or changed, is not adopted: step 5 is refused and
-// nothing is touched. An adopted TrainJob is never deleted by the compensation (undo-plan.ts).
+// nothing is touched. An adopted TrainJob is never deleted by the undo (undo-plan.ts).
 import type { Config } from '../../model/config.js';
 import { Trainer } from '../../model/constants.js';
 import type { KubeObject, TrainerRuntime, TrainJob } from '../../model/kube.js';

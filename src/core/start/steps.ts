@@ -47,21 +47,21 @@ export type StepNumber = keyof typeof STEPS;
 export const VALIDATE = { step: 4, label: 'validate request', activity: 'prepareStart', unanswered: 'ErrUnreachable', undo: 'nothing' } as const satisfies Step & { step: StepNumber };
 
 /** What a Start is doing: one of the nine steps, or step 4's checks run first. */
-export const PHASES = { validate: VALIDATE, ...STEPS } as const;
+export const STAGES = { validate: VALIDATE, ...STEPS } as const;
 
-export type Phase = keyof typeof PHASES;
+export type Stage = keyof typeof STAGES;
 
-/** The step number a phase shows and its failures carry. */
-export const stepOf = (phase: Phase): StepNumber => (phase === 'validate' ? VALIDATE.step : phase);
+/** The step number a stage shows and its failures carry. */
+export const stepOf = (stage: Stage): StepNumber => (stage === 'validate' ? VALIDATE.step : stage);
 
-/** What an operator reads of a phase: "4 validate request", "5 create runtime copy". */
-export const phaseLabel = (phase: Phase): string => `${stepOf(phase)} ${PHASES[phase].label}`;
+/** What an operator reads of a stage: "4 validate request", "5 create runtime copy". */
+export const stageLabel = (stage: Stage): string => `${stepOf(stage)} ${STAGES[stage].label}`;
 
-/** The phases that make a Kubernetes call through an activity. */
-export type CallStep = { [P in Phase]: (typeof PHASES)[P] extends { activity: string } ? P : never }[Phase];
+/** The stages that make a Kubernetes call through an activity. */
+export type CallStep = { [P in Stage]: (typeof STAGES)[P] extends { activity: string } ? P : never }[Stage];
 
-/** The activity of a call phase. */
-export type ActivityOf<P extends CallStep> = (typeof PHASES)[P]['activity'];
+/** The activity of a call stage. */
+export type ActivityOf<P extends CallStep> = (typeof STAGES)[P]['activity'];
 
 const isStepNumber = (step: number): step is StepNumber => Object.hasOwn(STEPS, step);
 
@@ -101,7 +101,7 @@ export const FOLDS = {
 export const isFold = (activityType: string): activityType is keyof typeof FOLDS => Object.hasOwn(FOLDS, activityType);
 
 /** A fold's label, as the Temporal UI shows its summary: "7 set owner, 8 read-back". */
-const foldLabel = (steps: readonly StepNumber[]): string => steps.map((step) => phaseLabel(step)).join(', ');
+const foldLabel = (steps: readonly StepNumber[]): string => steps.map((step) => stageLabel(step)).join(', ');
 
 /**
  * Every activity's label: a step's is its step label ("5 create runtime copy"). The one name the
@@ -111,9 +111,9 @@ export const ACTIVITY_LABELS = {
   ...OTHER_CALLS,
   ...Object.fromEntries(Object.entries(FOLDS).map(([fold, steps]) => [fold, foldLabel(steps)])),
   ...Object.fromEntries(
-    (Object.keys(PHASES) as Phase[]).flatMap((phase) => {
-      const step = PHASES[phase];
-      return 'activity' in step ? [[step.activity, phaseLabel(phase)]] : [];
+    (Object.keys(STAGES) as Stage[]).flatMap((stage) => {
+      const step = STAGES[stage];
+      return 'activity' in step ? [[step.activity, stageLabel(stage)]] : [];
     }),
   ),
 } as Record<ActivityType, string>;

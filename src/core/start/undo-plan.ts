@@ -1,4 +1,4 @@
-// What the compensation of a Start deletes (docs/contract.md §7): the TrainJob, and the runtime copy
+// What the undo of a Start deletes (docs/contract.md §7): the TrainJob, and the runtime copy
 // too when step 7 never made the TrainJob its owner (else the garbage collector deletes it). The
 // undo reads each object and decides here what to do with what it read; it then deletes with the
 // UID and resourceVersion it read as preconditions, so that an Open or Hold racing the delete makes

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { workloadsToMarkReady } from '../../../../src/core/admission/workload-ready.js';
 import { watchOutcome } from '../../../../src/core/operations/watch-outcome.js';
-import type { GateOperation } from '../../../../src/core/operations/plan.js';
+import type { TrainJobChange } from '../../../../src/core/operations/plan.js';
 import { planOperation } from '../../../../src/core/operations/plans.js';
 import { trimTrainJob, trimWorkload } from '../../../../src/core/objects/observed-trim.js';
 import type { Observed } from '../../../../src/core/operations/observed.js';
@@ -32,7 +32,7 @@ describe('trimTrainJob, trimWorkload', () => {
 
   it('change no decision: state, Watch outcome, every plan and the controller writes are the same', () => {
     fc.assert(
-      fc.property(arbObserved, fc.constantFrom<GateOperation>('open', 'hold', 'release'), fc.boolean(), (observed, op, resumed) => {
+      fc.property(arbObserved, fc.constantFrom<TrainJobChange>('open', 'hold', 'release'), fc.boolean(), (observed, op, resumed) => {
         const small = trimmed(observed);
         expect(stateOf(REF, small)).toEqual(stateOf(REF, observed));
         expect(planOperation(op, REF, small, { resumed })).toEqual(planOperation(op, REF, observed, { resumed }));

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pointer } from '../../../../src/core/objects/json-patch.js';
 import type { PlannedWrite } from '../../../../src/core/objects/planned-write.js';
-import type { GateOperation, OperationPlan } from '../../../../src/core/operations/plan.js';
+import type { TrainJobChange, OperationPlan } from '../../../../src/core/operations/plan.js';
 import { applyJsonPatch, JsonPatchError } from '../../../support/json-patch.js';
 import {
   identityRefusalsPrePatch as identityRefusals,
@@ -50,7 +50,7 @@ const WL_PRE = [
   { op: 'test', path: '/metadata/uid', value: 'wl-uid-1' },
   { op: 'test', path: '/metadata/resourceVersion', value: '200' },
 ];
-const OPS: GateOperation[] = ['open', 'hold', 'release'];
+const OPS: TrainJobChange[] = ['open', 'hold', 'release'];
 
 const bump = <T extends TrainJob | Workload>(object: T): T => ({
   ...object,
@@ -74,7 +74,7 @@ const applyAll = (observed: Observed, writes: PlannedWrite[]) => writes.reduce(a
 
 /** The workflow's loop: plan, write, plan again (resumed), until the plan is not `write`. */
 function run(
-  op: GateOperation,
+  op: TrainJobChange,
   observed: Observed,
 ): { first: OperationPlan; last: OperationPlan; world: Observed; rounds: number } {
   const first = planOperation(op, REF, observed);

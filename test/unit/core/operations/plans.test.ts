@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PlannedWrite } from '../../../../src/core/objects/planned-write.js';
 import { identityRefusals } from '../../../../src/core/operations/identity.js';
-import type { GateOperation, OperationPlan, PlanOptions } from '../../../../src/core/operations/plan.js';
+import type { TrainJobChange, OperationPlan, PlanOptions } from '../../../../src/core/operations/plan.js';
 import { planHold, planOpen, planOperation, planRelease } from '../../../../src/core/operations/plans.js';
 import { applyJsonPatch, JsonPatchError } from '../../../support/json-patch.js';
 import { isWorkloadInactive, kueueDeactivation } from '../../../../src/core/objects/workloads.js';
@@ -29,7 +29,7 @@ const TJ_PRE = [
   { op: 'test', path: '/metadata/uid', value: REF.uid },
   { op: 'test', path: '/metadata/resourceVersion', value: '100' },
 ];
-const OPS: GateOperation[] = ['open', 'hold', 'release'];
+const OPS: TrainJobChange[] = ['open', 'hold', 'release'];
 
 const bump = <T extends TrainJob | Workload>(object: T): T => ({
   ...object,
@@ -46,7 +46,7 @@ const applyAll = (observed: Observed, writes: PlannedWrite[]) => writes.reduce(a
  * The workflow's loop, each write's answer lost: plan, write, read and plan again never told it
  * has written (no `resumed`), until the plan is not `write`.
  */
-function run(op: GateOperation, observed: Observed, options: PlanOptions = {}): { first: OperationPlan; last: OperationPlan; world: Observed } {
+function run(op: TrainJobChange, observed: Observed, options: PlanOptions = {}): { first: OperationPlan; last: OperationPlan; world: Observed } {
   const first = planOperation(op, REF, observed, options);
   let plan = first;
   let world = observed;

@@ -2,7 +2,7 @@
 // its call, what an unanswered call becomes, and what a Start ending there must undo.
 import { describe, expect, it } from 'vitest';
 import { VALIDATE_STEP } from '../../../../src/core/start/validate.js';
-import { ACTIVITY_LABELS, mustUndo, phaseLabel, PHASES, STEPS, stepLabel, stepOf, type StepNumber } from '../../../../src/core/start/steps.js';
+import { ACTIVITY_LABELS, mustUndo, stageLabel, STAGES, STEPS, stepLabel, stepOf, type StepNumber } from '../../../../src/core/start/steps.js';
 
 const ALL = Object.keys(STEPS).map(Number) as StepNumber[];
 
@@ -15,7 +15,7 @@ describe('the steps table', () => {
 
   it('gives each unanswered call the type of its step: unreachable before anything exists, unknown for the create, rejected after', () => {
     const unanswered = Object.fromEntries(ALL.filter((n) => 'unanswered' in STEPS[n]).map((n) => [n, (STEPS[n] as { unanswered: string }).unanswered]));
-    expect(PHASES.validate.unanswered).toBe('ErrUnreachable');
+    expect(STAGES.validate.unanswered).toBe('ErrUnreachable');
     expect(unanswered).toEqual({
       2: 'ErrUnreachable',
       5: 'ErrUnreachable',
@@ -28,8 +28,8 @@ describe('the steps table', () => {
 
   it('the validation run first is step 4: what an operator sees of it says the step its refusals carry', () => {
     expect(stepOf('validate')).toBe(VALIDATE_STEP);
-    expect(phaseLabel('validate')).toBe(`${VALIDATE_STEP} validate request`);
-    expect(ACTIVITY_LABELS.prepareStart).toBe(phaseLabel('validate'));
+    expect(stageLabel('validate')).toBe(`${VALIDATE_STEP} validate request`);
+    expect(ACTIVITY_LABELS.prepareStart).toBe(stageLabel('validate'));
     expect(Object.values(ACTIVITY_LABELS).filter((label) => /^0\b/.test(label))).toEqual([]);
   });
 
