@@ -33,7 +33,6 @@ export interface Conflict {
   rule: ConflictRule;
 }
 
-
 /** Whether a TrainJob runs on the runtime copy of the given name. */
 export function refersTo(trainJob: KubeObject, copyName: string): boolean {
   const ref = (trainJob as Partial<TrainJob>).spec?.runtimeRef;
