@@ -88,7 +88,8 @@ function addServerCommands(program: Command): void {
     .option('--metrics <address>', "the Temporal SDK's Prometheus metrics bind address", '0.0.0.0:9464')
     .option('--dispatch-metrics <address>', "dispatch's Prometheus metrics (Starts, steps, compensations) bind address", '0.0.0.0:9465')
     .option('--health <address>', 'GET /readyz and GET /livez bind address', '0.0.0.0:8081')
-    .action(async (opts: { config: string; preflightInterval: string; metrics: string; dispatchMetrics: string; health: string }) =>
+    .option('--log-level <level>', 'the lowest level logged: trace, debug, info, warn or error (default: DISPATCH_LOG_LEVEL, else info)')
+    .action(async (opts: { config: string; preflightInterval: string; metrics: string; dispatchMetrics: string; health: string; logLevel?: string }) =>
       act('yaml', async () => {
         const { runWorkerCommand } = await import('./worker-command.js');
         await runWorkerCommand(await loadConfig(opts.config), opts);

@@ -4,7 +4,8 @@
 //
 // Two metrics endpoints (docs/observability.md): the Temporal SDK's own (Core's exporter) on
 // --metrics, dispatch's (Starts, steps, compensations, process) on --dispatch-metrics; /readyz and
-// /livez on --health (observability/health-server.ts). Logs are JSON on stderr. The codec
+// /livez on --health (observability/health-server.ts). Logs are JSON on stderr, from --log-level
+// (or DISPATCH_LOG_LEVEL) up, the worker's own lines and the SDK's alike. The codec
 // (DISPATCH_CODEC_KEYS) and tracing (DISPATCH_TRACING) come from the environment.
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
@@ -18,22 +19,26 @@ import { tracingFromEnv } from '../observability/tracing.js';
 import { connectClient, connectWorker } from '../worker/connect.js';
 import { createDispatchWorker } from '../worker/dispatch-worker.js';
 import { heapLimit } from '../worker/heap.js';
-import { log } from '../observability/log.js';
+import { log, setLogLevel } from '../observability/log.js';
+import { resolveLogLevel } from '../observability/json-logger.js';
 
 export interface WorkerCommandOptions {
   preflightInterval: string;
   metrics: string;
   dispatchMetrics: string;
   health: string;
+  logLevel?: string;
 }
 
 export async function runWorkerCommand(config: Config, opts: WorkerCommandOptions): Promise<void> {
   const interval = parseGoDuration(opts.preflightInterval);
   if (interval === undefined || interval <= 0n) throw new Error(`--preflight-interval ${opts.preflightInterval} is not a positive Go duration`);
-  // A misconfigured codec or tracing stops the worker before it takes any task.
+  // A misconfigured level, codec or tracing stops the worker before it takes any task.
+  const logLevel = resolveLogLevel(opts.logLevel);
+  setLogLevel(logLevel);
   const codec = codecFromEnv();
   const tracing = await tracingFromEnv();
-  installRuntime({ prometheusAddress: opts.metrics });
+  installRuntime({ prometheusAddress: opts.metrics, logLevel });
   const metrics = createDispatchMetrics({ processMetrics: true });
   const metricsServer = await serveMetrics(opts.dispatchMetrics, metrics.registry);
   const plugins = tracing ? [tracing.plugin] : undefined;
@@ -62,9 +67,12 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     tracing: tracing ? 'on' : 'off',
     heapLimitMiB: heap.heapLimitMiB,
   });
-  if (heap.warning) log(heap.warning);
+  if (heap.warning) log(heap.warning, {}, 'warn');
   try {
     await worker.run();
+  } catch (error) {
+    log('worker failed', { error }, 'error');
+    throw error;
   } finally {
     await healthServer.close();
     await client.connection.close();

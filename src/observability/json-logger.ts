@@ -7,11 +7,20 @@ import { LogTimestamp } from '@temporalio/worker';
 export const LOG_LEVEL_ENV = 'DISPATCH_LOG_LEVEL';
 const LEVELS: readonly LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 
-export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): LogLevel {
-  const value = (env[LOG_LEVEL_ENV] ?? 'INFO').trim().toUpperCase();
-  if (!LEVELS.includes(value as LogLevel))
-    throw new Error(`${LOG_LEVEL_ENV} ${env[LOG_LEVEL_ENV]}: must be one of ${LEVELS.join(', ')}`);
+/** A level as an operator writes it (`debug`, `WARN`, ...); `source` names where it came from in the error. */
+export function parseLogLevel(text: string, source: string): LogLevel {
+  const value = text.trim().toUpperCase();
+  if (!LEVELS.includes(value as LogLevel)) throw new Error(`${source} ${text}: must be one of ${LEVELS.join(', ')}`);
   return value as LogLevel;
+}
+
+export function logLevelFromEnv(env: NodeJS.ProcessEnv = process.env): LogLevel {
+  return parseLogLevel(env[LOG_LEVEL_ENV] ?? 'INFO', LOG_LEVEL_ENV);
+}
+
+/** The worker's level: its --log-level when given, else DISPATCH_LOG_LEVEL, else INFO. */
+export function resolveLogLevel(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): LogLevel {
+  return flag !== undefined ? parseLogLevel(flag, '--log-level') : logLevelFromEnv(env);
 }
 
 /** What JSON cannot say as is: errors by name, message and stack; bigints as strings; cycles cut. */

@@ -4,6 +4,7 @@
 // the server's count is the same from every replica (dashboards take the max over them).
 import type { Client } from '@temporalio/client';
 import { WorkflowTypes } from '../contract/names.js';
+import type { Log } from './log.js';
 
 /** The ages a waiting Watch is counted past (dispatch_watches_waited_longer_than{duration}). */
 export const WATCH_WAIT_BOUNDS = { '1h': 3600, '24h': 24 * 3600, '168h': 7 * 24 * 3600 } as const;
@@ -38,7 +39,7 @@ export function openQuery(workflowType: string, taskQueue: string, startedBefore
 export function openWorkflowCounter(
   client: Client,
   taskQueue: string,
-  log: (message: string, fields?: Record<string, unknown>) => void,
+  log: Log,
 ): () => Promise<OpenWorkflowCounts | undefined> {
   let last: { at: number; counts: Promise<OpenWorkflowCounts | undefined> } | undefined;
   let failing = false;
@@ -58,7 +59,7 @@ export function openWorkflowCounter(
       const watchesWaitedLongerThan = Object.fromEntries(bounds.map(([bound], i) => [bound, older[i] ?? 0])) as Record<WatchWaitBound, number>;
       return { watchesWaiting: watchesWaiting ?? 0, startsInFlight: startsInFlight ?? 0, watchesWaitedLongerThan };
     } catch (error) {
-      if (!failing) log('open workflow counts unanswered: dispatch_watches_waiting and dispatch_starts_in_flight have no sample', { error: (error as Error).message });
+      if (!failing) log('open workflow counts unanswered: dispatch_watches_waiting and dispatch_starts_in_flight have no sample', { error: (error as Error).message }, 'warn');
       failing = true;
       return undefined;
     }

@@ -14,7 +14,8 @@ import type { OperationConfig } from '../core/operations/observed.js';
 import { Labels } from '../model/constants.js';
 import { reconcileAdmissionCheck } from './admission/check-reconciler.js';
 import { KubeUnanswered } from '../kube/call.js';
-import { AdmissionPass, type Log } from './admission/pass.js';
+import { AdmissionPass } from './admission/pass.js';
+import type { Log } from '../observability/log.js';
 import { reconcileWorkloads } from './admission/workload-reconciler.js';
 import { sleepUnlessAborted } from './preflight.js';
 
@@ -92,7 +93,7 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
     const summary = problems.join('; ');
     // A pass cut short by shutdown has nothing to report.
     if (summary !== lastProblems && !signal?.aborted) {
-      if (summary) log('admission check controller: pass incomplete', { problems });
+      if (summary) log('admission check controller: pass incomplete', { problems }, 'warn');
       else if (lastProblems) log('admission check controller: pass complete again');
       lastProblems = summary;
     }
@@ -116,7 +117,7 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
         // in the gap after it, must bring the next one forward too.
         const changed = options.lists?.changed(workloadKind, config.namespace, Labels.kueueJobUid, undefined, intervalMs);
         // pass() catches what it knows; this keeps anything else from ending the loop, or the worker.
-        await pass(signal).catch((error: unknown) => log('admission check controller: pass failed', { error: String(error) }));
+        await pass(signal).catch((error: unknown) => log('admission check controller: pass failed', { error: String(error) }, 'error'));
         await sleepUnlessAborted(MIN_GAP_MS, signal);
         const left = Math.max(0, intervalMs - (Date.now() - started));
         await Promise.race([sleepUnlessAborted(left, signal), ...(changed ? [changed] : [])]);

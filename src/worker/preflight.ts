@@ -5,6 +5,7 @@ import { areDefinite, type SettingsSource } from '../activities/settings-activit
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import type { BackendGates } from '../model/results.js';
+import type { Log } from '../observability/log.js';
 import { startProbe } from '../client/dispatch-client.js';
 
 export async function runPreflight(client: Client, taskQueue: string, gates: SettingsSource): Promise<BackendGates> {
@@ -58,7 +59,7 @@ export async function preflightLoop(
   gates: SettingsSource,
   intervalMs: number,
   signal: AbortSignal,
-  log: (message: string, fields?: Record<string, unknown>) => void,
+  log: Log,
 ): Promise<void> {
   let unproven = 0;
   while (!signal.aborted) {
@@ -72,16 +73,18 @@ export async function preflightLoop(
       const boundMs = probeBoundMs(gates.config);
       const bound = setTimeout(() => {
         gates.startUnknown(`the probe did not end within ${boundMs / 1000}s`);
-        log('preflight probe past its bound: the start gate is unknown until it ends', { boundMs });
+        log('preflight probe past its bound: the start gate is unknown until it ends', { boundMs }, 'warn');
       }, boundMs);
       const probing = client.connection.withAbortSignal(signal, () => runPreflight(client, taskQueue, gates));
       probing.catch(() => undefined); // cancelled once the race below has ended: nothing waits for it then
       const result = await Promise.race([probing, aborted(signal)]).finally(() => clearTimeout(bound));
-      if (result) log('preflight finished', { reach: result.reach, write: result.write, start: result.start, reasons: result.reasons });
-      unproven = result && result.reach && result.write && result.start ? 0 : unproven + 1;
+      // A gate left unproven makes this worker refuse Starts at step 1 until a later preflight proves it.
+      const proven = result && result.reach && result.write && result.start;
+      if (result) log('preflight finished', { reach: result.reach, write: result.write, start: result.start, reasons: result.reasons }, proven ? 'info' : 'warn');
+      unproven = proven ? 0 : unproven + 1;
       unknown = !areDefinite(result);
     } catch (error) {
-      log('preflight failed', { error: (error as Error).message });
+      log('preflight failed', { error: (error as Error).message }, 'error');
       unproven += 1;
     }
     await sleepUnlessAborted(nextPreflightMs(intervalMs, unproven, unknown), signal);

@@ -9,8 +9,7 @@ import type { ObjectCalls } from '../../kube/objects.js';
 import type { PlannedWrite } from '../../core/objects/planned-write.js';
 import type { AdmissionCounters } from '../../core/admission/counters.js';
 import type { KubeObject } from '../../model/kube.js';
-
-export type Log = (message: string, fields?: Record<string, unknown>) => void;
+import type { Log } from '../../observability/log.js';
 
 /** What a write came to: applied (and the object as written), stale (read again), or refused. */
 export type WriteOutcome = { outcome: 'applied'; object: KubeObject } | { outcome: 'stale' } | { outcome: 'refused' };

@@ -12,12 +12,16 @@ import { createAdmissionController, MIN_GAP_MS, type AdmissionControllerOptions 
 import { CHECK, KUEUE_CONFIG, NS } from '../core/operation-fixtures.js';
 import { activeCondition, admissionCheck, apiError, cluster, checkState, FakeApi, NOW } from './support/admission-cluster.js';
 
-function controller(api: FakeApi, logs: string[] = [], options: Partial<AdmissionControllerOptions> = {}) {
+/** `logs` gets each line's message; `levelled`, `<level>: <message>`. */
+function controller(api: FakeApi, logs: string[] = [], options: Partial<AdmissionControllerOptions> = {}, levelled: string[] = []) {
   return createAdmissionController({
     kube: api.kube(),
     config: KUEUE_CONFIG,
     requestTimeoutMs: 1000,
-    log: (message) => logs.push(message),
+    log: (message, _fields, level = 'info') => {
+      logs.push(message);
+      levelled.push(`${level}: ${message}`);
+    },
     now: () => NOW,
     ...options,
   });
@@ -113,7 +117,8 @@ describe('the admission check controller, one pass', () => {
   it('an unanswered call ends the pass without throwing; the next pass, answered, makes the writes', async () => {
     const api = cluster();
     const logs: string[] = [];
-    const c = controller(api, logs);
+    const levelled: string[] = [];
+    const c = controller(api, logs, {}, levelled);
     api.fault = (method) => (method === 'listNamespacedCustomObject' ? Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) : undefined);
     expect((await c.pass()).clean).toBe(false);
     expect((await c.pass()).clean).toBe(false);
@@ -129,6 +134,12 @@ describe('the admission check controller, one pass', () => {
     expect((await c.pass()).clean).toBe(true);
     expect(c.counters.readyWrites).toBe(2);
     expect(logs.filter((l) => l.includes('complete again'))).toHaveLength(1);
+    // Each problem (the unanswered lists, then the 503) is a warning: the controller rides it out; its end is news.
+    expect(levelled.filter((l) => l.includes('complete'))).toEqual([
+      'warn: admission check controller: pass incomplete',
+      'warn: admission check controller: pass incomplete',
+      'info: admission check controller: pass complete again',
+    ]);
   });
 
   it('a definite refusal of a write (403) is counted and logged, and the other writes are made', async () => {
@@ -225,6 +236,7 @@ describe('the admission check controller, running', () => {
   it('a pass that throws anyway is logged and the loop goes on', async () => {
     const api = cluster();
     const logs: string[] = [];
+    const levelled: string[] = [];
     let calls = 0;
     const c = controller(api, logs, {
       intervalMs: 1,
@@ -232,12 +244,12 @@ describe('the admission check controller, running', () => {
         if (++calls === 1) throw new Error('clock broke');
         return NOW;
       },
-    });
+    }, levelled);
     const stop = new AbortController();
     const running = c.run(stop.signal);
     while (c.counters.readyWrites < 2) await new Promise((resolve) => setTimeout(resolve, 2));
     stop.abort();
     await running;
-    expect(logs).toContain('admission check controller: pass failed');
+    expect(levelled).toContain('error: admission check controller: pass failed');
   });
 });

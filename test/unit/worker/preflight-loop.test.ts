@@ -72,6 +72,30 @@ describe('preflightLoop', () => {
     expect([1, 2, 20].map((n) => nextPreflightMs(HOUR, n, true))).toEqual([UNKNOWN_RETRY_MS, UNKNOWN_RETRY_MS, UNKNOWN_RETRY_MS]);
   });
 
+  it("logs a preflight that proved every gate as info, one that left a gate unproven as warn (Starts are refused), one that failed as error, a probe past its bound as warn", async () => {
+    const unproven = { reach: true, write: true, start: false, reasons: ['start: create TrainJob: HTTP 422'], checkedAt: '' };
+    const proven = { ...unproven, start: true, reasons: [] };
+    const answers: (() => Promise<unknown>)[] = [
+      () => Promise.resolve(unproven),
+      () => Promise.reject(new Error('no Temporal')),
+      () => Promise.resolve(proven),
+      () => new Promise(() => undefined),
+    ];
+    const lines: string[] = [];
+    const store = new SettingsSource(parseConfig({ namespace: 'ns' }));
+    const stop = new AbortController();
+    const loop = preflightLoop(probeClient(() => answers.shift()!()), 'q', store, HOUR, stop.signal, (message, _fields, level = 'info') => lines.push(`${level}: ${message}`));
+    await vi.advanceTimersByTimeAsync(UNPROVEN_RETRY_MS + 10_000 + HOUR + probeBoundMs(store.config));
+    stop.abort();
+    await loop;
+    expect(lines).toEqual([
+      'warn: preflight finished',
+      'error: preflight failed',
+      'info: preflight finished',
+      'warn: preflight probe past its bound: the start gate is unknown until it ends',
+    ]);
+  });
+
   it('definiteGates waits for a preflight that decides (docs/contract.md §8): at once when definite, at the update that makes them so, or after its bound with what there is', async () => {
     const store = new SettingsSource(parseConfig({ namespace: 'ns' }));
     const settled = <T>(p: Promise<T>) => {
