@@ -4,6 +4,14 @@ import type { Logger, LogLevel } from '@temporalio/common';
 import { makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { JsonLogger, logLevelFromEnv } from './json-logger.js';
 
+/**
+ * Prometheus's conventions for the SDK's metrics, as for dispatch's own: durations in seconds, named
+ * with their unit (`temporal_workflow_task_schedule_to_start_latency_seconds`), counters ending in
+ * `_total`. Core's defaults (milliseconds, bare names) match no other series on the dashboard, and a
+ * query written for them now selects nothing rather than reading milliseconds as seconds.
+ */
+export const SDK_METRIC_NAMING = { useSecondsForDurations: true, unitSuffix: true, countersTotalSuffix: true } as const;
+
 export function installRuntime(options: {
   prometheusAddress?: string;
   logger?: Logger;
@@ -16,7 +24,7 @@ export function installRuntime(options: {
     telemetryOptions: {
       logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} },
       ...(options.prometheusAddress
-        ? { metrics: { prometheus: { bindAddress: options.prometheusAddress } } }
+        ? { metrics: { prometheus: { bindAddress: options.prometheusAddress, ...SDK_METRIC_NAMING } } }
         : {}),
     },
   });

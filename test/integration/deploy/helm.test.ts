@@ -312,6 +312,16 @@ describe('deploy/helm/dispatch-kubeflow', () => {
     });
   });
 
+  it("scrapes both metrics ports with the release's name as the label `release`, which every alert and the dashboard key on", () => {
+    const monitor = one<{ spec: { selector: unknown; endpoints: { port: string; relabelings?: unknown[] }[] } }>(rendered.everything, 'ServiceMonitor');
+    const service = one<{ metadata: { labels: Record<string, string> } }>(rendered.everything, 'Service');
+    expect(monitor.spec.endpoints.map((e) => e.port)).toEqual(['metrics', 'sdk-metrics']);
+    for (const endpoint of monitor.spec.endpoints)
+      expect(endpoint.relabelings).toEqual([{ sourceLabels: ['__meta_kubernetes_service_label_app_kubernetes_io_instance'], targetLabel: 'release' }]);
+    // The label it reads is the metrics Service's: the release's name (renderChart's release).
+    expect(service.metadata.labels['app.kubernetes.io/instance']).toBe('dispatch-kubeflow');
+  });
+
   it('wraps files/prometheus-rules.yaml as the PrometheusRule spec and files/grafana-dashboard.json in a ConfigMap labelled grafana_dashboard, each verbatim', () => {
     const rule = one<{ spec: unknown }>(rendered.everything, 'PrometheusRule');
     const dashboard = all<V1ConfigMap>(rendered.everything, 'ConfigMap').find(

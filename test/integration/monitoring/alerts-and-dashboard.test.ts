@@ -3,7 +3,10 @@
 // and the rules' unit tests pass `promtool`; every panel's expression parses; and every metric they
 // name is one that `dispatch-kubeflow worker` exports, on --metrics (Core's exporter) or
 // --dispatch-metrics (dispatch's), scraped after one of each operation, a refusal and the admission
-// check controller's passes, in Kueue mode on the real Kueue.
+// check controller's passes, a workflow task that fails, in Kueue mode on the real Kueue. The SDK's
+// names are checked as the worker sets Core's exporter: seconds, unit suffixes, `_total` counters;
+// and every label an alert or a panel groups, matches or filters by is one the scrape has, or one
+// Prometheus adds to it (TARGET_LABELS).
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,13 +19,19 @@ import { DispatchError } from '../../../src/model/errors.js';
 import type { TrainJobRef } from '../../../src/model/operations.js';
 import { applyKueueSamples } from '../../../dev/harness/samples.js';
 import { startRequest } from '../../support/requests.js';
-import { dashboardExpressions, exposedNames, metricNames, RULE_TESTS_FILE, ruleExpressions, RULES_FILE } from '../../support/monitoring.js';
+import { dashboardExpressions, exposedLabels, exposedNames, labelsUsed, metricNames, RULE_TESTS_FILE, ruleExpressions, RULES_FILE } from '../../support/monitoring.js';
 import { freshNamespace, kubeAccess, uniqueName, type TestNamespace } from '../support/kube.js';
 import { REAL_KUEUE_CONFIG, until } from '../support/operations.js';
 import { temporalEnv } from '../support/temporal.js';
 import { spawnWorker, type WorkerProcess } from '../support/worker-process.js';
 
 const run = promisify(execFile);
+/**
+ * Labels Prometheus gives a scraped series: the Prometheus Operator's `namespace`, `job`, `instance`
+ * (and `pod`, `service`, `endpoint`), the chart's ServiceMonitor's `release`, and `exported_namespace`,
+ * the SDK's own `namespace` renamed where the target's wins.
+ */
+const TARGET_LABELS = ['namespace', 'release', 'job', 'instance', 'pod', 'service', 'endpoint', 'exported_namespace'];
 const repo = join(import.meta.dirname, '..', '..', '..');
 
 /** promtool's path, as scripts/build-servers.sh prints it (npm test builds it with the servers). */
@@ -44,9 +53,9 @@ async function promtoolRun(args: string[]): Promise<{ code: number; output: stri
 }
 
 describe('promtool', () => {
-  it('checks the alert rules: 6 rules, no problem', async () => {
+  it('checks the alert rules: 10 rules, no problem', async () => {
     const checked = await promtoolRun(['check', 'rules', RULES_FILE]);
-    expect(checked.output).toMatch(/SUCCESS: 6 rules found/);
+    expect(checked.output).toMatch(/SUCCESS: 10 rules found/);
     expect(checked.code, checked.output).toBe(0);
   });
 
@@ -56,7 +65,7 @@ describe('promtool', () => {
     expect(tested.output).toMatch(/SUCCESS/);
   });
 
-  it("parses every dashboard panel's expression (each as a recording rule)", async () => {
+  it("parses every dashboard panel's expression and variable's selector (each as a recording rule)", async () => {
     const expressions = dashboardExpressions();
     const rules = expressions.map(({ expr }, i) => ({ record: `dashboard:expression_${i}`, expr }));
     const file = join(mkdtempSync(join(tmpdir(), 'dk-dashboard-')), 'dashboard-rules.yaml');
@@ -105,6 +114,14 @@ describe('the metrics they name, on a real worker', () => {
     await watching.result();
     // A Start refused at step 2.
     await expect(client.startTrainJob(startRequest({ runtime: { kind: 'ClusterTrainingRuntime', name: 'no-such-runtime' } })).catch(typeOf)).resolves.toBe('ErrUnsupported');
+    // A workflow task that fails (a type this worker does not have, as after a deploy that dropped
+    // it), retried by Temporal until the workflow is terminated.
+    const failing = await env.client.workflow.start('NoSuchWorkflowType', { taskQueue, workflowId: uniqueName('no-such-type'), args: [] });
+    await until('a failed workflow task in the SDK metrics', 60_000, async () =>
+      // Either name: the test of the names below says which it must be.
+      /^temporal_workflow_task_execution_failed(_total)?\{[^}]*workflow_type="NoSuchWorkflowType"/m.test(await scrape(worker.metricsUrl)) ? true : undefined,
+    );
+    await failing.terminate('the monitoring test has seen its workflow task fail');
   });
 
   afterAll(async () => {
@@ -140,6 +157,26 @@ describe('the metrics they name, on a real worker', () => {
     await until('dispatch_starts_in_flight 0', 30_000, async () => (/^dispatch_starts_in_flight 0$/m.test(await scrape(worker.dispatchMetricsUrl)) ? true : undefined));
   });
 
+  it("exports the SDK's durations in seconds, named with their unit, and its counters with _total", async () => {
+    const sdk = exposedNames(await scrape(worker.metricsUrl));
+    for (const name of [
+      'temporal_workflow_task_schedule_to_start_latency_seconds_bucket',
+      'temporal_activity_schedule_to_start_latency_seconds_bucket',
+      'temporal_workflow_completed_total',
+      'temporal_workflow_task_execution_failed_total',
+      'temporal_num_pollers',
+    ])
+      expect(sdk, name).toContain(name);
+    // Nothing left in Core's default shape: a bare counter or a latency without its unit.
+    expect([...sdk].filter((n) => /_(latency|endtoend_latency)_(bucket|sum|count)$|_(completed|failed|received)$/.test(n))).toEqual([]);
+    // Seconds, not milliseconds: the activity schedule-to-start observed in this run is under a minute.
+    const text = await scrape(worker.metricsUrl);
+    const sum = Number(/^temporal_activity_schedule_to_start_latency_seconds_sum\{[^}]*\} (\S+)$/m.exec(text)?.[1]);
+    const count = Number(/^temporal_activity_schedule_to_start_latency_seconds_count\{[^}]*\} (\S+)$/m.exec(text)?.[1]);
+    expect(count).toBeGreaterThan(0);
+    expect(sum / count).toBeLessThan(60);
+  });
+
   it('exports every metric the alert rules and the dashboard name', async () => {
     const exported = exposedNames(await scrapeBoth());
     const missing = [...ruleExpressions(), ...dashboardExpressions()].flatMap(({ where, expr }) =>
@@ -148,5 +185,15 @@ describe('the metrics they name, on a real worker', () => {
         .map((name) => `${where}: ${name}`),
     );
     expect(missing).toEqual([]);
+  });
+
+  it('has every label the alert rules and the dashboard group, match or filter by, or Prometheus adds it', async () => {
+    const known = new Set([...exposedLabels(await scrapeBoth()), ...TARGET_LABELS]);
+    const unknown = [...ruleExpressions(), ...dashboardExpressions()].flatMap(({ where, expr }) =>
+      labelsUsed(expr)
+        .filter((label) => !known.has(label))
+        .map((label) => `${where}: ${label}`),
+    );
+    expect(unknown).toEqual([]);
   });
 });

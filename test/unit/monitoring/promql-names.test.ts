@@ -1,7 +1,7 @@
 // The metric names the monitoring test checks against a real scrape: if this reading missed a name,
 // a dashboard or an alert could name a metric that does not exist and the check would still pass.
 import { describe, expect, it } from 'vitest';
-import { dashboardExpressions, exposedNames, metricNames, ruleExpressions } from '../../support/monitoring.js';
+import { dashboardExpressions, exposedLabels, exposedNames, labelsUsed, metricNames, ruleExpressions } from '../../support/monitoring.js';
 
 describe('metricNames', () => {
   it.each([
@@ -20,7 +20,7 @@ describe('metricNames', () => {
 describe('the shipped rules and dashboard', () => {
   it('every expression selects at least one metric, and none is left a Grafana variable', () => {
     const all = [...ruleExpressions(), ...dashboardExpressions()];
-    expect(ruleExpressions()).toHaveLength(6);
+    expect(ruleExpressions()).toHaveLength(10);
     expect(dashboardExpressions().length).toBeGreaterThan(15);
     for (const { where, expr } of all) {
       expect(metricNames(expr), where).not.toEqual([]);
@@ -33,5 +33,17 @@ describe('exposedNames', () => {
   it('reads sample names, not comments', () => {
     const text = '# HELP x_total a\n# TYPE x_total counter\nx_total{a="b"} 1\ny 2\nh_bucket{le="+Inf"} 3\n';
     expect([...exposedNames(text)].sort()).toEqual(['h_bucket', 'x_total', 'y']);
+  });
+});
+
+describe('labelsUsed and exposedLabels', () => {
+  it('reads the labels an expression groups, matches and selects by, not label values or metric names', () => {
+    const expr = 'sum by (namespace, release) (rate(a_total{outcome="fail{ed}", step=~"x"}[5m])) / on (release) group_left (pod) b unless ignoring (le) c without (kind) (d)';
+    expect(labelsUsed(expr).sort()).toEqual(['kind', 'le', 'namespace', 'outcome', 'pod', 'release', 'step']);
+  });
+
+  it('reads the label names of samples, not of comments', () => {
+    const text = '# HELP x a{b="c"}\nx_total{a="1",b="q\\"uote"} 1\ny 2\nh_bucket{le="+Inf"} 3\n';
+    expect([...exposedLabels(text)].sort()).toEqual(['a', 'b', 'le']);
   });
 });
