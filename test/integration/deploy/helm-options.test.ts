@@ -4,6 +4,7 @@
 // each turned on, `helm lint --strict` passing and the rendered objects accepted by a strict
 // server-side dry run; the values that cannot work refused by `helm lint` (values.schema.json),
 // naming the value.
+import { join } from 'node:path';
 import type { V1Deployment, V1NetworkPolicy, V1Service } from '@kubernetes/client-node';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import { monitoringCrdDir } from '../../../dev/harness/crd-sources.js';
 import { installCrds } from '../../../dev/harness/crds.js';
 import { addCodecServerOptions } from '../../../src/codec/command-options.js';
 import { CODEC_KEY_ID_ENV, CODEC_KEYS_ENV } from '../../../src/codec/index.js';
-import { all, one, type Manifest } from '../../unit/deploy/manifests.js';
+import { all, KUBERNETES_DIR, kustomize, one, type Manifest } from '../../unit/deploy/manifests.js';
 import { freshNamespace, kubeAccess, type TestNamespace } from '../support/kube.js';
 import { applyDryRun, type KubeBody } from './apply.js';
 import { lintChart, renderChart } from './helm.js';
@@ -195,6 +196,38 @@ describe('deploy/helm/dispatch-kubeflow: pod settings and optional parts', () =>
     expect(policy.spec!.podSelector!.matchLabels).toEqual(deployment.spec!.selector.matchLabels);
     expect(policy.spec!.ingress).toEqual([{ from: [uiPeer], ports: [{ port: 'codec', protocol: 'TCP' }] }]);
     expect(policy.spec!.egress!.map((rule) => rule.ports!.map((p) => p.port))).toEqual([[53, 53], [443]]);
+  });
+
+  it("runs the codec server as deploy/kubernetes/codec-server does, for the same settings: arguments, variables, probes, resources, security contexts, mounts", async () => {
+    const kustomized = one<V1Deployment>(kustomize(join(KUBERNETES_DIR, 'codec-server')), 'Deployment').spec!.template.spec!;
+    const env = new Map(kustomized.containers[0]!.env!.map((e) => [e.name, e.value!]));
+    const objects = await renderChart({
+      namespace: 'ml-jobs',
+      values: {
+        codec: { secretName: 'dispatch-kubeflow-codec', keysKey: 'DISPATCH_CODEC_KEYS', keyIdKey: 'DISPATCH_CODEC_KEY_ID' },
+        codecServer: {
+          enabled: true,
+          uiOrigin: env.get('DISPATCH_CODEC_UI_ORIGIN'),
+          jwt: { issuer: env.get('DISPATCH_CODEC_JWT_ISSUER'), audience: env.get('DISPATCH_CODEC_JWT_AUDIENCE') },
+          tls: { secretName: 'dispatch-kubeflow-codec-tls' },
+        },
+      },
+    });
+    const charted = byComponent(objects, 'codec-server').spec!.template.spec!;
+    const [mine, theirs] = [charted.containers[0]!, kustomized.containers[0]!];
+    for (const field of ['image', 'imagePullPolicy', 'args', 'ports', 'startupProbe', 'readinessProbe', 'livenessProbe', 'resources', 'securityContext', 'volumeMounts'] as const)
+      expect(mine[field], field).toEqual(theirs[field]);
+    expect(charted.securityContext).toEqual(kustomized.securityContext);
+    expect(charted.automountServiceAccountToken).toBe(kustomized.automountServiceAccountToken);
+    expect(charted.volumes).toEqual(kustomized.volumes);
+    // The same variables; the keys from the same Secret, by key rather than as a whole.
+    const named = (c: typeof mine) => Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
+    expect(named(mine)).toMatchObject(named(theirs));
+    expect(theirs.envFrom).toEqual([{ secretRef: { name: 'dispatch-kubeflow-codec' } }]);
+    expect(mine.env!.filter((e) => e.valueFrom).map((e) => [e.name, e.valueFrom!.secretKeyRef!.name])).toEqual([
+      [CODEC_KEYS_ENV, 'dispatch-kubeflow-codec'],
+      [CODEC_KEY_ID_ENV, 'dispatch-kubeflow-codec'],
+    ]);
   });
 
   it.each([
