@@ -7,7 +7,7 @@
 //   dist/workflow-bundle-tracing.js  the same, plus OpenTelemetry's, for DISPATCH_TRACING
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** Where the bundles are written, relative to the repository (the Dockerfile copies dist/ whole). */
@@ -38,7 +38,10 @@ export async function buildWorkflowBundle(out: string, tracing: boolean): Promis
   return `wrote ${relative(process.cwd(), out) || out} (${Math.round(code.length / 1024)} KiB)`;
 }
 
+// `build-workflow-bundle.ts [folder]`: the bundles under the folder's dist/ (default: the
+// repository's), so that scripts/build-image-tree.sh writes them into the image's tree.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  console.log(await buildWorkflowBundle(join(root, WORKFLOW_BUNDLE), false));
-  console.log(await buildWorkflowBundle(join(root, TRACING_WORKFLOW_BUNDLE), true));
+  const into = resolve(process.argv[2] ?? root);
+  console.log(await buildWorkflowBundle(join(into, WORKFLOW_BUNDLE), false));
+  console.log(await buildWorkflowBundle(join(into, TRACING_WORKFLOW_BUNDLE), true));
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Tests what ships (`npm run test:artefact`; `npm test` runs it after lint): the build (dist/) and
-# the workflow bundles, installed as the Dockerfile installs them (package.json, package-lock.json,
-# dist/, bin/, and `npm ci --omit=dev`) in a fresh folder outside the repository, then run there
+# Tests what ships (`npm run test:artefact`; `npm test` runs it after lint): the image's tree as
+# scripts/build-image-tree.sh makes it (the build, dist/, the workflow bundles, `npm ci --omit=dev`
+# with one platform's native module, bin/) in a fresh folder outside the repository, run there
 # with plain node and production dependencies only:
 #   - the CLI: --help and every command's --help; `render` of a request, the same as the sources
 #     render it, and a refusal with exit code 2;
@@ -45,20 +45,13 @@ quiet() {
   }
 }
 
-step build
-# From clean, as the Dockerfile's build stage: nothing left over from an earlier build ships.
-rm -rf dist
-quiet build npm run build
-quiet bundle npm run build:bundle
-grep '^wrote ' "$work/bundle.log"
-
-step "production install"
+step "image tree"
+# The image's /app, made as the Dockerfile makes it (scripts/build-image-tree.sh: the build, the
+# production install with only this platform's native module, bin/ and package.json).
 app=$work/app
-mkdir -p "$app"
-cp package.json package-lock.json "$app/"
-cp -R dist bin "$app/"
 cp -R scripts/artefact "$work/check"
-(cd "$app" && quiet install npm ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline)
+quiet tree bash scripts/build-image-tree.sh "$app"
+grep -E '^ +wrote |^image tree: ' "$work/tree.log"
 for dev in tsx typescript vitest @temporalio/testing fast-check; do
   [[ ! -e $app/node_modules/$dev ]] || fail "the production install has the devDependency $dev"
 done

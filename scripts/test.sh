@@ -7,6 +7,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The tests run on the Node the image runs (.node-version; a supported LTS), whatever Node ran
+# `npm ci` (.ci/run's is the machine's): scripts/ensure-node.sh fetches it once into the cache, and
+# it goes first on PATH, so npx, vitest's workers and every node the tests spawn are that one. The
+# native modules installed are N-API (@temporalio/core-bridge among them): one build serves both.
+PATH="$(bash scripts/ensure-node.sh):$PATH"
+export PATH
+echo "== Node $(node --version) ($(command -v node))"
+
 echo "== typecheck and lint"
 npx tsc -p tsconfig.json --noEmit
 npx eslint .

@@ -8,6 +8,7 @@ import { formatRefusal, formatRendered, renderOffline, runtimeFromManifest } fro
 import { OPERATIONS, type Operation } from '../contract/names.js';
 import { refFromOptions, type RefOptions } from './trainjob-ref.js';
 import { addCodecServerOptions, type CodecServerCommandOptions } from '../codec/command-options.js';
+import type { WorkerCommandOptions } from './worker-command.js';
 
 type Output = 'yaml' | 'json';
 const outputOption = () => new Option('--output <format>', 'output format').choices(['yaml', 'json']).default('yaml');
@@ -89,7 +90,9 @@ function addServerCommands(program: Command): void {
     .option('--dispatch-metrics <address>', "dispatch's Prometheus metrics (Starts, steps, compensations) bind address", '0.0.0.0:9465')
     .option('--health <address>', 'GET /readyz and GET /livez bind address', '0.0.0.0:8081')
     .option('--log-level <level>', 'the lowest level logged: trace, debug, info, warn or error (default: DISPATCH_LOG_LEVEL, else info)')
-    .action(async (opts: { config: string; preflightInterval: string; metrics: string; dispatchMetrics: string; health: string; logLevel?: string }) =>
+    .option('--tls-cert <file>', 'serve the metrics and health endpoints over HTTPS with this PEM certificate (chain), re-read when it changes')
+    .option('--tls-key <file>', "the certificate's PEM private key")
+    .action(async (opts: WorkerCommandOptions & { config: string }) =>
       act('yaml', async () => {
         const { runWorkerCommand } = await import('./worker-command.js');
         await runWorkerCommand(await loadConfig(opts.config), opts);

@@ -11,7 +11,9 @@ import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { codecFromEnv } from '../codec/index.js';
 import { createDispatchMetrics } from '../observability/metrics.js';
-import { serveMetrics } from '../observability/metrics-server.js';
+import { serveMetrics, serveSdkMetrics } from '../observability/metrics-server.js';
+import { freeLoopbackPort } from '../observability/listen.js';
+import { tlsPathsFromFlags } from '../observability/tls-files.js';
 import { serveHealth } from '../observability/health-server.js';
 import { createHealthSource } from '../worker/health.js';
 import { installRuntime } from '../observability/runtime.js';
@@ -28,6 +30,9 @@ export interface WorkerCommandOptions {
   dispatchMetrics: string;
   health: string;
   logLevel?: string;
+  /** HTTPS for --metrics, --dispatch-metrics and --health: the certificate's and key's files, re-read when they change. */
+  tlsCert?: string;
+  tlsKey?: string;
 }
 
 export async function runWorkerCommand(config: Config, opts: WorkerCommandOptions): Promise<void> {
@@ -38,9 +43,13 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
   setLogLevel(logLevel);
   const codec = codecFromEnv();
   const tracing = await tracingFromEnv();
-  installRuntime({ prometheusAddress: opts.metrics, logLevel });
+  const tls = tlsPathsFromFlags(opts);
+  // Core's exporter serves plain HTTP only: with TLS, it listens on loopback and --metrics serves it over HTTPS.
+  const sdkExporter = tls ? `127.0.0.1:${await freeLoopbackPort()}` : opts.metrics;
+  installRuntime({ prometheusAddress: sdkExporter, logLevel });
   const metrics = createDispatchMetrics({ processMetrics: true });
-  const metricsServer = await serveMetrics(opts.dispatchMetrics, metrics.registry);
+  const metricsServer = await serveMetrics(opts.dispatchMetrics, metrics.registry, tls);
+  const sdkMetricsServer = tls ? await serveSdkMetrics(opts.metrics, `http://${sdkExporter}`, tls) : undefined;
   const plugins = tracing ? [tracing.plugin] : undefined;
   const { connection, namespace } = await connectWorker();
   const client = await connectClient(plugins ? { plugins } : {});
@@ -54,15 +63,16 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     ...(codec ? { dataConverter: { payloadCodecs: [codec] } } : {}),
     ...(plugins ? { plugins } : {}),
   });
-  const healthServer = await serveHealth(opts.health, createHealthSource({ worker: worker.worker, connection, gates: worker.gates }));
+  const healthServer = await serveHealth(opts.health, createHealthSource({ worker: worker.worker, connection, gates: worker.gates }), tls);
   const heap = heapLimit();
   log('worker started', {
     taskQueue: config.temporal.taskQueue,
     namespace: config.namespace,
     mode: config.mode,
-    metrics: opts.metrics,
+    metrics: sdkMetricsServer ? `${sdkMetricsServer.url}/metrics` : opts.metrics,
     dispatchMetrics: `${metricsServer.url}/metrics`,
     health: `${healthServer.url}/readyz`,
+    tls: tls ? `on, ${tls.certFile}, re-read when it changes` : 'off',
     codec: codec ? `on, encrypting with key ${codec.currentKeyId}` : 'off',
     tracing: tracing ? 'on' : 'off',
     heapLimitMiB: heap.heapLimitMiB,
@@ -78,6 +88,7 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     await client.connection.close();
     await connection.close();
     await metricsServer.close();
+    await sdkMetricsServer?.close();
     await tracing?.shutdown();
   }
   log('worker stopped');

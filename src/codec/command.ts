@@ -1,23 +1,12 @@
 // `dispatch-kubeflow codec-server`: the codec server with the keys of DISPATCH_CODEC_KEYS, until
 // SIGINT or SIGTERM, with the options of command-options.ts.
-import { readFile } from 'node:fs/promises';
 import { log } from '../observability/log.js';
-import { parseListenAddress, type TlsFiles } from '../observability/listen.js';
+import { parseListenAddress } from '../observability/listen.js';
+import { tlsPathsFromFlags } from '../observability/tls-files.js';
 import { callerCheckFrom } from './caller-check.js';
 import type { CodecServerCommandOptions } from './command-options.js';
 import { startCodecServer } from './codec-server.js';
 import { codecFromEnv, CODEC_KEYS_ENV } from './index.js';
-
-async function tlsFiles(opts: { tlsCert?: string; tlsKey?: string }): Promise<TlsFiles | undefined> {
-  if (opts.tlsCert === undefined && opts.tlsKey === undefined) return undefined;
-  if (opts.tlsCert === undefined || opts.tlsKey === undefined)
-    throw new Error('--tls-cert and --tls-key go together: give both, or neither for plain HTTP');
-  const read = (flag: string, file: string) =>
-    readFile(file).catch((error: Error) => {
-      throw new Error(`${flag} ${file}: ${error.message}`);
-    });
-  return { cert: await read('--tls-cert', opts.tlsCert), key: await read('--tls-key', opts.tlsKey) };
-}
 
 const LOOPBACK = /^(127\.|::1$|localhost$)/;
 
@@ -31,7 +20,8 @@ export async function runCodecServer(
   const split = (values: string[] = []) => values.flatMap((v) => v.split(/[\s,]+/)).filter((v) => v !== '');
   opts = { ...opts, uiOrigin: split(opts.uiOrigin), jwtAudience: split(opts.jwtAudience) };
   const { check, describe } = await callerCheckFrom(opts);
-  const tls = await tlsFiles(opts);
+  // Files, re-read when they change: a renewed certificate is served without a restart.
+  const tls = tlsPathsFromFlags(opts);
   const server = await startCodecServer(
     opts.listen,
     { codecs: [codec], origins: opts.uiOrigin, callerCheck: check, log },

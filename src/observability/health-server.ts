@@ -4,14 +4,14 @@
 // A server of its own, apart from the metrics ports, so that a probe never waits behind a scrape.
 import type { ServerResponse } from 'node:http';
 import type { Health, HealthSource } from '../core/health.js';
-import { listen, type ListeningServer } from './listen.js';
+import { listen, type ListeningServer, type TlsFiles } from './listen.js';
 
 function answer(response: ServerResponse, key: 'ready' | 'alive', health: Health, head: boolean): void {
   const body = `${JSON.stringify({ [key]: health.ok, reasons: health.reasons })}\n`;
   response.writeHead(health.ok ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(head ? undefined : body);
 }
 
-export function serveHealth(address: string, source: HealthSource): Promise<ListeningServer> {
+export function serveHealth(address: string, source: HealthSource, tls?: TlsFiles): Promise<ListeningServer> {
   return listen(address, (request, response) => {
     const path = new URL(request.url ?? '/', 'http://health').pathname;
     if (path !== '/readyz' && path !== '/livez')
@@ -23,5 +23,5 @@ export function serveHealth(address: string, source: HealthSource): Promise<List
       (health) => answer(response, 'ready', health, head),
       (error: Error) => answer(response, 'ready', { ok: false, reasons: [`health: ${error.message}`] }, head),
     );
-  });
+  }, tls);
 }

@@ -46,10 +46,10 @@ export function placeIn(objects: Manifest[], namespace: string): KubeBody[] {
   });
 }
 
-/** The REST collection of an object's kind (every kind used here pluralises with an s). */
+/** The REST collection of an object's kind (every kind used here pluralises with an s, or y to ies). */
 function collection(object: KubeBody): string {
   const base = object.apiVersion.includes('/') ? `/apis/${object.apiVersion}` : `/api/${object.apiVersion}`;
-  const plural = `${object.kind.toLowerCase()}s`;
+  const plural = `${object.kind.toLowerCase().replace(/y$/, 'ie')}s`;
   return object.metadata.namespace
     ? `${base}/namespaces/${object.metadata.namespace}/${plural}`
     : `${base}/${plural}`;

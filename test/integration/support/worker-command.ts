@@ -23,8 +23,11 @@ export interface WorkerCommand {
   child: ChildProcess;
   /** Everything it wrote, stdout and stderr. */
   output(): string;
-  /** http://127.0.0.1:<port> of its --health server. */
+  /** http://127.0.0.1:<port> of its --health server (https:// with --tls-cert among `args`). */
   healthUrl: string;
+  /** The same of --metrics (the Temporal SDK's) and --dispatch-metrics. */
+  metricsUrl: string;
+  dispatchMetricsUrl: string;
   /** Resolves with the exit code (null when killed by a signal) once it has exited. */
   exited: Promise<number | null>;
 }
@@ -43,10 +46,14 @@ export async function spawnWorkerCommand(options: {
   temporalAddress?: string;
   /** More environment, e.g. DISPATCH_WORKFLOW_BUNDLE. */
   env?: Record<string, string>;
+  /** More flags, e.g. --tls-cert and --tls-key. */
+  args?: string[];
 }): Promise<WorkerCommand> {
   const [metrics, dispatchMetrics, health] = await freePorts(3);
   const args = ['bin/dispatch-kubeflow.js', 'worker', '--config', options.config];
   args.push('--metrics', `127.0.0.1:${metrics}`, '--dispatch-metrics', `127.0.0.1:${dispatchMetrics}`, '--health', `127.0.0.1:${health}`);
+  args.push(...(options.args ?? []));
+  const url = (port: number) => `${args.includes('--tls-cert') ? 'https' : 'http'}://127.0.0.1:${port}`;
   const child = spawn(process.execPath, args, {
     cwd: repo,
     env: {
@@ -61,5 +68,5 @@ export async function spawnWorkerCommand(options: {
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, healthUrl: `http://127.0.0.1:${health}`, exited };
+  return { child, output: () => output, healthUrl: url(health!), metricsUrl: url(metrics!), dispatchMetricsUrl: url(dispatchMetrics!), exited };
 }

@@ -88,15 +88,19 @@ const deployment = one<V1Deployment>(kustomize(KUBERNETES_DIR), 'Deployment');
 const pod = deployment.spec!.template.spec!;
 
 describe('Dockerfile', () => {
-  it('builds every stage from one pinned Node 20 image', () => {
-    const base = dockerfile.args.get('NODE_IMAGE');
-    expect(base).toMatch(/^node:20\.\d+\.\d+-bookworm-slim$/);
+  it('builds every stage from one Node 24 image pinned by tag and digest, the release .node-version names and engines starts at', () => {
+    const base = dockerfile.args.get('NODE_IMAGE') ?? '';
+    const pinned = /^node:(\d+)\.(\d+)\.(\d+)-bookworm-slim@sha256:[0-9a-f]{64}$/.exec(base);
+    expect(pinned, base).not.toBeNull();
     expect(dockerfile.stages.map((s) => s.from)).toEqual(['${NODE_IMAGE}', '${NODE_IMAGE}', '${NODE_IMAGE}']);
-    // The version the project is developed on satisfies package.json's engines.
+    const [, major, minor, patch] = pinned!;
+    expect(major).toBe('24');
+    // The tests run on this release (scripts/test.sh puts scripts/ensure-node.sh's Node first on PATH).
+    expect(readFileSync(join(REPO, '.node-version'), 'utf8').trim()).toBe(`${major}.${minor}.${patch}`);
     const engines = (
       JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { engines: { node: string } }
     ).engines.node;
-    expect(engines).toBe('>=20.19');
+    expect(engines).toBe(`>=${major}.${minor}`);
   });
 
   it('builds with all dependencies, then the TypeScript and the workflow bundle through npm scripts that exist', () => {
@@ -109,7 +113,9 @@ describe('Dockerfile', () => {
     expect(scripts.build).toBe('tsc -p tsconfig.build.json');
     expect(scripts['build:bundle']).toBe('tsx scripts/build-workflow-bundle.ts');
     const deps = dockerfile.stages[1]!.body.filter((i) => i.keyword === 'RUN').map((i) => i.args);
-    expect(deps).toEqual(['npm ci --omit=dev --no-audit --no-fund && npm cache clean --force']);
+    expect(deps).toEqual([
+      'npm ci --omit=dev --no-audit --no-fund && npm cache clean --force && node scripts/image/prune-node-modules.mjs node_modules',
+    ]);
   });
 
   it('copies from the build context only what exists and .dockerignore lets in', () => {

@@ -37,6 +37,42 @@ app.kubernetes.io/component: worker
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/* commonAnnotations, as an `annotations:` block (nothing when there are none), indented by the caller. */}}
+{{- define "dispatch-kubeflow.annotations" -}}
+{{- with .Values.commonAnnotations -}}
+annotations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/*
+A Pod's securityContext: podSecurityContext, less the user, group and fsGroup with openshift on,
+which OpenShift's restricted SCC assigns from the namespace's range (a fixed one outside it is refused).
+*/}}
+{{- define "dispatch-kubeflow.podSecurityContext" -}}
+{{- $context := deepCopy .Values.podSecurityContext }}
+{{- if .Values.openshift }}
+{{- $context = omit $context "runAsUser" "runAsGroup" "fsGroup" }}
+{{- end }}
+{{- toYaml $context }}
+{{- end }}
+
+{{/* The probes' port, and their scheme with endpointsTls on. */}}
+{{- define "dispatch-kubeflow.healthGet" -}}
+port: health
+{{- if .Values.endpointsTls.enabled }}
+scheme: HTTPS
+{{- end }}
+{{- end }}
+
+{{/* Where the endpoints' certificate Secret is mounted (endpointsTls). */}}
+{{- define "dispatch-kubeflow.endpointsTlsDir" -}}
+/etc/dispatch-kubeflow/endpoints-tls
 {{- end }}
 
 {{/* The ServiceAccount every binding names. */}}
@@ -67,4 +103,15 @@ temporal:
   taskQueue: {{ .Values.temporal.taskQueue | quote }}
 # Empty: in the cluster, the Pod's service account.
 kubeconfig: ''
+{{- end }}
+
+{{/* The codec server's labels: the worker's, with its own component (so neither selects the other's Pods). */}}
+{{- define "dispatch-kubeflow.codecServerSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "dispatch-kubeflow.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: codec-server
+{{- end }}
+
+{{- define "dispatch-kubeflow.codecServerLabels" -}}
+{{ include "dispatch-kubeflow.labels" . | replace "app.kubernetes.io/component: worker" "app.kubernetes.io/component: codec-server" }}
 {{- end }}
