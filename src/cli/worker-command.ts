@@ -1,12 +1,14 @@
 // `dispatch-kubeflow worker`: connects to Temporal with the standard settings, serves the
-// workflows, exports Prometheus metrics, and shuts down gracefully on SIGTERM/SIGINT (the SDK's
-// runtime handles both signals by draining in-flight tasks).
+// workflows, exports Prometheus metrics, and shuts down gracefully on SIGTERM/SIGINT: the SDK's
+// runtime handles both signals, the worker stops polling (/readyz turns 503) and lets its in-flight
+// activities finish within the drain grace (src/core/drain.ts), then exits.
 //
 // Two metrics endpoints (docs/observability.md): the Temporal SDK's own (Core's exporter) on
 // --metrics, dispatch's (Starts, steps, compensations, process) on --dispatch-metrics; /readyz and
 // /livez on --health (observability/health-server.ts). Logs are JSON on stderr. The codec
 // (DISPATCH_CODEC_KEYS) and tracing (DISPATCH_TRACING) come from the environment.
 import type { Config } from '../model/config.js';
+import { GracefulShutdownPeriodExpiredError } from '@temporalio/worker';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { codecFromEnv } from '../codec/index.js';
 import { createDispatchMetrics } from '../observability/metrics.js';
@@ -19,6 +21,9 @@ import { connectClient, connectWorker } from '../worker/connect.js';
 import { createDispatchWorker } from '../worker/dispatch-worker.js';
 import { heapLimit } from '../worker/heap.js';
 import { log } from '../observability/log.js';
+
+/** The signals the SDK's runtime stops the worker on (its default shutdownSignals but SIGQUIT and SIGUSR2). */
+const DRAIN_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 
 export interface WorkerCommandOptions {
   preflightInterval: string;
@@ -61,10 +66,30 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     codec: codec ? `on, encrypting with key ${codec.currentKeyId}` : 'off',
     tracing: tracing ? 'on' : 'off',
     heapLimitMiB: heap.heapLimitMiB,
+    drainGraceSeconds: worker.drain.graceMs / 1000,
   });
   if (heap.warning) log(heap.warning);
+  const { drain } = worker;
+  if (drain.explicit && drain.graceMs < drain.longestActivityMs)
+    log('timeouts.drain is shorter than the longest activity: a rollout may cancel a Start waiting for its Workload, to be retried on another worker', {
+      drainSeconds: drain.graceMs / 1000,
+      longestActivitySeconds: drain.longestActivityMs / 1000,
+    });
+  // Logged once: the SDK's runtime stops listening after the first signal, so a second one ends
+  // the process at once (a Ctrl-C that does not want to wait).
+  const draining = (signal: NodeJS.Signals) => {
+    for (const other of DRAIN_SIGNALS) process.off(other, draining);
+    log('worker draining: polling stopped, in-flight activities finish', { signal, graceSeconds: drain.graceMs / 1000, forceSeconds: drain.forceMs / 1000 });
+  };
+  for (const signal of DRAIN_SIGNALS) process.on(signal, draining);
   try {
     await worker.run();
+  } catch (error) {
+    if (!(error instanceof GracefulShutdownPeriodExpiredError)) throw error;
+    // Activities still running past the force time hold the event loop: the SDK advises exiting.
+    log('worker stopped waiting for its activities', { forceSeconds: drain.forceMs / 1000 });
+    setTimeout(() => process.exit(1), 2_000).unref();
+    throw error;
   } finally {
     await healthServer.close();
     await client.connection.close();
