@@ -15,7 +15,8 @@ const repo = join(import.meta.dirname, '..', '..', '..');
 /**
  * How soon a command that runs a worker returns once its work is done or it is told to stop
  * (README, "The two commands"; docs/deploy.md): `npm start` after its last line or a Ctrl-C,
- * `dispatch-kubeflow worker` after SIGTERM with no activity in flight. Measured: well under 2 s.
+ * `dispatch-kubeflow worker` after SIGTERM with no activity in flight (with one, it drains it
+ * first: test/integration/worker/drain.test.ts). Measured: well under 2 s.
  */
 export const SHUTDOWN_BOUND_MS = 10_000;
 
@@ -25,14 +26,18 @@ export interface WorkerCommand {
   output(): string;
   /** http://127.0.0.1:<port> of its --health server. */
   healthUrl: string;
+  /** http://127.0.0.1:<port>/metrics of its --dispatch-metrics server. */
+  dispatchMetricsUrl: string;
   /** Resolves with the exit code (null when killed by a signal) once it has exited. */
   exited: Promise<number | null>;
 }
 
-/** A config.yaml for the worker: the namespace, the admin's kubeconfig for it, a task queue, and `extra` lines. */
-export function writeWorkerConfig(namespace: string, taskQueue: string, extra: string[] = []): string {
+/**
+ * A config.yaml for the worker: the namespace, a kubeconfig (default the admin's, directly; e.g. one
+ * through a fault proxy), a task queue, and `extra` lines.
+ */
+export function writeWorkerConfig(namespace: string, taskQueue: string, extra: string[] = [], kubeconfig = writeKubeconfig(kubeAccess('admin', namespace))): string {
   const file = join(mkdtempSync(join(tmpdir(), 'dk-worker-')), 'config.yaml');
-  const kubeconfig = writeKubeconfig(kubeAccess('admin', namespace));
   writeFileSync(file, [`namespace: ${namespace}`, `kubeconfig: ${kubeconfig}`, 'temporal:', `  taskQueue: ${taskQueue}`, ...extra, ''].join('\n'));
   return file;
 }
@@ -43,9 +48,11 @@ export async function spawnWorkerCommand(options: {
   temporalAddress?: string;
   /** More environment, e.g. DISPATCH_WORKFLOW_BUNDLE. */
   env?: Record<string, string>;
+  /** More arguments of `worker`, e.g. --preflight-interval. */
+  args?: string[];
 }): Promise<WorkerCommand> {
   const [metrics, dispatchMetrics, health] = await freePorts(3);
-  const args = ['bin/dispatch-kubeflow.js', 'worker', '--config', options.config];
+  const args = ['bin/dispatch-kubeflow.js', 'worker', '--config', options.config, ...(options.args ?? [])];
   args.push('--metrics', `127.0.0.1:${metrics}`, '--dispatch-metrics', `127.0.0.1:${dispatchMetrics}`, '--health', `127.0.0.1:${health}`);
   const child = spawn(process.execPath, args, {
     cwd: repo,
@@ -61,5 +68,5 @@ export async function spawnWorkerCommand(options: {
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output: () => output, healthUrl: `http://127.0.0.1:${health}`, exited };
+  return { child, output: () => output, healthUrl: `http://127.0.0.1:${health}`, dispatchMetricsUrl: `http://127.0.0.1:${dispatchMetrics}/metrics`, exited };
 }
