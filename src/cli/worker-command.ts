@@ -8,7 +8,6 @@
 // /livez on --health (observability/health-server.ts). Logs are JSON on stderr. The codec
 // (DISPATCH_CODEC_KEYS) and tracing (DISPATCH_TRACING) come from the environment.
 import type { Config } from '../model/config.js';
-import { GracefulShutdownPeriodExpiredError } from '@temporalio/worker';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { codecFromEnv } from '../codec/index.js';
 import { createDispatchMetrics } from '../observability/metrics.js';
@@ -75,21 +74,21 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
       drainSeconds: drain.graceMs / 1000,
       longestActivitySeconds: drain.longestActivityMs / 1000,
     });
-  // Logged once: the SDK's runtime stops listening after the first signal, so a second one ends
-  // the process at once (a Ctrl-C that does not want to wait).
+  // Once: the SDK's runtime stops listening after the first signal, so a second one ends the
+  // process at once (a Ctrl-C that does not want to wait). The grace is the SDK's; the force time is
+  // this process's own end: an activity that ignored its cancellation must not hold it for ever.
+  // Unref'd, the timer keeps nothing alive once the worker has drained.
   const draining = (signal: NodeJS.Signals) => {
     for (const other of DRAIN_SIGNALS) process.off(other, draining);
     log('worker draining: polling stopped, in-flight activities finish', { signal, graceSeconds: drain.graceMs / 1000, forceSeconds: drain.forceMs / 1000 });
+    setTimeout(() => {
+      log('worker stopped waiting for its activities: exiting', { forceSeconds: drain.forceMs / 1000 });
+      process.exit(1);
+    }, drain.forceMs).unref();
   };
   for (const signal of DRAIN_SIGNALS) process.on(signal, draining);
   try {
     await worker.run();
-  } catch (error) {
-    if (!(error instanceof GracefulShutdownPeriodExpiredError)) throw error;
-    // Activities still running past the force time hold the event loop: the SDK advises exiting.
-    log('worker stopped waiting for its activities', { forceSeconds: drain.forceMs / 1000 });
-    setTimeout(() => process.exit(1), 2_000).unref();
-    throw error;
   } finally {
     await healthServer.close();
     await client.connection.close();

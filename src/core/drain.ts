@@ -31,7 +31,7 @@ export function longestActivityMs(timeouts: Pick<Config['timeouts'], 'workload' 
 export interface DrainTimes {
   /** How long in-flight activities may run after the stop before they are cancelled (the SDK's shutdownGraceTime). */
   graceMs: number;
-  /** When the worker stops waiting for them and exits (the SDK's shutdownForceTime). */
+  /** When the worker's process stops waiting for them and exits (cli/worker-command.ts). */
   forceMs: number;
   /** Whether timeouts.drain set the grace rather than the longest activity. */
   explicit: boolean;

@@ -161,7 +161,9 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     : workflowCode(options.workflowBundlePath);
   const observed = metricsWorkerOptions(metrics, 'workflowsPath' in code);
   // The SDK's default grace is 0: SIGTERM would cancel a Start's Workload wait at once, to be
-  // retried elsewhere, while the pod's termination grace went unused.
+  // retried elsewhere, while the pod's termination grace went unused. No shutdownForceTime: the
+  // SDK's forced end (1.24) left the process hung after a panic in Core (seen with a delete in
+  // flight), so the process that owns the worker ends itself at drain.forceMs (cli/worker-command.ts).
   const drain = drainTimes(config.timeouts);
   const worker = await Worker.create({
     connection: options.connection,
@@ -169,7 +171,6 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     taskQueue,
     activities,
     shutdownGraceTime: drain.graceMs,
-    shutdownForceTime: drain.forceMs,
     ...DEFAULT_WORKER_TUNING,
     ...options.tuning,
     ...code,
