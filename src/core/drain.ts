@@ -1,5 +1,5 @@
 // How long a worker told to stop (SIGTERM, SIGINT) drains (docs/contract.md §10, docs/deploy.md
-// "Drain"): it stops polling at once, lets the activities it holds finish within the grace, then
+// "Drain and readiness"): it stops polling at once, lets the activities it holds finish within the grace, then
 // cancels what is left; past the force time it gives up on them and exits.
 //
 // The longest activity a worker holds is Start's step-9 Workload wait: its start-to-close timeout is

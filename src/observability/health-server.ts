@@ -2,7 +2,7 @@
 // controller-runtime's managers use for theirs): 200 when ok, 503 when not, and a JSON body that
 // names every condition not met, e.g. {"ready":false,"reasons":["temporal: no answer ..."]}.
 // /readyz's body also reports the backend (the preflight's gates), which does not decide its status:
-// {"ready":true,"reasons":[],"backend":{"healthy":false,"reasons":["gates: reach (unknown) not proven at ..."]}}.
+// {"ready":true,"reasons":[],"backend":{"healthy":false,"reasons":["gates: reach not proven at ...","gates: reach: no answer"]}}.
 // A server of its own, apart from the metrics ports, so that a probe never waits behind a scrape.
 import type { ServerResponse } from 'node:http';
 import type { Health, HealthSource, Readiness } from '../core/health.js';
