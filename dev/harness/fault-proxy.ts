@@ -25,6 +25,8 @@ export interface FaultRule {
   path: RegExp | string;
   /** Only watch requests (true), only non-watch requests (false), or both (absent). */
   watch?: boolean;
+  /** Only requests whose query parameters pass (e.g. one label selector among a path's lists); all when absent. */
+  query?: (params: URLSearchParams) => boolean;
   /** How many matching requests get the fault; 1 when absent. Infinity for all of them. */
   times?: number;
   action: FaultAction;
@@ -86,6 +88,7 @@ class ActiveFault implements Fault {
     if (this.remaining <= 0) return false;
     if (rule.method !== undefined && rule.method.toUpperCase() !== method) return false;
     if (rule.watch !== undefined && rule.watch !== isWatch(url)) return false;
+    if (rule.query !== undefined && !rule.query(url.searchParams)) return false;
     return typeof rule.path === 'string' ? rule.path === url.pathname : rule.path.test(url.pathname);
   }
 }

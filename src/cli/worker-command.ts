@@ -1,6 +1,7 @@
 // `dispatch-kubeflow worker`: connects to Temporal with the standard settings, serves the
-// workflows, exports Prometheus metrics, and shuts down gracefully on SIGTERM/SIGINT (the SDK's
-// runtime handles both signals by draining in-flight tasks).
+// workflows, exports Prometheus metrics, and shuts down gracefully on SIGTERM/SIGINT: the SDK's
+// runtime handles both signals, the worker stops polling (/readyz turns 503) and lets its in-flight
+// activities finish within the drain grace (src/core/drain.ts), then exits.
 //
 // Two metrics endpoints (docs/observability.md): the Temporal SDK's own (Core's exporter) on
 // --metrics, dispatch's (Starts, steps, compensations, process) on --dispatch-metrics; /readyz and
@@ -23,6 +24,9 @@ import { createDispatchWorker } from '../worker/dispatch-worker.js';
 import { heapLimit } from '../worker/heap.js';
 import { log, setLogLevel } from '../observability/log.js';
 import { resolveLogLevel } from '../observability/json-logger.js';
+
+/** The signals the SDK's runtime stops the worker on (its default shutdownSignals but SIGQUIT and SIGUSR2). */
+const DRAIN_SIGNALS: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
 
 export interface WorkerCommandOptions {
   preflightInterval: string;
@@ -76,8 +80,28 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     codec: codec ? `on, encrypting with key ${codec.currentKeyId}` : 'off',
     tracing: tracing ? 'on' : 'off',
     heapLimitMiB: heap.heapLimitMiB,
+    drainGraceSeconds: worker.drain.graceMs / 1000,
   });
   if (heap.warning) log(heap.warning, {}, 'warn');
+  const { drain } = worker;
+  if (drain.explicit && drain.graceMs < drain.longestActivityMs)
+    log('timeouts.drain is shorter than the longest activity: a rollout may cancel a Start waiting for its Workload, to be retried on another worker', {
+      drainSeconds: drain.graceMs / 1000,
+      longestActivitySeconds: drain.longestActivityMs / 1000,
+    });
+  // Once: the SDK's runtime stops listening after the first signal, so a second one ends the
+  // process at once (a Ctrl-C that does not want to wait). The grace is the SDK's; the force time is
+  // this process's own end: an activity that ignored its cancellation must not hold it for ever.
+  // Unref'd, the timer keeps nothing alive once the worker has drained.
+  const draining = (signal: NodeJS.Signals) => {
+    for (const other of DRAIN_SIGNALS) process.off(other, draining);
+    log('worker draining: polling stopped, in-flight activities finish', { signal, graceSeconds: drain.graceMs / 1000, forceSeconds: drain.forceMs / 1000 });
+    setTimeout(() => {
+      log('worker stopped waiting for its activities: exiting', { forceSeconds: drain.forceMs / 1000 });
+      process.exit(1);
+    }, drain.forceMs).unref();
+  };
+  for (const signal of DRAIN_SIGNALS) process.on(signal, draining);
   try {
     await worker.run();
   } catch (error) {

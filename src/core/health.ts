@@ -1,12 +1,15 @@
 // The worker's readiness and liveness (GET /readyz, GET /livez; docs/observability.md), decided from
 // what the worker observed: a pure function, so that every combination is tested without servers.
 //
-// Ready means "this replica would carry a Start through now": its Temporal worker runs, both its
-// pollers poll, Temporal answered it just now over the worker's own connection, and its latest
-// preflight proved every gate (docs/contract.md §8). A worker whose first preflight has not ended
-// has no gates and refuses every Start at step 1, so it is not ready either: that is the brief
-// "unknown" right after start. Alive means only that the process answers and its Temporal worker
-// has not failed: a restart cures neither an unreachable Temporal nor an unproven gate.
+// Ready means "this pod can work" (docs/contract.md §10): its Temporal worker runs, both its pollers
+// poll, and Temporal answered it just now over the worker's own connection. The backend (the
+// Kubernetes API, Trainer, Kueue, the probe runtime: the preflight's gates, docs/contract.md §8) is
+// reported beside it and never makes the pod unready: an outage of the backend is shared by every
+// replica, so it would make them all unready at once and stall a rollout (`helm upgrade --wait`)
+// that replacing pods cannot cure; while a gate is unproven each Start is refused at step 1 with a
+// typed failure anyway. A draining worker (after SIGTERM its run state is no longer RUNNING) is
+// unready. Alive means only that the process answers and its Temporal worker has not failed: a
+// restart cures neither an unreachable Temporal nor an unproven gate.
 import type { BackendGates } from '../model/results.js';
 
 /** The Temporal SDK's run state of a worker (`Worker.getState()`), as a string. */
@@ -34,6 +37,11 @@ export interface Health {
   reasons: string[];
 }
 
+/** Readiness, and the backend's health reported beside it (not part of `ok`). */
+export interface Readiness extends Health {
+  backend: Health;
+}
+
 const health = (reasons: string[]): Health => ({ ok: reasons.length === 0, reasons });
 
 function workerReasons(worker: HealthObservation['worker']): string[] {
@@ -54,12 +62,19 @@ function gateReasons(gates: BackendGates | undefined, sinceStartMs: number): str
   return [`gates: ${named.join(', ')} not proven at ${gates.checkedAt}`, ...gates.reasons.map((reason) => `gates: ${reason}`)];
 }
 
-export function readiness(observed: HealthObservation): Health {
-  return health([
-    ...workerReasons(observed.worker),
-    ...(observed.temporal.answered ? [] : [`temporal: no answer over the worker's connection: ${observed.temporal.error}`]),
-    ...gateReasons(observed.gates, observed.sinceStartMs),
-  ]);
+/** The backend as the latest preflight saw it: healthy when every gate is proven. */
+export function backendHealth(observed: Pick<HealthObservation, 'gates' | 'sinceStartMs'>): Health {
+  return health(gateReasons(observed.gates, observed.sinceStartMs));
+}
+
+export function readiness(observed: HealthObservation): Readiness {
+  return {
+    ...health([
+      ...workerReasons(observed.worker),
+      ...(observed.temporal.answered ? [] : [`temporal: no answer over the worker's connection: ${observed.temporal.error}`]),
+    ]),
+    backend: backendHealth(observed),
+  };
 }
 
 /**
@@ -79,6 +94,6 @@ export function liveness(observed: Pick<HealthObservation, 'worker'>): Health {
 
 /** What the health server asks: the worker's readiness (which may call Temporal) and its liveness. */
 export interface HealthSource {
-  readiness(): Promise<Health>;
+  readiness(): Promise<Readiness>;
   liveness(): Health;
 }

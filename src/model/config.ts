@@ -20,12 +20,12 @@ export const RuntimeNameSchema = z
 const asRecord = (value: unknown): Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 
-const positiveDuration = (fallback: string) =>
+const goDurationAbove0 = () =>
   z
     .string()
     .refine((s) => parseGoDuration(s) !== undefined, { error: 'not a Go duration (e.g. "30s", "1m30s")' })
-    .refine((s) => (parseGoDuration(s) ?? 1n) > 0n, { error: 'must be above 0' })
-    .default(fallback);
+    .refine((s) => (parseGoDuration(s) ?? 1n) > 0n, { error: 'must be above 0' });
+const positiveDuration = (fallback: string) => goDurationAbove0().default(fallback);
 
 export const KueueConfigSchema = z.strictObject({
   queue: z.string().default(''),
@@ -60,6 +60,9 @@ export const ConfigSchema = z
         // How long Trainer's webhook may fail to see a Start's runtime copy, from the copy's
         // creation, before step 6 refuses the Start rather than asking for a retry (docs/contract.md §6a).
         runtimeLag: positiveDuration('5m'),
+        // How long a worker told to stop (SIGTERM) lets its activities run before it cancels them.
+        // Absent: derived from workload and call, longer than the longest activity (core/drain.ts).
+        drain: goDurationAbove0().optional(),
       })
       .default({ workload: '60s', call: '30s', watchRecheck: '15m', runtimeLag: '5m' }),
     gpuResource: z.string().regex(QUALIFIED_NAME, { error: 'not a valid resource name' }).default('nvidia.com/gpu'),

@@ -1,13 +1,16 @@
 // GET /readyz and GET /livez on the worker's --health address (default 0.0.0.0:8081, the port
 // controller-runtime's managers use for theirs): 200 when ok, 503 when not, and a JSON body that
 // names every condition not met, e.g. {"ready":false,"reasons":["temporal: no answer ..."]}.
+// /readyz's body also reports the backend (the preflight's gates), which does not decide its status:
+// {"ready":true,"reasons":[],"backend":{"healthy":false,"reasons":["gates: reach not proven at ...","gates: reach: no answer"]}}.
 // A server of its own, apart from the metrics ports, so that a probe never waits behind a scrape.
 import type { ServerResponse } from 'node:http';
-import type { Health, HealthSource } from '../core/health.js';
+import type { Health, HealthSource, Readiness } from '../core/health.js';
 import { listen, type ListeningServer, type TlsFiles } from './listen.js';
 
-function answer(response: ServerResponse, key: 'ready' | 'alive', health: Health, head: boolean): void {
-  const body = `${JSON.stringify({ [key]: health.ok, reasons: health.reasons })}\n`;
+function answer(response: ServerResponse, key: 'ready' | 'alive', health: Health | Readiness, head: boolean): void {
+  const backend = 'backend' in health ? { backend: { healthy: health.backend.ok, reasons: health.backend.reasons } } : {};
+  const body = `${JSON.stringify({ [key]: health.ok, reasons: health.reasons, ...backend })}\n`;
   response.writeHead(health.ok ? 200 : 503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).end(head ? undefined : body);
 }
 
@@ -20,7 +23,7 @@ export function serveHealth(address: string, source: HealthSource, tls?: TlsFile
     const head = request.method === 'HEAD';
     if (path === '/livez') return answer(response, 'alive', source.liveness(), head);
     source.readiness().then(
-      (health) => answer(response, 'ready', health, head),
+      (readiness) => answer(response, 'ready', readiness, head),
       (error: Error) => answer(response, 'ready', { ok: false, reasons: [`health: ${error.message}`] }, head),
     );
   }, tls);

@@ -1,6 +1,7 @@
 // The dispatch-kubeflow worker: serves the workflows and their activities on the configured task
 // queue, keeps the backend gates current with the preflight, in Kueue mode runs dispatch's admission
-// check controller (docs/contract.md §9), and stops cleanly on SIGTERM/SIGINT.
+// check controller (docs/contract.md §9), and stops cleanly on SIGTERM/SIGINT: it stops polling and
+// lets the activities it holds finish within the drain grace (core/drain.ts, docs/contract.md §10).
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { BatchedLists } from '../kube/batched-lists.js';
@@ -10,6 +11,7 @@ import { createKubeClients, loadKubeConfig } from '../kube/clients.js';
 import { SettingsSource } from '../activities/settings-activities.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
+import { drainTimes, type DrainTimes } from '../core/drain.js';
 import { createAdmissionController, type AdmissionController } from './admission-controller.js';
 import { log } from '../observability/log.js';
 import { preflightLoop, runPreflight } from './preflight.js';
@@ -99,6 +101,8 @@ export interface DispatchWorker {
   admissionController?: AdmissionController;
   /** Wakes the Watches of the TrainJobs that change (docs/contract.md §9b), when the kube clients can watch. run() runs it. */
   waker?: WatchWaker;
+  /** How long a stopped worker lets its activities run, and when it gives up on them (from the configuration). */
+  drain: DrainTimes;
   /** Runs the worker, the preflight loop and the admission check controller until shutdown. */
   run(): Promise<void>;
   /** Runs one preflight now and waits for its gates. */
@@ -156,11 +160,17 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     ? { workflowBundle: options.workflowBundle }
     : workflowCode(options.workflowBundlePath);
   const observed = metricsWorkerOptions(metrics, 'workflowsPath' in code);
+  // The SDK's default grace is 0: SIGTERM would cancel a Start's Workload wait at once, to be
+  // retried elsewhere, while the pod's termination grace went unused. No shutdownForceTime: the
+  // SDK's forced end (1.24) left the process hung after a panic in Core (seen with a delete in
+  // flight), so the process that owns the worker ends itself at drain.forceMs (cli/worker-command.ts).
+  const drain = drainTimes(config.timeouts);
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue,
     activities,
+    shutdownGraceTime: drain.graceMs,
     ...DEFAULT_WORKER_TUNING,
     ...options.tuning,
     ...code,
@@ -177,6 +187,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     worker,
     gates,
     metrics,
+    drain,
     ...(admissionController ? { admissionController } : {}),
     ...(lists ? { checks: lists } : {}),
     ...(waker ? { waker } : {}),

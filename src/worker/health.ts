@@ -1,6 +1,6 @@
 // What /readyz and /livez decide from (src/core/health.ts): the Temporal worker's own state and its
-// pollers' (Worker.getStatus()), one call to Temporal over the worker's connection, and the
-// preflight's latest gates.
+// pollers' (Worker.getStatus()) and one call to Temporal over the worker's connection decide; the
+// preflight's latest gates are reported beside them as the backend's health.
 //
 // Why a call of our own: the SDK's poller state stays POLLING while Temporal is away (Core retries
 // failed polls without telling the worker), and so does the run state. GetSystemInfo goes over the

@@ -32,6 +32,7 @@ import {
   type KubeBody,
 } from './apply.js';
 import { CHART_DIR, chartCopy, lintChart, renderChart } from './helm.js';
+import { podTerminationGraceSeconds } from '../../../src/core/drain.js';
 
 const MONITORING_CRDS = ['servicemonitors.monitoring.coreos.com', 'prometheusrules.monitoring.coreos.com'];
 const RULES_FILE = 'files/prometheus-rules.yaml';
@@ -261,8 +262,32 @@ describe('deploy/helm/dispatch-kubeflow', () => {
         pod(kustomized).containers[0]!.securityContext,
       );
       expect(pod(objects).containers[0]!.resources).toEqual(pod(kustomized).containers[0]!.resources);
+      expect(pod(objects).terminationGracePeriodSeconds).toBe(pod(kustomized).terminationGracePeriodSeconds);
     },
   );
+
+  it("computes the Pod's termination grace from config.timeouts as the worker computes its drain (src/core/drain.ts), unless the value sets it", async () => {
+    const cases: { timeouts: { workload?: string; call?: string; drain?: string }; set?: number }[] = [
+      { timeouts: {} },
+      { timeouts: { workload: '5m', call: '1m30s' } },
+      { timeouts: { workload: '90s', call: '2500ms' } },
+      { timeouts: { drain: '1.5h' } },
+      { timeouts: { drain: '500ms' } },
+      { timeouts: {}, set: 45 },
+    ];
+    const graces = await Promise.all(
+      cases.map(async ({ timeouts, set }) => {
+        const objects = await renderChart({
+          namespace: 'ml-jobs',
+          values: { config: { timeouts }, ...(set !== undefined ? { terminationGracePeriodSeconds: set } : {}) },
+        });
+        return one<V1Deployment>(objects, 'Deployment').spec!.template.spec!.terminationGracePeriodSeconds;
+      }),
+    );
+    const withDefaults = (t: (typeof cases)[number]['timeouts']) => ({ workload: '60s', call: '30s', ...t });
+    expect(graces).toEqual(cases.map(({ timeouts, set }) => set ?? podTerminationGraceSeconds(withDefaults(timeouts))));
+    expect(graces.slice(0, 3)).toEqual([150, 510, 125]);
+  });
 
   it('runs the worker with its metrics and health addresses, probes on /readyz and /livez, and the Temporal connection and codec from the values and Secrets', () => {
     const deployment = one<V1Deployment>(rendered.everything, 'Deployment');

@@ -15,7 +15,8 @@ const repo = join(import.meta.dirname, '..', '..', '..');
 /**
  * How soon a command that runs a worker returns once its work is done or it is told to stop
  * (README, "The two commands"; docs/deploy.md): `npm start` after its last line or a Ctrl-C,
- * `dispatch-kubeflow worker` after SIGTERM with no activity in flight. Measured: well under 2 s.
+ * `dispatch-kubeflow worker` after SIGTERM with no activity in flight (with one, it drains it
+ * first: test/integration/worker/drain.test.ts). Measured: well under 2 s.
  */
 export const SHUTDOWN_BOUND_MS = 10_000;
 
@@ -32,10 +33,12 @@ export interface WorkerCommand {
   exited: Promise<number | null>;
 }
 
-/** A config.yaml for the worker: the namespace, the admin's kubeconfig for it, a task queue, and `extra` lines. */
-export function writeWorkerConfig(namespace: string, taskQueue: string, extra: string[] = []): string {
+/**
+ * A config.yaml for the worker: the namespace, a kubeconfig (default the admin's, directly; e.g. one
+ * through a fault proxy), a task queue, and `extra` lines.
+ */
+export function writeWorkerConfig(namespace: string, taskQueue: string, extra: string[] = [], kubeconfig = writeKubeconfig(kubeAccess('admin', namespace))): string {
   const file = join(mkdtempSync(join(tmpdir(), 'dk-worker-')), 'config.yaml');
-  const kubeconfig = writeKubeconfig(kubeAccess('admin', namespace));
   writeFileSync(file, [`namespace: ${namespace}`, `kubeconfig: ${kubeconfig}`, 'temporal:', `  taskQueue: ${taskQueue}`, ...extra, ''].join('\n'));
   return file;
 }

@@ -1,5 +1,7 @@
 // Readiness and liveness as pure decisions (src/core/health.ts): ready exactly when the worker runs,
-// both pollers poll, Temporal answered and every gate is proven; each condition not met is named.
+// both pollers poll and Temporal answered (docs/contract.md §10), whatever the gates; the backend
+// (the gates) is reported beside it, healthy exactly when every gate is proven; each condition not
+// met is named.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { liveness, readiness, type HealthObservation, type PollerRunState, type WorkerRunState } from '../../../src/core/health.js';
@@ -40,36 +42,56 @@ const observationArb: fc.Arbitrary<HealthObservation> = fc.record({
 });
 
 describe('readiness', () => {
-  it('is ready with a running worker, both pollers polling, Temporal answering and every gate proven', () => {
-    expect(readiness(healthy)).toEqual({ ok: true, reasons: [] });
+  it('is ready with a running worker, both pollers polling and Temporal answering, the backend healthy with every gate proven', () => {
+    expect(readiness(healthy)).toEqual({ ok: true, reasons: [], backend: { ok: true, reasons: [] } });
   });
 
-  it('is ready exactly when every condition holds, and otherwise names each one not met', () => {
+  it('is ready exactly when the worker and Temporal conditions hold, whatever the gates, and otherwise names each one not met', () => {
     fc.assert(
       fc.property(observationArb, (observed) => {
-        const { ok, reasons } = readiness(observed);
+        const { ok, reasons, backend } = readiness(observed);
         const { worker, temporal, gates } = observed;
         const expected = {
           worker: worker.runState === 'RUNNING' && worker.workflowPollerState === 'POLLING' && worker.activityPollerState === 'POLLING',
           temporal: temporal.answered,
-          gates: gates !== undefined && gates.reach && gates.write && gates.start,
         };
-        expect(ok).toBe(expected.worker && expected.temporal && expected.gates);
+        expect(ok).toBe(expected.worker && expected.temporal);
         expect(ok).toBe(reasons.length === 0);
         for (const [condition, met] of Object.entries(expected))
           expect(reasons.some((reason) => reason.startsWith(`${condition}: `)), condition).toBe(!met);
+        // The gates never reach the pod's readiness: they are the backend's, reported apart.
+        expect(reasons.some((reason) => reason.startsWith('gates: '))).toBe(false);
+        const proven = gates !== undefined && gates.reach && gates.write && gates.start;
+        expect(backend.ok).toBe(proven);
+        expect(backend.ok).toBe(backend.reasons.length === 0);
+        expect(backend.reasons.every((reason) => reason.startsWith('gates: '))).toBe(true);
       }),
     );
   });
 
-  it('before the first preflight has ended the gates are unknown: not ready, saying so', () => {
-    expect(readiness({ ...healthy, gates: undefined, sinceStartMs: 4_200 })).toEqual({
+  it('a draining worker (SIGTERM: no longer RUNNING, its pollers shut down) is not ready, and still alive', () => {
+    const draining: HealthObservation = { ...healthy, worker: { runState: 'DRAINING', workflowPollerState: 'SHUTDOWN', activityPollerState: 'SHUTDOWN' } };
+    expect(readiness(draining)).toEqual({
       ok: false,
-      reasons: ['gates: unknown, the first preflight has not ended (4s after start)'],
+      reasons: [
+        'worker: the Temporal worker is DRAINING, not RUNNING',
+        'worker: the workflow task poller is SHUTDOWN',
+        'worker: the activity task poller is SHUTDOWN',
+      ],
+      backend: { ok: true, reasons: [] },
+    });
+    expect(liveness(draining)).toEqual({ ok: true, reasons: [] });
+  });
+
+  it('before the first preflight has ended the gates are unknown: ready, the backend saying so', () => {
+    expect(readiness({ ...healthy, gates: undefined, sinceStartMs: 4_200 })).toEqual({
+      ok: true,
+      reasons: [],
+      backend: { ok: false, reasons: ['gates: unknown, the first preflight has not ended (4s after start)'] },
     });
   });
 
-  it('names the unproven gates and carries the preflight reasons, an unknown start gate marked so', () => {
+  it('names the unproven gates and carries the preflight reasons in the backend, an unknown start gate marked so, and stays ready', () => {
     const gates: BackendGates = {
       ...PROVEN,
       write: false,
@@ -77,17 +99,25 @@ describe('readiness', () => {
       startUnknown: true,
       reasons: ['write: not allowed to patch trainjobs', 'start: the probe did not end within 140s'],
     };
-    expect(readiness({ ...healthy, gates }).reasons).toEqual([
-      `gates: write, start (unknown) not proven at ${PROVEN.checkedAt}`,
-      'gates: write: not allowed to patch trainjobs',
-      'gates: start: the probe did not end within 140s',
-    ]);
+    expect(readiness({ ...healthy, gates })).toEqual({
+      ok: true,
+      reasons: [],
+      backend: {
+        ok: false,
+        reasons: [
+          `gates: write, start (unknown) not proven at ${PROVEN.checkedAt}`,
+          'gates: write: not allowed to patch trainjobs',
+          'gates: start: the probe did not end within 140s',
+        ],
+      },
+    });
   });
 
   it("a Temporal that does not answer makes it unready, with the connection's error", () => {
     expect(readiness({ ...healthy, temporal: { answered: false, error: '14 UNAVAILABLE: connection refused' } })).toEqual({
       ok: false,
       reasons: ["temporal: no answer over the worker's connection: 14 UNAVAILABLE: connection refused"],
+      backend: { ok: true, reasons: [] },
     });
   });
 });

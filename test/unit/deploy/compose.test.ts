@@ -13,6 +13,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { readDocument, parseConfig } from '../../../src/config/load-config.js';
+import { podTerminationGraceSeconds } from '../../../src/core/drain.js';
 import { TEMPORAL_DEPLOY_DIR, TEMPORAL_SERVER_ARGS } from '../../../dev/harness/postgres.js';
 import { TEMPORAL_DYNAMIC_CONFIG } from '../../../dev/harness/temporal.js';
 import { SearchAttributes } from '../../../src/contract/names.js';
@@ -232,6 +233,8 @@ describe('docker-compose.yml', () => {
     expect(config.kubeconfig).toBe('');
     const kubeconfig = mounts.find((m) => m.target === environmentOf(worker, 'KUBECONFIG'));
     expect(kubeconfig).toMatchObject({ readOnly: true });
+    // `docker compose stop` waits out the worker's drain with this configuration's timeouts.
+    expect(worker.stop_grace_period).toBe(`${podTerminationGraceSeconds(config.timeouts)}s`);
   });
 
   it("runs the worker locked down, with both metrics endpoints published and a health check on its /readyz", () => {

@@ -17,6 +17,7 @@ import type {
 import { describe, expect, it } from 'vitest';
 import { Kueue } from '../../../src/model/constants.js';
 import { TEMPORAL_CHECK_TIMEOUT_MS } from '../../../src/worker/health.js';
+import { drainTimes, podTerminationGraceSeconds } from '../../../src/core/drain.js';
 import {
   all,
   CONFIG_KEY,
@@ -177,6 +178,12 @@ describe.each(Object.entries(builds))('deploy/kubernetes, %s mode', (mode, objec
     expect(worker.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'health' });
     // /readyz waits for one call to Temporal, bounded by TEMPORAL_CHECK_TIMEOUT_MS: the probe must wait longer.
     expect(worker.readinessProbe!.timeoutSeconds! * 1000).toBeGreaterThan(TEMPORAL_CHECK_TIMEOUT_MS);
+  });
+
+  it("gives the Pod a termination grace that covers the worker's drain after SIGTERM, computed from the configuration's timeouts", () => {
+    const grace = podOf(objects).terminationGracePeriodSeconds!;
+    expect(grace).toBe(podTerminationGraceSeconds(config.timeouts));
+    expect(grace * 1000).toBeGreaterThan(drainTimes(config.timeouts).forceMs);
   });
 
   it('runs as non-root on a read-only root filesystem, without privileges, within resource bounds', () => {

@@ -40,20 +40,40 @@ async function get(path: string, method = 'GET'): Promise<{ status: number; body
 }
 
 describe('the health server', () => {
-  it('answers 200 and {ready:true} when every condition holds, and 503 naming the ones that do not', async () => {
+  it('answers 200 and {ready:true} while the worker polls and Temporal answers, the backend reported beside it, and 503 naming the conditions not met', async () => {
     let gates: BackendGates | undefined = undefined;
     let runState: Status['runState'] = 'RUNNING';
     const { conn } = connection(() => Promise.resolve({}));
     server = await serveHealth('127.0.0.1:0', createHealthSource({ worker: { getStatus: () => status(runState) }, connection: conn, gates: { latestGates: () => gates } }));
 
+    // Before the first preflight: the pod can work; the backend is unknown, and says so.
     const unknown = await get('/readyz');
-    expect(unknown.status).toBe(503);
-    expect(JSON.parse(unknown.body)).toEqual({ ready: false, reasons: [expect.stringMatching(/^gates: unknown, the first preflight has not ended/)] });
+    expect(unknown.status).toBe(200);
+    expect(JSON.parse(unknown.body)).toEqual({
+      ready: true,
+      reasons: [],
+      backend: { healthy: false, reasons: [expect.stringMatching(/^gates: unknown, the first preflight has not ended/)] },
+    });
+
+    gates = { ...PROVEN, reach: false, reasons: ['reach: connect ECONNREFUSED 127.0.0.1:6443'] };
+    const outage = await get('/readyz');
+    expect(outage.status).toBe(200);
+    expect(JSON.parse(outage.body)).toEqual({
+      ready: true,
+      reasons: [],
+      backend: { healthy: false, reasons: [`gates: reach not proven at ${PROVEN.checkedAt}`, 'gates: reach: connect ECONNREFUSED 127.0.0.1:6443'] },
+    });
 
     gates = PROVEN;
-    expect(await get('/readyz')).toEqual({ status: 200, body: '{"ready":true,"reasons":[]}\n' });
+    expect(await get('/readyz')).toEqual({ status: 200, body: '{"ready":true,"reasons":[],"backend":{"healthy":true,"reasons":[]}}\n' });
     expect(await get('/livez')).toEqual({ status: 200, body: '{"alive":true,"reasons":[]}\n' });
     expect((await get('/readyz', 'HEAD')).status).toBe(200);
+
+    runState = 'DRAINING';
+    const draining = await get('/readyz');
+    expect(draining.status).toBe(503);
+    expect(JSON.parse(draining.body)).toMatchObject({ ready: false, reasons: ['worker: the Temporal worker is DRAINING, not RUNNING'] });
+    expect((await get('/livez')).status).toBe(200);
 
     runState = 'FAILED';
     expect((await get('/readyz')).status).toBe(503);
@@ -71,7 +91,11 @@ describe('the health server', () => {
     );
     const answer = await get('/readyz');
     expect(answer.status).toBe(503);
-    expect(JSON.parse(answer.body)).toEqual({ ready: false, reasons: ["temporal: no answer over the worker's connection: no answer within 200 ms"] });
+    expect(JSON.parse(answer.body)).toEqual({
+      ready: false,
+      reasons: ["temporal: no answer over the worker's connection: no answer within 200 ms"],
+      backend: { healthy: true, reasons: [] },
+    });
   });
 
   it('checks Temporal at most once a second however many probes come, and again after', async () => {

@@ -115,3 +115,37 @@ app.kubernetes.io/component: codec-server
 {{- define "dispatch-kubeflow.codecServerLabels" -}}
 {{ include "dispatch-kubeflow.labels" . | replace "app.kubernetes.io/component: worker" "app.kubernetes.io/component: codec-server" }}
 {{- end }}
+
+{{/* A Go duration ("90s", "1m30s", "1.5h", "500ms") in seconds, as a float: the sum of its parts. */}}
+{{- define "dispatch-kubeflow.durationSeconds" -}}
+{{- $units := dict "h" 3600.0 "m" 60.0 "s" 1.0 "ms" 0.001 "us" 0.000001 "µs" 0.000001 "ns" 0.000000001 -}}
+{{- $total := 0.0 -}}
+{{- range regexFindAll "[0-9.]+(ns|us|µs|ms|s|m|h)" . -1 -}}
+{{- $unit := regexFind "(ns|us|µs|ms|s|m|h)$" . -}}
+{{- $total = addf $total (mulf (float64 (trimSuffix $unit .)) (get $units $unit)) -}}
+{{- end -}}
+{{- $total -}}
+{{- end }}
+
+{{/*
+The Pod's termination grace: the value when set; otherwise what covers the worker's drain
+(src/core/drain.ts, podTerminationGraceSeconds): the grace (config.timeouts.drain, or the longest
+activity, Start's step-9 wait of workload + 2 x call, plus 10 s), 10 s to cancel what is left, and
+10 s to exit.
+*/}}
+{{- define "dispatch-kubeflow.terminationGracePeriodSeconds" -}}
+{{- if not (kindIs "invalid" .Values.terminationGracePeriodSeconds) -}}
+{{- .Values.terminationGracePeriodSeconds -}}
+{{- else -}}
+{{- $timeouts := .Values.config.timeouts | default dict -}}
+{{- $grace := 0.0 -}}
+{{- if $timeouts.drain -}}
+{{- $grace = float64 (include "dispatch-kubeflow.durationSeconds" $timeouts.drain) -}}
+{{- else -}}
+{{- $workload := float64 (include "dispatch-kubeflow.durationSeconds" (default "60s" $timeouts.workload)) -}}
+{{- $call := float64 (include "dispatch-kubeflow.durationSeconds" (default "30s" $timeouts.call)) -}}
+{{- $grace = addf $workload (mulf 2 $call) 10 -}}
+{{- end -}}
+{{- addf $grace 20 | ceil | int -}}
+{{- end -}}
+{{- end }}
