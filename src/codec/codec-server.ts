@@ -6,15 +6,17 @@
 // passes the user's tokens) and credentials allowed (the UI's "include cross-origin credentials").
 //
 // It returns plaintext, so every POST passes the caller check first (caller-check.ts: 401 without a
-// bearer token, 403 with one that does not pass); a preflight carries no credentials (browsers never
+// bearer token, 403 with one that does not pass), then, when the token carries a namespace scope,
+// the namespace check (namespace-scope.ts: 403 naming a namespace outside it, 400 naming none); a preflight carries no credentials (browsers never
 // send Authorization in one), so it is answered on the origin alone. Each refusal is one log line
 // with its reason and the remote address, never the token. Over TLS when given a certificate.
 // GET /healthz answers anyone, for probes: it says nothing but that the server is up.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { listen, type ListeningServer, type TlsFiles } from '../observability/listen.js';
-import type { CallerCheck } from './caller-check.js';
+import type { CallerCheck } from './caller-verdict.js';
 import { CodecError } from './encryption-codec.js';
+import { authorizeNamespace } from './namespace-scope.js';
 
 /** What the UI sends: Authorization with its user's access token, and Authorization-Extras with their ID token when it has one. */
 export const CORS_ALLOW_HEADERS = 'Content-Type, X-Namespace, Authorization, Authorization-Extras';
@@ -177,6 +179,18 @@ export function codecServerHandler(options: CodecServerOptions): RequestListener
                 ? 'the bearer token is not accepted'
                 : 'cannot check the bearer token now';
           return refuse(verdict.status, error, verdict.reason);
+        }
+        const access = authorizeNamespace(verdict.scope, request.headers['x-namespace'], path);
+        if (!access.ok) {
+          request.resume();
+          answer(response, access.status, { error: access.error, namespace: access.namespace ?? null });
+          return log('codec server refused', {
+            ...where,
+            status: access.status,
+            caller: verdict.caller,
+            namespace: access.namespace ?? null,
+            reason: access.reason,
+          });
         }
         return readBody(request, limit)
           .then((body) => transform(action, options.codecs, body))

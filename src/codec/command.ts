@@ -1,11 +1,14 @@
 // `dispatch-kubeflow codec-server`: the codec server with the keys of DISPATCH_CODEC_KEYS, until
-// SIGINT or SIGTERM, with the options of command-options.ts.
+// SIGINT or SIGTERM, with the options of command-options.ts. Its certificate, token file and JWKS
+// file are read again when they change (tls-rotation.ts, reloading-files.ts): no restart to rotate.
 import { readFile } from 'node:fs/promises';
+import type { Server as HttpsServer } from 'node:https';
 import { log } from '../observability/log.js';
 import { parseListenAddress, type TlsFiles } from '../observability/listen.js';
 import { callerCheckFrom } from './caller-check.js';
 import type { CodecServerCommandOptions } from './command-options.js';
 import { startCodecServer } from './codec-server.js';
+import { rotateTlsOnChange } from './tls-rotation.js';
 import { codecFromEnv, CODEC_KEYS_ENV } from './index.js';
 
 async function tlsFiles(opts: { tlsCert?: string; tlsKey?: string }): Promise<TlsFiles | undefined> {
@@ -30,13 +33,16 @@ export async function runCodecServer(
   // A variable holds several origins or audiences as one value: split on commas and spaces.
   const split = (values: string[] = []) => values.flatMap((v) => v.split(/[\s,]+/)).filter((v) => v !== '');
   opts = { ...opts, uiOrigin: split(opts.uiOrigin), jwtAudience: split(opts.jwtAudience) };
-  const { check, describe } = await callerCheckFrom(opts);
+  const { check, describe } = await callerCheckFrom(opts, (file, what) =>
+    log('codec server reloaded its callers', { file, callers: what }),
+  );
   const tls = await tlsFiles(opts);
   const server = await startCodecServer(
     opts.listen,
     { codecs: [codec], origins: opts.uiOrigin, callerCheck: check, log },
     tls,
   );
+  if (tls) rotateTlsOnChange(server.server as HttpsServer, opts.tlsCert!, opts.tlsKey!, log);
   log('codec server started', {
     url: server.url,
     uiOrigins: opts.uiOrigin,

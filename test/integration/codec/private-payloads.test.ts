@@ -37,7 +37,7 @@ beforeAll(async () => {
   server = await startCodecServer('127.0.0.1:0', {
     codecs: [codec],
     origins: [UI],
-    callerCheck: staticTokenCheck([TOKEN]),
+    callerCheck: staticTokenCheck([{ token: TOKEN }]),
     log: (message, fields) => logged.push({ message, ...fields }),
   });
 });
