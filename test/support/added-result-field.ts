@@ -2,8 +2,13 @@
 // data converter that adds a field to every JSON object the worker writes (at the top and inside its
 // `ref`, where §11 adds `cluster`), and takes it out again of every payload the worker reads, so the
 // worker itself runs unchanged. Workflow inputs come from the callers without it; what reaches a
-// caller with the field is what a newer worker would send: every workflow result (and failure
-// details). docs/contract.md §10: today's clients must read those results all the same.
+// caller with the field is what a newer worker would send: every workflow result. docs/contract.md
+// §10: today's clients must read those results all the same.
+//
+// A failure's details ({reasons, step, ref?}) get the field at the top only: both clients read the
+// ref of failure details strictly today (ObjectRefSchema; go/internal/contract ParseDetails wants
+// exactly three keys), so a field added there would make a typed failure untyped. §10 speaks of
+// results; that gap is left for the failure details' own change.
 import type { Payload, PayloadCodec } from '@temporalio/common';
 
 export const ADDED_FIELD = 'addedByANewerWorker';
@@ -20,8 +25,10 @@ function rewrite(payload: Payload, change: (object: Record<string, unknown>) => 
   return { ...payload, data: Buffer.from(JSON.stringify(change(value))) };
 }
 
+const isFailureDetails = (object: Record<string, unknown>) => 'step' in object && 'reasons' in object;
+
 function added(object: Record<string, unknown>): Record<string, unknown> {
-  const ref = isObject(object.ref) ? { ref: { ...object.ref, [ADDED_FIELD]: ADDED_VALUE } } : {};
+  const ref = isObject(object.ref) && !isFailureDetails(object) ? { ref: { ...object.ref, [ADDED_FIELD]: ADDED_VALUE } } : {};
   return { ...object, ...ref, [ADDED_FIELD]: ADDED_VALUE };
 }
 
