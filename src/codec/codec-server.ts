@@ -23,6 +23,12 @@ export const CORS_ALLOW_HEADERS = 'Content-Type, X-Namespace, Authorization, Aut
 /** Answered 200 to anyone, for liveness and readiness probes. */
 export const HEALTH_PATH = '/healthz';
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** What a caller the check turned away is told; the reason goes to the log only. */
+const CALLER_REFUSALS = {
+  401: 'a bearer token is needed (Authorization: Bearer <token>)',
+  403: 'the bearer token is not accepted',
+  503: 'cannot check the bearer token now',
+} as const;
 
 export interface CodecServerOptions {
   /** Applied as the SDK applies a data converter's payloadCodecs: encode first to last, decode last to first. */
@@ -134,10 +140,16 @@ export function codecServerHandler(options: CodecServerOptions): RequestListener
       answer(response, status, body);
       log('codec server request', { ...where, status, ...fields });
     };
-    /** A caller turned away: the reason is logged, never the token. */
-    const refuse = (status: number, error: string, reason: string) => {
-      answer(response, status, { error });
-      log('codec server refused', { ...where, status, reason });
+    /** A caller turned away: the reason is logged, never the token; `shown` is answered and logged, `logged` logged only. */
+    const refuse = (
+      status: number,
+      error: string,
+      reason: string,
+      shown: Record<string, unknown> = {},
+      logged: Record<string, unknown> = {},
+    ) => {
+      answer(response, status, { error, ...shown });
+      log('codec server refused', { ...where, status, reason, ...shown, ...logged });
     };
 
     // A browser page of any other origin gets no CORS grant and no answer.
@@ -172,25 +184,18 @@ export function codecServerHandler(options: CodecServerOptions): RequestListener
         if (!verdict.ok) {
           request.resume();
           if (verdict.status === 401) response.setHeader('WWW-Authenticate', 'Bearer realm="codec"');
-          const error =
-            verdict.status === 401
-              ? 'a bearer token is needed (Authorization: Bearer <token>)'
-              : verdict.status === 403
-                ? 'the bearer token is not accepted'
-                : 'cannot check the bearer token now';
-          return refuse(verdict.status, error, verdict.reason);
+          return refuse(verdict.status, CALLER_REFUSALS[verdict.status], verdict.reason);
         }
         const access = authorizeNamespace(verdict.scope, request.headers['x-namespace'], path);
         if (!access.ok) {
           request.resume();
-          answer(response, access.status, { error: access.error, namespace: access.namespace ?? null });
-          return log('codec server refused', {
-            ...where,
-            status: access.status,
-            caller: verdict.caller,
-            namespace: access.namespace ?? null,
-            reason: access.reason,
-          });
+          return refuse(
+            access.status,
+            access.error,
+            access.reason,
+            { namespace: access.namespace ?? null },
+            { caller: verdict.caller },
+          );
         }
         return readBody(request, limit)
           .then((body) => transform(action, options.codecs, body))

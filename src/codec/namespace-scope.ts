@@ -33,7 +33,9 @@ export function scopeFromClaim(value: unknown): NamespaceScope {
 /** For the log: `every namespace`, `namespaces a, b` or `no namespace`. */
 export function describeScope(scope: NamespaceScope): string {
   if (scope.every) return 'every namespace';
-  return scope.namespaces.size === 0 ? 'no namespace' : `namespaces ${[...scope.namespaces].sort().join(', ')}`;
+  return scope.namespaces.size === 0
+    ? 'no namespace'
+    : `namespaces ${[...scope.namespaces].sort().join(', ')}`;
 }
 
 export const grants = (scope: NamespaceScope, namespace: string): boolean =>

@@ -50,7 +50,10 @@ export class ReloadingFiles<T> {
   currentSync(): T {
     const signature = this.files.map((file) => signatureOf(statSync(file))).join('|');
     if (signature === this.signature && this.value !== undefined) return this.value;
-    return this.accept(signature, this.files.map((file) => readFileSync(file)));
+    return this.accept(
+      signature,
+      this.files.map((file) => readFileSync(file)),
+    );
   }
 
   private async read(signature: string): Promise<T> {

@@ -12,8 +12,12 @@ function tolerantOf(schema: z.ZodType): z.ZodType {
   if (schema instanceof z.ZodObject) {
     // An object-level refinement would be lost in the copy; none of the results has one.
     if ((schema.def.checks ?? []).length > 0)
-      throw new Error('tolerant(): an object with refinements cannot be copied; read it strictly or drop the refinement');
-    const shape = Object.fromEntries(Object.entries(schema.shape).map(([key, field]) => [key, tolerantOf(field as z.ZodType)]));
+      throw new Error(
+        'tolerant(): an object with refinements cannot be copied; read it strictly or drop the refinement',
+      );
+    const shape = Object.fromEntries(
+      Object.entries(schema.shape).map(([key, field]) => [key, tolerantOf(field as z.ZodType)]),
+    );
     return z.object(shape);
   }
   if (schema instanceof z.ZodOptional) return tolerantOf(schema.unwrap() as z.ZodType).optional();
@@ -21,7 +25,8 @@ function tolerantOf(schema: z.ZodType): z.ZodType {
   if (schema instanceof z.ZodArray) {
     const element = tolerantOf(schema.element as z.ZodType);
     if (element === schema.element) return schema;
-    if ((schema.def.checks ?? []).length > 0) throw new Error('tolerant(): an array of objects with checks cannot be copied');
+    if ((schema.def.checks ?? []).length > 0)
+      throw new Error('tolerant(): an array of objects with checks cannot be copied');
     return z.array(element);
   }
   if (schema instanceof z.ZodDiscriminatedUnion)
@@ -29,7 +34,8 @@ function tolerantOf(schema: z.ZodType): z.ZodType {
       schema.def.discriminator,
       schema.options.map((option) => tolerantOf(option as z.ZodType)) as [z.ZodObject, ...z.ZodObject[]],
     );
-  if (schema instanceof z.ZodUnion) return z.union(schema.options.map((option) => tolerantOf(option as z.ZodType)));
+  if (schema instanceof z.ZodUnion)
+    return z.union(schema.options.map((option) => tolerantOf(option as z.ZodType)));
   return schema;
 }
 

@@ -18,8 +18,12 @@ const JSON_PLAIN = 'json/plain';
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function rewrite(payload: Payload, change: (object: Record<string, unknown>) => Record<string, unknown>): Payload {
-  if (Buffer.from(payload.metadata?.encoding ?? []).toString() !== JSON_PLAIN || !payload.data) return payload;
+function rewrite(
+  payload: Payload,
+  change: (object: Record<string, unknown>) => Record<string, unknown>,
+): Payload {
+  if (Buffer.from(payload.metadata?.encoding ?? []).toString() !== JSON_PLAIN || !payload.data)
+    return payload;
   const value: unknown = JSON.parse(Buffer.from(payload.data).toString('utf8'));
   if (!isObject(value)) return payload;
   return { ...payload, data: Buffer.from(JSON.stringify(change(value))) };
@@ -28,7 +32,10 @@ function rewrite(payload: Payload, change: (object: Record<string, unknown>) => 
 const isFailureDetails = (object: Record<string, unknown>) => 'step' in object && 'reasons' in object;
 
 function added(object: Record<string, unknown>): Record<string, unknown> {
-  const ref = isObject(object.ref) && !isFailureDetails(object) ? { ref: { ...object.ref, [ADDED_FIELD]: ADDED_VALUE } } : {};
+  const ref =
+    isObject(object.ref) && !isFailureDetails(object)
+      ? { ref: { ...object.ref, [ADDED_FIELD]: ADDED_VALUE } }
+      : {};
   return { ...object, ...ref, [ADDED_FIELD]: ADDED_VALUE };
 }
 

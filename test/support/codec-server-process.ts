@@ -16,7 +16,10 @@ export interface CodecServerProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startCodecServerProcess(env: NodeJS.ProcessEnv, timeoutMs = 60_000): Promise<CodecServerProcess> {
+export async function startCodecServerProcess(
+  env: NodeJS.ProcessEnv,
+  timeoutMs = 60_000,
+): Promise<CodecServerProcess> {
   const child = spawn(process.execPath, [join(REPO, 'bin/dispatch-kubeflow.js'), 'codec-server'], {
     cwd: REPO,
     env: { ...process.env, DISPATCH_CODEC_LISTEN: '127.0.0.1:0', ...env },
@@ -51,7 +54,10 @@ export async function startCodecServerProcess(env: NodeJS.ProcessEnv, timeoutMs 
     new Promise<LogLine>((resolve, reject) => {
       const waiter = { match, resolve };
       waiters.add(waiter);
-      const timer = setTimeout(() => (waiters.delete(waiter), reject(new Error(`no such log line within ${within} ms: ${stderr}`))), within);
+      const timer = setTimeout(
+        () => (waiters.delete(waiter), reject(new Error(`no such log line within ${within} ms: ${stderr}`))),
+        within,
+      );
       void exited.then((code) => reject(new Error(`codec server exited ${code}: ${stderr}`)));
       waiter.resolve = (line) => (clearTimeout(timer), resolve(line));
     });

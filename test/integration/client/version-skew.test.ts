@@ -13,7 +13,9 @@ import { ADDED_FIELD, ADDED_VALUE, AddedResultFieldCodec } from '../../support/a
 import { startRequest } from '../../support/requests.js';
 import { dispatchSuite } from '../support/suite.js';
 
-const suite = dispatchSuite('skew-newer', { dataConverter: { payloadCodecs: [new AddedResultFieldCodec()] } });
+const suite = dispatchSuite('skew-newer', {
+  dataConverter: { payloadCodecs: [new AddedResultFieldCodec()] },
+});
 /** Today's typed client, as a caller of this release builds it: the default data converter. */
 let today: DispatchKubeflowClient;
 let raw: Client;
@@ -21,15 +23,20 @@ let ref: TrainJobRef;
 
 beforeAll(() => {
   raw = suite.h.env.client;
-  today = new DispatchKubeflowClient(raw, { namespace: suite.ns.name, taskQueue: suite.h.config.temporal.taskQueue });
+  today = new DispatchKubeflowClient(raw, {
+    namespace: suite.ns.name,
+    taskQueue: suite.h.config.temporal.taskQueue,
+  });
 });
 
 /** The last run's result of a workflow, read without any schema. */
-const rawResult = (workflowId: string) => raw.workflow.getHandle(workflowId).result() as Promise<Record<string, unknown>>;
+const rawResult = (workflowId: string) =>
+  raw.workflow.getHandle(workflowId).result() as Promise<Record<string, unknown>>;
 /** What a newer worker sent: the field at the top and, when there is a ref, inside it. */
 function expectAdded(result: Record<string, unknown>) {
   expect(result[ADDED_FIELD]).toEqual(ADDED_VALUE);
-  if (typeof result.ref === 'object') expect((result.ref as Record<string, unknown>)[ADDED_FIELD]).toEqual(ADDED_VALUE);
+  if (typeof result.ref === 'object')
+    expect((result.ref as Record<string, unknown>)[ADDED_FIELD]).toEqual(ADDED_VALUE);
 }
 
 describe("today's TypeScript client against a worker that adds a result field", { timeout: 240_000 }, () => {

@@ -4,12 +4,10 @@
 // another namespace is refused (403, logged with who, which namespace and why). Then rotation with
 // the process running: the token file replaced (a token revoked, one rescoped) and the certificate
 // replaced, each taking effect on the next request, with no restart.
-import { execFile } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EncryptionCodec, ENCODING_ENCRYPTED } from '../../../src/codec/encryption-codec.js';
@@ -19,6 +17,7 @@ import { startRequest } from '../../support/requests.js';
 import { testCertificate, type TestCertificate } from '../../support/test-certificate.js';
 import { stackInfo } from '../support/context.js';
 import { dispatchSuite } from '../support/suite.js';
+import { workflowShow } from '../support/workflow-show.js';
 
 const KEYS = `k1:${randomBytes(32).toString('base64')}`;
 const codec = new EncryptionCodec(parseCodecKeys(KEYS));
@@ -70,41 +69,52 @@ afterAll(async () => {
 
 /** POST /decode of the Start's sealed input on a connection of its own, trusting `ca`: status, body and the certificate served. */
 function decode(token: string, namespace: string, ca: Buffer = cert.cert) {
-  return new Promise<{ status: number; body: Record<string, unknown>; served: X509Certificate }>((resolve, reject) => {
-    const request = httpsRequest(
-      `${server.url}/decode`,
-      {
-        method: 'POST',
-        agent: false,
-        ca,
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'X-Namespace': namespace },
-      },
-      (response) => {
-        const served = new X509Certificate((response.socket as TLSSocket).getPeerCertificate().raw);
-        let text = '';
-        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
-        response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) as Record<string, unknown>, served }));
-      },
-    );
-    request.on('error', reject);
-    request.end(JSON.stringify({ payloads: [sealedInput] }));
-  });
+  return new Promise<{ status: number; body: Record<string, unknown>; served: X509Certificate }>(
+    (resolve, reject) => {
+      const request = httpsRequest(
+        `${server.url}/decode`,
+        {
+          method: 'POST',
+          agent: false,
+          ca,
+          headers: {
+            Authorization: `Bearer ${token}`,
+            'Content-Type': 'application/json',
+            'X-Namespace': namespace,
+          },
+        },
+        (response) => {
+          const served = new X509Certificate((response.socket as TLSSocket).getPeerCertificate().raw);
+          let text = '';
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          response.on('end', () =>
+            resolve({
+              status: response.statusCode!,
+              body: JSON.parse(text) as Record<string, unknown>,
+              served,
+            }),
+          );
+        },
+      );
+      request.on('error', reject);
+      request.end(JSON.stringify({ payloads: [sealedInput] }));
+    },
+  );
 }
 const plaintextOf = (body: Record<string, unknown>) =>
   Buffer.from((body.payloads as { data: string }[])[0]!.data, 'base64').toString();
 
 /** `temporal workflow show` of the Start through the codec server, with `token`, trusting its certificate: the payloads it showed. */
 async function show(token: string) {
-  const { cli, address, namespace } = stackInfo().temporal;
-  const { stdout } = await promisify(execFile)(
-    cli,
-    ['workflow', 'show', '--workflow-id', workflowId, '--address', address, '--namespace', namespace,
-      '--codec-endpoint', server.url, '--codec-auth', `Bearer ${token}`, '--output', 'json'],
-    // Go reads the roots it trusts from SSL_CERT_FILE.
-    { env: { ...process.env, SSL_CERT_FILE: cert.certFile } },
-  ).catch((error: { stdout?: string; message: string }) => ({ stdout: error.stdout ?? error.message }));
+  // Go reads the roots it trusts from SSL_CERT_FILE.
+  const stdout = await workflowShow(workflowId, server.url, ['--codec-auth', `Bearer ${token}`], {
+    ...process.env,
+    SSL_CERT_FILE: cert.certFile,
+  }).catch((error: { stdout?: string; message: string }) => error.stdout ?? error.message);
   // The CLI prints each payload's data in base64: what it showed is those decoded.
-  return [...stdout.matchAll(/"data": "([A-Za-z0-9+/=]*)"/g)].map((m) => Buffer.from(m[1]!, 'base64').toString()).join('\n');
+  return [...stdout.matchAll(/"data": "([A-Za-z0-9+/=]*)"/g)]
+    .map((m) => Buffer.from(m[1]!, 'base64').toString())
+    .join('\n');
 }
 
 describe('codec server authorization by namespace', () => {
@@ -112,10 +122,13 @@ describe('codec server authorization by namespace', () => {
     const served = server.next((l) => l.message === 'codec server request' && l.status === 200);
     const stdout = await show(OWN);
     expect(stdout).toContain(secret);
-    expect(await served).toMatchObject({ caller: 'static token 1', namespace: stackInfo().temporal.namespace });
+    expect(await served).toMatchObject({
+      caller: 'static token 1',
+      namespace: stackInfo().temporal.namespace,
+    });
   });
 
-  it("with a token scoped to another namespace it does not: 403, logged with who, which namespace and why", async () => {
+  it('with a token scoped to another namespace it does not: 403, logged with who, which namespace and why', async () => {
     const refused = server.next((l) => l.message === 'codec server refused');
     const stdout = await show(OTHERS);
     expect(stdout).not.toContain(secret);
@@ -142,9 +155,15 @@ describe('rotation without a restart', () => {
     const other = await decode(OWN, OTHER_NAMESPACE);
     expect(other.status).toBe(200);
     expect(JSON.parse(plaintextOf(other.body)).spec.env.DB_PASSWORD).toBe(secret);
-    expect(await decode(OTHERS, OTHER_NAMESPACE)).toMatchObject({ status: 403, body: { error: 'the bearer token is not accepted' } });
+    expect(await decode(OTHERS, OTHER_NAMESPACE)).toMatchObject({
+      status: 403,
+      body: { error: 'the bearer token is not accepted' },
+    });
     expect(server.lines.filter((l) => l.message === 'codec server reloaded its callers')).toEqual([
-      expect.objectContaining({ file: tokenFile, callers: 'static bearer tokens (1), each scoped to its namespaces' }),
+      expect.objectContaining({
+        file: tokenFile,
+        callers: 'static bearer tokens (1), each scoped to its namespaces',
+      }),
     ]);
   });
 
@@ -159,7 +178,9 @@ describe('rotation without a restart', () => {
       expect(after.status).toBe(200);
       expect(after.served.fingerprint256).toBe(new X509Certificate(renewed.cert).fingerprint256);
       // A client that trusts only the old certificate is now refused by its own TLS check.
-      await expect(decode(OWN, stackInfo().temporal.namespace, cert.cert)).rejects.toThrow(/self-signed|certificate/i);
+      await expect(decode(OWN, stackInfo().temporal.namespace, cert.cert)).rejects.toThrow(
+        /self-signed|certificate/i,
+      );
       expect(server.lines.some((l) => l.message === 'codec server reloaded its TLS certificate')).toBe(true);
     } finally {
       renewed.remove();

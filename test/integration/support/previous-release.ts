@@ -21,7 +21,10 @@ export const PREVIOUS_RELEASE = '4b127a846198beb2e6cf1312adad7ad9fcb650fd';
 /** `paths` of the commit's tree in a temporary folder; `remove` deletes it. */
 export function treeOf(commit: string, paths: string[]): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), `dk-${commit.slice(0, 7)}-`));
-  const archive = execFileSync('git', ['archive', '--format=tar', commit, ...paths], { cwd: repoRoot, maxBuffer: 256 << 20 });
+  const archive = execFileSync('git', ['archive', '--format=tar', commit, ...paths], {
+    cwd: repoRoot,
+    maxBuffer: 256 << 20,
+  });
   execFileSync('tar', ['-x', '-C', dir], { input: archive });
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
@@ -38,14 +41,31 @@ export interface PreviousWorker {
 const PROVEN = /"preflight finished".*"start":true/;
 
 /** The previous release's worker with `configFile`, and `env` (e.g. its codec keys) added. */
-export async function spawnPreviousWorker(configFile: string, env: Record<string, string> = {}): Promise<PreviousWorker> {
+export async function spawnPreviousWorker(
+  configFile: string,
+  env: Record<string, string> = {},
+): Promise<PreviousWorker> {
   const tree = treeOf(PREVIOUS_RELEASE, ['bin', 'src', 'package.json', 'tsconfig.json']);
   symlinkSync(join(repoRoot, 'node_modules'), join(tree.dir, 'node_modules'));
   const [metrics, dispatchMetrics] = await freePorts(2);
-  const args = ['bin/dispatch-kubeflow.js', 'worker', '--config', configFile, '--metrics', `127.0.0.1:${metrics}`, '--dispatch-metrics', `127.0.0.1:${dispatchMetrics}`];
+  const args = [
+    'bin/dispatch-kubeflow.js',
+    'worker',
+    '--config',
+    configFile,
+    '--metrics',
+    `127.0.0.1:${metrics}`,
+    '--dispatch-metrics',
+    `127.0.0.1:${dispatchMetrics}`,
+  ];
   const child = spawn(process.execPath, args, {
     cwd: tree.dir,
-    env: { ...process.env, TEMPORAL_ADDRESS: stackInfo().temporal.address, TEMPORAL_NAMESPACE: stackInfo().temporal.namespace, ...env },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: stackInfo().temporal.address,
+      TEMPORAL_NAMESPACE: stackInfo().temporal.namespace,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -70,7 +90,9 @@ export async function spawnPreviousWorker(configFile: string, env: Record<string
         reject(new Error(`the previous release's worker proved no gates within ${timeoutMs} ms:\n${output}`));
       }, timeoutMs);
       listeners.add(check);
-      void exited.then((code) => reject(new Error(`the previous release's worker exited ${code}:\n${output}`)));
+      void exited.then((code) =>
+        reject(new Error(`the previous release's worker exited ${code}:\n${output}`)),
+      );
       check();
     });
   return { child, output: () => output, exited, proven, remove: tree.remove };

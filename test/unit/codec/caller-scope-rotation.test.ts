@@ -58,7 +58,11 @@ describe('static tokens scoped by namespace', () => {
       caller: 'static token 1',
       scope: { every: false, namespaces: new Set(['ml-a']) },
     });
-    await expect(check(bearer(B))).resolves.toEqual({ ok: true, caller: 'static token 2', scope: { every: true } });
+    await expect(check(bearer(B))).resolves.toEqual({
+      ok: true,
+      caller: 'static token 2',
+      scope: { every: true },
+    });
   });
 });
 
@@ -94,7 +98,9 @@ describe('token file rotation', () => {
     await replace(file, 'short\n');
     const verdict = await check(bearer(A));
     expect(verdict).toMatchObject({ ok: false, status: 503 });
-    expect(!verdict.ok && verdict.reason).toMatch(/the token file cannot be used, so no token is accepted: .*line 1 is 5 characters/);
+    expect(!verdict.ok && verdict.reason).toMatch(
+      /the token file cannot be used, so no token is accepted: .*line 1 is 5 characters/,
+    );
     await rm(file);
     await expect(check(bearer(A))).resolves.toMatchObject({ ok: false, status: 503 });
     await writeFile(file, `${A}\n`);
@@ -109,7 +115,10 @@ describe('JWTs scoped by a claim, and JWKS file rotation', () => {
   let one: TokenIssuer;
   let two: TokenIssuer;
   beforeAll(async () => {
-    [one, two] = await Promise.all([tokenIssuer('ES256', { kid: 'one' }), tokenIssuer('ES256', { kid: 'two' })]);
+    [one, two] = await Promise.all([
+      tokenIssuer('ES256', { kid: 'one' }),
+      tokenIssuer('ES256', { kid: 'two' }),
+    ]);
   });
   const options = (jwks: string, namespaceClaim?: string) => ({
     jwtIssuer: one.issuer,
@@ -123,12 +132,16 @@ describe('JWTs scoped by a claim, and JWKS file rotation', () => {
     await writeFile(jwks, JSON.stringify(one.jwks));
     const scoped = await callerCheckFrom(options(jwks, 'temporal_namespaces'));
     expect(scoped.describe).toMatch(/, namespaces from claim temporal_namespaces$/);
-    await expect(scoped.check(bearer(await one.sign({ temporal_namespaces: ['ml-a', 'ml-b'] })))).resolves.toEqual({
+    await expect(
+      scoped.check(bearer(await one.sign({ temporal_namespaces: ['ml-a', 'ml-b'] }))),
+    ).resolves.toEqual({
       ok: true,
       caller: 'operator@example.com',
       scope: { every: false, namespaces: new Set(['ml-a', 'ml-b']) },
     });
-    await expect(scoped.check(bearer(await one.sign({ temporal_namespaces: 'ml-a *' })))).resolves.toMatchObject({
+    await expect(
+      scoped.check(bearer(await one.sign({ temporal_namespaces: 'ml-a *' }))),
+    ).resolves.toMatchObject({
       scope: { every: true },
     });
     await expect(scoped.check(bearer(await one.sign()))).resolves.toMatchObject({

@@ -315,7 +315,11 @@ describe('codec server with namespace scopes (--namespace-claim)', () => {
   };
 
   it('a token whose claim lists namespace ml-a decodes ml-a (by X-Namespace or by path)', async () => {
-    for (const [path, namespace] of [['/decode', 'ml-a'], ['/ml-a/decode', undefined], ['/ml-a/decode', 'ml-a']] as const) {
+    for (const [path, namespace] of [
+      ['/decode', 'ml-a'],
+      ['/ml-a/decode', undefined],
+      ['/ml-a/decode', 'ml-a'],
+    ] as const) {
       const { status, body, original } = await call(path, namespace, { namespaces: ['ml-a'] });
       expect(status, path).toBe(200);
       expect(body).toEqual({ payloads: [asJson(original)] });
@@ -324,8 +328,15 @@ describe('codec server with namespace scopes (--namespace-claim)', () => {
 
   it('and is refused ml-b: 403 naming the namespace, nothing decoded, one log line saying who, which namespace and why', async () => {
     lines.length = 0;
-    for (const [path, namespace] of [['/decode', 'ml-b'], ['/ml-b/decode', undefined], ['/encode', 'ml-b']] as const) {
-      const { status, body } = await call(path, namespace, { namespaces: ['ml-a'], sub: 'alice@example.com' });
+    for (const [path, namespace] of [
+      ['/decode', 'ml-b'],
+      ['/ml-b/decode', undefined],
+      ['/encode', 'ml-b'],
+    ] as const) {
+      const { status, body } = await call(path, namespace, {
+        namespaces: ['ml-a'],
+        sub: 'alice@example.com',
+      });
       expect(status, path).toBe(403);
       expect(body).toEqual({ error: 'this token does not grant namespace ml-b', namespace: 'ml-b' });
     }
@@ -348,7 +359,10 @@ describe('codec server with namespace scopes (--namespace-claim)', () => {
   it('a request naming no namespace is refused (400) when scopes are configured, as are a header and a path that disagree', async () => {
     const none = await call('/decode', undefined, { namespaces: '*' });
     expect(none.status).toBe(400);
-    expect(none.body).toMatchObject({ error: expect.stringMatching(/^no namespace: send X-Namespace/), namespace: null });
+    expect(none.body).toMatchObject({
+      error: expect.stringMatching(/^no namespace: send X-Namespace/),
+      namespace: null,
+    });
     const both = await call('/ml-a/decode', 'ml-b', { namespaces: '*' });
     expect(both.status).toBe(400);
     expect(both.body.error).toBe("X-Namespace ml-b and the path's namespace ml-a differ");

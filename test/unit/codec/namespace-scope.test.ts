@@ -43,11 +43,16 @@ describe('authorizeNamespace', () => {
 
   it('with a scope, a request naming no namespace is refused (400), whatever the scope', () => {
     fc.assert(
-      fc.property(scopes, fc.constantFrom('/decode', '/encode'), fc.constantFrom(undefined, '', '  '), (scope, path, header) => {
-        const decision = authorizeNamespace(scope, header, path);
-        expect(decision).toMatchObject({ ok: false, status: 400, namespace: undefined });
-        expect(!decision.ok && decision.error).toMatch(/no namespace: send X-Namespace/);
-      }),
+      fc.property(
+        scopes,
+        fc.constantFrom('/decode', '/encode'),
+        fc.constantFrom(undefined, '', '  '),
+        (scope, path, header) => {
+          const decision = authorizeNamespace(scope, header, path);
+          expect(decision).toMatchObject({ ok: false, status: 400, namespace: undefined });
+          expect(!decision.ok && decision.error).toMatch(/no namespace: send X-Namespace/);
+        },
+      ),
     );
   });
 
@@ -65,7 +70,8 @@ describe('authorizeNamespace', () => {
   it('without a scope (none configured) every request is served as before, with or without a namespace', () => {
     fc.assert(
       fc.property(fc.option(namespaceName, { nil: undefined }), via, (namespace, how) => {
-        const { header, path } = namespace === undefined ? { header: undefined, path: '/decode' } : request(namespace, how);
+        const { header, path } =
+          namespace === undefined ? { header: undefined, path: '/decode' } : request(namespace, how);
         expect(authorizeNamespace(undefined, header, path)).toEqual({ ok: true, namespace });
       }),
     );
@@ -79,13 +85,19 @@ describe('authorizeNamespace', () => {
 describe('scopeFromClaim', () => {
   it('an array of names, or a string of names separated by spaces or commas, grants those names; * grants every one', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(namespaceName, { maxLength: 6 }), fc.constantFrom(' ', ',', ', '), (names, separator) => {
-        for (const value of [names, names.join(separator)]) {
-          const scope = scopeFromClaim(value);
-          expect(scope).toEqual({ every: false, namespaces: new Set(names) });
-          expect(scopeFromClaim(Array.isArray(value) ? [...value, '*'] : `${value} *`)).toEqual({ every: true });
-        }
-      }),
+      fc.property(
+        fc.uniqueArray(namespaceName, { maxLength: 6 }),
+        fc.constantFrom(' ', ',', ', '),
+        (names, separator) => {
+          for (const value of [names, names.join(separator)]) {
+            const scope = scopeFromClaim(value);
+            expect(scope).toEqual({ every: false, namespaces: new Set(names) });
+            expect(scopeFromClaim(Array.isArray(value) ? [...value, '*'] : `${value} *`)).toEqual({
+              every: true,
+            });
+          }
+        },
+      ),
     );
   });
 
