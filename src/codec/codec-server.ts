@@ -6,21 +6,29 @@
 // passes the user's tokens) and credentials allowed (the UI's "include cross-origin credentials").
 //
 // It returns plaintext, so every POST passes the caller check first (caller-check.ts: 401 without a
-// bearer token, 403 with one that does not pass); a preflight carries no credentials (browsers never
+// bearer token, 403 with one that does not pass), then, when the token carries a namespace scope,
+// the namespace check (namespace-scope.ts: 403 naming a namespace outside it, 400 naming none); a preflight carries no credentials (browsers never
 // send Authorization in one), so it is answered on the origin alone. Each refusal is one log line
 // with its reason and the remote address, never the token. Over TLS when given a certificate.
 // GET /healthz answers anyone, for probes: it says nothing but that the server is up.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { listen, type ListeningServer, type TlsFiles } from '../observability/listen.js';
-import type { CallerCheck } from './caller-check.js';
+import type { CallerCheck } from './caller-verdict.js';
 import { CodecError } from './encryption-codec.js';
+import { authorizeNamespace } from './namespace-scope.js';
 
 /** What the UI sends: Authorization with its user's access token, and Authorization-Extras with their ID token when it has one. */
 export const CORS_ALLOW_HEADERS = 'Content-Type, X-Namespace, Authorization, Authorization-Extras';
 /** Answered 200 to anyone, for liveness and readiness probes. */
 export const HEALTH_PATH = '/healthz';
 const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** What a caller the check turned away is told; the reason goes to the log only. */
+const CALLER_REFUSALS = {
+  401: 'a bearer token is needed (Authorization: Bearer <token>)',
+  403: 'the bearer token is not accepted',
+  503: 'cannot check the bearer token now',
+} as const;
 
 export interface CodecServerOptions {
   /** Applied as the SDK applies a data converter's payloadCodecs: encode first to last, decode last to first. */
@@ -132,10 +140,16 @@ export function codecServerHandler(options: CodecServerOptions): RequestListener
       answer(response, status, body);
       log('codec server request', { ...where, status, ...fields });
     };
-    /** A caller turned away: the reason is logged, never the token. */
-    const refuse = (status: number, error: string, reason: string) => {
-      answer(response, status, { error });
-      log('codec server refused', { ...where, status, reason });
+    /** A caller turned away: the reason is logged, never the token; `shown` is answered and logged, `logged` logged only. */
+    const refuse = (
+      status: number,
+      error: string,
+      reason: string,
+      shown: Record<string, unknown> = {},
+      logged: Record<string, unknown> = {},
+    ) => {
+      answer(response, status, { error, ...shown });
+      log('codec server refused', { ...where, status, reason, ...shown, ...logged });
     };
 
     // A browser page of any other origin gets no CORS grant and no answer.
@@ -170,13 +184,18 @@ export function codecServerHandler(options: CodecServerOptions): RequestListener
         if (!verdict.ok) {
           request.resume();
           if (verdict.status === 401) response.setHeader('WWW-Authenticate', 'Bearer realm="codec"');
-          const error =
-            verdict.status === 401
-              ? 'a bearer token is needed (Authorization: Bearer <token>)'
-              : verdict.status === 403
-                ? 'the bearer token is not accepted'
-                : 'cannot check the bearer token now';
-          return refuse(verdict.status, error, verdict.reason);
+          return refuse(verdict.status, CALLER_REFUSALS[verdict.status], verdict.reason);
+        }
+        const access = authorizeNamespace(verdict.scope, request.headers['x-namespace'], path);
+        if (!access.ok) {
+          request.resume();
+          return refuse(
+            access.status,
+            access.error,
+            access.reason,
+            { namespace: access.namespace ?? null },
+            { caller: verdict.caller },
+          );
         }
         return readBody(request, limit)
           .then((body) => transform(action, options.codecs, body))

@@ -27,9 +27,14 @@ export function addCodecServerOptions(command: Command): Command {
       '--jwks <url-or-file>',
       "callers' JWTs: the keys (JWKS) they are signed with; default: the issuer's jwks_uri",
     ).env('DISPATCH_CODEC_JWKS'),
-    new Option('--token-file <file>', 'static bearer tokens callers may present, one a line').env(
-      'DISPATCH_CODEC_TOKEN_FILE',
-    ),
+    new Option(
+      '--namespace-claim <claim>',
+      "callers' JWTs: the claim listing the Temporal namespaces each may decode (an array, or names separated by spaces or commas; * for every one)",
+    ).env('DISPATCH_CODEC_NAMESPACE_CLAIM'),
+    new Option(
+      '--token-file <file>',
+      'static bearer tokens callers may present, one a line, each optionally followed by the namespaces it may decode',
+    ).env('DISPATCH_CODEC_TOKEN_FILE'),
     new Option(
       '--insecure-no-auth',
       'serve plaintext to anyone who can reach it (only where nobody else can)',

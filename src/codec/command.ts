@@ -1,5 +1,7 @@
 // `dispatch-kubeflow codec-server`: the codec server with the keys of DISPATCH_CODEC_KEYS, until
-// SIGINT or SIGTERM, with the options of command-options.ts.
+// SIGINT or SIGTERM, with the options of command-options.ts. Its certificate (observability/
+// tls-files.ts), token file and JWKS file (reloading-files.ts) are read again when they change: no
+// restart to rotate.
 import { log } from '../observability/log.js';
 import { parseListenAddress } from '../observability/listen.js';
 import { tlsPathsFromFlags } from '../observability/tls-files.js';
@@ -19,7 +21,9 @@ export async function runCodecServer(
   // A variable holds several origins or audiences as one value: split on commas and spaces.
   const split = (values: string[] = []) => values.flatMap((v) => v.split(/[\s,]+/)).filter((v) => v !== '');
   opts = { ...opts, uiOrigin: split(opts.uiOrigin), jwtAudience: split(opts.jwtAudience) };
-  const { check, describe } = await callerCheckFrom(opts);
+  const { check, describe } = await callerCheckFrom(opts, (file, what) =>
+    log('codec server reloaded its callers', { file, callers: what }),
+  );
   // Files, re-read when they change: a renewed certificate is served without a restart.
   const tls = tlsPathsFromFlags(opts);
   const server = await startCodecServer(

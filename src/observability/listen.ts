@@ -61,7 +61,10 @@ function serveTls(tls: TlsFiles, handler: RequestListener): HttpsServer {
   server.prependListener('connection', () => {
     try {
       const pem = files.changed();
-      if (pem) server.setSecureContext(pem);
+      if (pem) {
+        server.setSecureContext(pem);
+        log('tls certificate reloaded', { certFile: tls.certFile, keyFile: tls.keyFile });
+      }
     } catch (error) {
       log('tls certificate not reloaded: serving the previous one', { certFile: tls.certFile, keyFile: tls.keyFile, error: (error as Error).message });
     }

@@ -2,9 +2,7 @@
 // Temporal server stores holds none of them (read raw, by a client without the codec), and the
 // codec server decodes it for the Temporal UI as the UI calls it (preflight, then POST /decode with
 // its bearer token), and for the temporal CLI given `--codec-auth`, but not without it.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
 import type { WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +12,8 @@ import { EncryptionCodec, ENCODING_ENCRYPTED } from '../../../src/codec/encrypti
 import { parseCodecKeys } from '../../../src/codec/keys.js';
 import type { ListeningServer } from '../../../src/observability/listen.js';
 import { startRequest } from '../../support/requests.js';
-import { stackInfo } from '../support/context.js';
 import { dispatchSuite } from '../support/suite.js';
+import { workflowShow } from '../support/workflow-show.js';
 
 type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
 type RawPayload = { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null };
@@ -37,7 +35,7 @@ beforeAll(async () => {
   server = await startCodecServer('127.0.0.1:0', {
     codecs: [codec],
     origins: [UI],
-    callerCheck: staticTokenCheck([TOKEN]),
+    callerCheck: staticTokenCheck([{ token: TOKEN }]),
     log: (message, fields) => logged.push({ message, ...fields }),
   });
 });
@@ -146,25 +144,7 @@ describe('private payloads (codec on)', () => {
   });
 
   it('the temporal CLI decodes through it with --codec-auth "Bearer <token>", and without it shows the input still sealed', async () => {
-    const { cli, address, namespace } = stackInfo().temporal;
-    const show = async (...auth: string[]) => {
-      const { stdout } = await promisify(execFile)(cli, [
-        'workflow',
-        'show',
-        '--workflow-id',
-        workflowId,
-        '--address',
-        address,
-        '--namespace',
-        namespace,
-        '--codec-endpoint',
-        server.url,
-        ...auth,
-        '--output',
-        'json',
-      ]);
-      return stdout;
-    };
+    const show = (...auth: string[]) => workflowShow(workflowId, server.url, auth);
     /** The Start's input as the CLI printed it: the first event's, its data decoded from base64. */
     const inputOf = (stdout: string) => {
       const events = (JSON.parse(stdout) as { events: Record<string, unknown>[] }).events;

@@ -8,21 +8,26 @@
 // version skew of docs/contract.md §10. Go runs through scripts/go-client.sh, whose module and
 // build caches npm test fills before the tests (a cold one: the first run here compiles the
 // Temporal Go SDK, a few minutes on two cores).
-import { execFileSync } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODEC_KEY_ID_ENV, CODEC_KEYS_ENV, dataConverterFromEnv, ENCODING_ENCRYPTED } from '../../../src/codec/index.js';
 import { Trainer } from '../../../src/model/constants.js';
+import { ADDED_FIELD, ADDED_VALUE, AddedResultFieldCodec } from '../../support/added-result-field.js';
 import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
-import { freshKueueNamespace, freshNamespace, grantRestricted, kubeAccess, type TestNamespace } from '../support/kube.js';
+import { freshKueueNamespace, freshNamespace, grantRestricted, kubeAccess, uniqueName, type TestNamespace } from '../support/kube.js';
 import { REAL_KUEUE_CONFIG } from '../support/operations.js';
 import { keyOf, runtimeFixtures, type RuntimeFixtures } from '../support/runtimes.js';
 import { stackInfo } from '../support/context.js';
+import { PREVIOUS_RELEASE, spawnPreviousWorker, treeOf, type PreviousWorker } from '../support/previous-release.js';
+import { writeWorkerConfig } from '../support/worker-command.js';
+import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
+import { startRequest } from '../../support/requests.js';
 import { failWith, runFor } from '../operations/support.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..');
@@ -35,9 +40,9 @@ const goIn = (dir: string, args: string[], env: NodeJS.ProcessEnv) =>
 /**
  * The previous release of the Go client: the last commit of go/ before the package moved to
  * go/dispatchkubeflow (strict result decoding, package at the module's root). Its own integration
- * tests run against today's worker.
+ * tests run against today's worker; its worker (the same commit) serves today's clients.
  */
-const PREVIOUS_GO_CLIENT = '4b127a846198beb2e6cf1312adad7ad9fcb650fd';
+const PREVIOUS_GO_CLIENT = PREVIOUS_RELEASE;
 
 /** The TestIntegration* functions a Go file declares, and those a `go test -v` output passed. */
 function integrationTests(file: string, output: string): { written: string[]; passed: string[] } {
@@ -66,8 +71,23 @@ describe('the Go client against the real worker (go/dispatchkubeflow/integration
   let runtimes: RuntimeFixtures;
   let goEnv: NodeJS.ProcessEnv;
   let plainWorker: DispatchHarness;
+  /** A plain-mode worker whose every result carries a field this release does not know. */
+  let newerWorker: DispatchHarness;
   /** The proxied workers' CallBound: long enough for the calls that do answer on a loaded machine. */
   const proxiedCall = '10s';
+  /** The Go client's tests of one plain-mode worker, run against `worker`: each must pass. */
+  const CLIENT_TESTS = ['TestIntegrationPlainStartOpenWatchAndFind', 'TestIntegrationHoldReleaseStopAndACallThatAttaches', 'TestIntegrationCapabilitiesAndProbe'];
+  async function clientTestsAgainst(worker: { namespace: string; taskQueue: string }, context: () => string = () => '') {
+    const { code, output } = await go(['test', '-tags', 'integration', '-count=1', '-v', '-run', `^(${CLIENT_TESTS.join('|')})$`, './dispatchkubeflow'], {
+      ...goEnv,
+      DISPATCH_IT_PLAIN_NAMESPACE: worker.namespace,
+      DISPATCH_IT_PLAIN_TASK_QUEUE: worker.taskQueue,
+    });
+    console.log(output);
+    expect(code, `${output}${context()}`).toBe(0);
+    expect(output).not.toMatch(/^--- SKIP/m);
+    expect([...output.matchAll(/^--- PASS: (TestIntegration\w+)/gm)].map((m) => m[1]).sort()).toEqual([...CLIENT_TESTS].sort());
+  }
 
   beforeAll(async () => {
     const namespace = async (made: Promise<TestNamespace>) => (namespaces.push(await made), namespaces.at(-1)!);
@@ -76,6 +96,12 @@ describe('the Go client against the real worker (go/dispatchkubeflow/integration
 
     const plainNs = await namespace(freshNamespace('go-plain'));
     const plain = (plainWorker = await worker({ namespace: plainNs.name, config: {} }));
+    newerWorker = await startDispatch({
+      namespace: plainNs.name,
+      config: {},
+      dataConverter: { payloadCodecs: [new AddedResultFieldCodec(), ...(dataConverter.payloadCodecs ?? [])] },
+    });
+    workers.push(newerWorker);
     const kueue = await worker({ namespace: (await namespace(freshKueueNamespace('go-kueue'))).name, config: REAL_KUEUE_CONFIG });
     // No preflight has run: every Start is ErrUnreachable naming the reach gate.
     const unreachable = await worker({ namespace: plainNs.name, config: {}, gates: 'none' });
@@ -154,20 +180,76 @@ describe('the Go client against the real worker (go/dispatchkubeflow/integration
 
   it("the previous release's Go client passes its own integration tests against today's worker", async () => {
     // Its go/ tree, as committed, in a folder of its own outside the work tree.
-    const dir = mkdtempSync(join(tmpdir(), 'dk-go-previous-'));
-    const archive = execFileSync('git', ['archive', '--format=tar', PREVIOUS_GO_CLIENT, 'go'], { cwd: repoRoot, maxBuffer: 64 << 20 });
-    execFileSync('tar', ['-x', '-C', dir], { input: archive });
-    const previousDir = join(dir, 'go');
+    const tree = treeOf(PREVIOUS_GO_CLIENT, ['go']);
+    const previousDir = join(tree.dir, 'go');
     const { code, output } = await goIn(previousDir, ['test', '-tags', 'integration', '-count=1', '-v', '-run', '^TestIntegration', '.'], goEnv);
     console.log(output);
     const { written, passed } = integrationTests(join(previousDir, 'integration_test.go'), output);
-    rmSync(dir, { recursive: true, force: true });
+    tree.remove();
     expect(code, output).toBe(0);
     expect(output).not.toMatch(/^--- SKIP/m);
     expect(written.length).toBeGreaterThan(10);
     expect(passed).toEqual(written);
     console.log(`previous Go client (${PREVIOUS_GO_CLIENT.slice(0, 7)}) against today's worker: ${passed.length} passed, 0 failed`);
   }, 900_000);
+
+  it("today's Go client reads every result of a worker that adds a field to them (a newer release)", async () => {
+    await clientTestsAgainst({ namespace: newerWorker.config.namespace, taskQueue: newerWorker.config.temporal.taskQueue });
+    // What the Go client read past: the field, in every result of the newer worker's workflows (read
+    // raw, with the codec's keys but no schema).
+    const reader = new Client({ connection: newerWorker.env.client.connection, namespace: newerWorker.env.namespace ?? 'default', dataConverter: dataConverterFromEnv(codecEnv)! });
+    const query = `TaskQueue = '${newerWorker.config.temporal.taskQueue}' AND ExecutionStatus = 'Completed'`;
+    const types = new Set<string>();
+    for await (const execution of reader.workflow.list({ query })) {
+      const result = (await reader.workflow.getHandle(execution.workflowId, execution.runId).result()) as Record<string, unknown>;
+      expect(result[ADDED_FIELD], execution.workflowId).toEqual(ADDED_VALUE);
+      types.add(execution.type);
+    }
+    expect([...types].sort()).toEqual(expect.arrayContaining(['HoldTrainJob', 'OpenTrainJob', 'ReleaseTrainJob', 'StartTrainJob', 'StopTrainJob', 'TrainJobCapabilities']));
+    console.log(`today's Go client against a worker adding a result field: ${CLIENT_TESTS.length} passed; results read past it: ${[...types].sort().join(', ')}`);
+  }, 900_000);
+
+  describe("today's clients against the previous release's worker", () => {
+    let previous: PreviousWorker;
+    let namespace: string;
+    const taskQueue = uniqueName('previous-release');
+    beforeAll(async () => {
+      // In the plain worker's namespace, where the runtimes the Go tests name are.
+      namespace = goEnv.DISPATCH_IT_PLAIN_NAMESPACE!;
+      previous = await spawnPreviousWorker(writeWorkerConfig(namespace, taskQueue), codecEnv);
+      // It bundles its workflow code, then proves the backend: minutes on a loaded machine.
+      await previous.proven(420_000);
+    }, 480_000);
+    afterAll(async () => {
+      if (!previous) return;
+      previous.child.kill('SIGTERM');
+      await previous.exited;
+      previous.remove();
+    });
+
+    it(`today's Go client passes its Start, operations, Watch, capabilities and probe tests against the worker of ${PREVIOUS_RELEASE.slice(0, 7)}`, async () => {
+      await clientTestsAgainst({ namespace, taskQueue }, () => `\n--- the previous worker:\n${previous.output()}`);
+    }, 900_000);
+
+    it("today's TypeScript client reads every result of the previous release's worker", async () => {
+      const today = new DispatchKubeflowClient(plainWorker.client.client, { namespace, taskQueue });
+      // A job that runs 20 s: still running while it is held, released and opened.
+      const [kind, name] = goEnv.DISPATCH_IT_SLOW_RUNTIME!.split('/') as ['TrainingRuntime', string];
+      const request = startRequest({ runtime: { kind, name } });
+      const started = await today.startTrainJob(request);
+      expect(started).toMatchObject({ namespace, mode: 'plain', runtimeCopy: started.name });
+      const ref = { namespace, name: started.name, uid: started.uid };
+      expect(await today.capabilities(request.spec)).toMatchObject({ procsPerNode: expect.any(Boolean) });
+      expect(await today.probe()).toMatchObject({ reach: true, write: true, start: true });
+      expect(await today.hold(ref)).toMatchObject({ ref, phase: 'Held', held: true });
+      expect(await today.release(ref)).toMatchObject({ ref, phase: 'Gated', held: false });
+      expect(await today.open(ref)).toMatchObject({ ref, phase: 'Running', held: false });
+      expect(await today.stop(ref)).toMatchObject({ ref });
+      expect(await today.watch(ref)).toMatchObject({ ref, phase: 'Absent' });
+      // Answered by that worker: the only one polling this task queue.
+      expect(previous.output()).toMatch(new RegExp(`"worker started".*"taskQueue":"${taskQueue}"`));
+    }, 300_000);
+  });
 
   it('the example program runs a job from Start through Open to Succeeded, payloads encrypted', async () => {
     const { code, output } = await go(['run', './examples/start-open-watch', '-runtime', goEnv.DISPATCH_IT_RUNTIME!, '-timeout', '3m'], {

@@ -210,8 +210,8 @@ describe('configurations refused at start', () => {
       /line 1 is 6 characters; at least 32/,
     ],
     [
-      'a token with a space',
-      async () => ({ tokenFile: await file('spaced', `${'a'.repeat(20)} ${'b'.repeat(20)}\n`) }),
+      'a token with a character no bearer token has',
+      async () => ({ tokenFile: await file('quoted', `${'a'.repeat(20)}"${'b'.repeat(20)}\n`) }),
       /not a bearer token/,
     ],
   ])('%s', async (_, options, message) => {

@@ -283,3 +283,88 @@ describe('codec server over TLS (--tls-cert, --tls-key)', () => {
     expect(outcome).not.toBe(200);
   });
 });
+
+describe('codec server with namespace scopes (--namespace-claim)', () => {
+  let scoped: ListeningServer;
+  const lines: Record<string, unknown>[] = [];
+  beforeAll(async () => {
+    scoped = await startCodecServer('127.0.0.1:0', {
+      codecs: [codec],
+      origins: [UI],
+      callerCheck: jwtCheck(createLocalJWKSet(issuer.jwks), issuer.issuer, [TEST_AUDIENCE], 'namespaces'),
+      log: (message, fields) => lines.push({ message, ...fields }),
+    });
+  });
+  afterAll(async () => {
+    await scoped?.close();
+  });
+  const call = async (path: string, namespace: string | undefined, claims: Record<string, unknown>) => {
+    const original = defaultPayloadConverter.toPayload({ env: { TOKEN: 's3cret' } });
+    const [sealed] = await codec.encode([original]);
+    const response = await fetch(`${scoped.url}${path}`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Origin: UI,
+        Authorization: `Bearer ${await issuer.sign(claims)}`,
+        ...(namespace === undefined ? {} : { 'X-Namespace': namespace }),
+      },
+      body: JSON.stringify({ payloads: [asJson(path.endsWith('encode') ? original : sealed!)] }),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown>, original };
+  };
+
+  it('a token whose claim lists namespace ml-a decodes ml-a (by X-Namespace or by path)', async () => {
+    for (const [path, namespace] of [
+      ['/decode', 'ml-a'],
+      ['/ml-a/decode', undefined],
+      ['/ml-a/decode', 'ml-a'],
+    ] as const) {
+      const { status, body, original } = await call(path, namespace, { namespaces: ['ml-a'] });
+      expect(status, path).toBe(200);
+      expect(body).toEqual({ payloads: [asJson(original)] });
+    }
+  });
+
+  it('and is refused ml-b: 403 naming the namespace, nothing decoded, one log line saying who, which namespace and why', async () => {
+    lines.length = 0;
+    for (const [path, namespace] of [
+      ['/decode', 'ml-b'],
+      ['/ml-b/decode', undefined],
+      ['/encode', 'ml-b'],
+    ] as const) {
+      const { status, body } = await call(path, namespace, {
+        namespaces: ['ml-a'],
+        sub: 'alice@example.com',
+      });
+      expect(status, path).toBe(403);
+      expect(body).toEqual({ error: 'this token does not grant namespace ml-b', namespace: 'ml-b' });
+    }
+    expect(lines).toHaveLength(3);
+    for (const line of lines)
+      expect(line).toMatchObject({
+        message: 'codec server refused',
+        status: 403,
+        caller: 'alice@example.com',
+        namespace: 'ml-b',
+        reason: "namespace ml-b is not in the token's scope (namespaces ml-a)",
+      });
+  });
+
+  it('a token without the claim decodes no namespace; * decodes every one', async () => {
+    expect((await call('/decode', 'ml-a', {})).status).toBe(403);
+    expect((await call('/decode', 'ml-z', { namespaces: '*' })).status).toBe(200);
+  });
+
+  it('a request naming no namespace is refused (400) when scopes are configured, as are a header and a path that disagree', async () => {
+    const none = await call('/decode', undefined, { namespaces: '*' });
+    expect(none.status).toBe(400);
+    expect(none.body).toMatchObject({
+      error: expect.stringMatching(/^no namespace: send X-Namespace/),
+      namespace: null,
+    });
+    const both = await call('/ml-a/decode', 'ml-b', { namespaces: '*' });
+    expect(both.status).toBe(400);
+    expect(both.body.error).toBe("X-Namespace ml-b and the path's namespace ml-a differ");
+  });
+});
