@@ -23,6 +23,9 @@ import { stepOfActivity } from '../observability/steps.js';
 import { createWatchWaker, type WatchWaker } from './watch-waker.js';
 import { runningWatches } from './running-watches.js';
 import { signalWake } from './wake-signal.js';
+import { createQueueSharingCheck, type QueueSharingCheck } from './queue-sharing.js';
+import { workerIdentity } from '../contract/names.js';
+import { hostname } from 'node:os';
 
 export const DEFAULT_PREFLIGHT_INTERVAL_MS = 5 * 60_000;
 
@@ -87,6 +90,8 @@ export interface DispatchWorkerOptions {
   admissionController?: boolean;
   /** Time between two passes of the admission check controller (default 1 s). */
   admissionIntervalMs?: number;
+  /** Time between two reads of the task queue's pollers (default DEFAULT_QUEUE_CHECK_INTERVAL_MS). */
+  queueCheckIntervalMs?: number;
 }
 
 export interface DispatchWorker {
@@ -99,6 +104,8 @@ export interface DispatchWorker {
   admissionController?: AdmissionController;
   /** Wakes the Watches of the TrainJobs that change (docs/contract.md §9b), when the kube clients can watch. run() runs it. */
   waker?: WatchWaker;
+  /** Whether workers of another namespace poll this worker's task queue (docs/contract.md §10). run() runs it. */
+  queueSharing: QueueSharingCheck;
   /** Runs the worker, the preflight loop and the admission check controller until shutdown. */
   run(): Promise<void>;
   /** Runs one preflight now and waits for its gates. */
@@ -125,6 +132,10 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     countWatchUnanswered: (call, status) =>
       status === undefined ? metrics.watchUnanswered.inc({ call }) : metrics.watchRefused.inc({ call, status: String(status) }),
     timeStep: (activity) => metrics.stepDuration.startTimer({ step: stepOfActivity(activity) }),
+    onForeignWorkflow: ({ workflowId, workflowNamespace, refusal }) => {
+      metrics.release.foreignWorkflows.inc({ workflow_namespace: workflowNamespace });
+      log('refused a workflow of another namespace', { workflowId, reasons: refusal.reasons });
+    },
   });
   const admissionController =
     config.mode === 'kueue' && options.admissionController !== false
@@ -147,6 +158,17 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
       })
     : undefined;
   const taskQueue = config.temporal.taskQueue;
+  const queueSharing = createQueueSharingCheck({
+    client: options.client,
+    temporalNamespace: options.namespace,
+    place: { namespace: config.namespace, taskQueue },
+    ...(options.queueCheckIntervalMs !== undefined ? { intervalMs: options.queueCheckIntervalMs } : {}),
+    onChange: (sharing, reason) => {
+      metrics.release.sharedWith(sharing.otherNamespaces);
+      log(reason ?? `task queue ${taskQueue} is no longer shared with another namespace`, { otherNamespaces: sharing.otherNamespaces });
+    },
+    log,
+  });
   metrics.observe({
     gates: () => gates.latestGates(),
     openWorkflows: openWorkflowCounter(options.client, taskQueue, log),
@@ -160,6 +182,8 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     connection: options.connection,
     namespace: options.namespace,
     taskQueue,
+    // Names this worker's namespace to the other pollers of the queue (queue-sharing.ts).
+    identity: workerIdentity(config.namespace, `${process.pid}@${hostname()}`),
     activities,
     ...DEFAULT_WORKER_TUNING,
     ...options.tuning,
@@ -180,6 +204,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     ...(admissionController ? { admissionController } : {}),
     ...(lists ? { checks: lists } : {}),
     ...(waker ? { waker } : {}),
+    queueSharing,
     preflight: () => runPreflight(options.client, taskQueue, gates),
     async run() {
       const running = worker.run();
@@ -193,12 +218,13 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
       );
       const controlling = admissionController?.run(stopLoops.signal);
       const waking = waker?.run(stopLoops.signal);
+      const sharing = queueSharing.run(stopLoops.signal);
       try {
         await running;
       } finally {
         stopLoops.abort();
         lists?.close();
-        await Promise.all([loop, controlling, waking]);
+        await Promise.all([loop, controlling, waking, sharing]);
       }
     },
     shutdown() {
