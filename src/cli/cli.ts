@@ -88,7 +88,9 @@ function addServerCommands(program: Command): void {
     .option('--metrics <address>', "the Temporal SDK's Prometheus metrics bind address", '0.0.0.0:9464')
     .option('--dispatch-metrics <address>', "dispatch's Prometheus metrics (Starts, steps, compensations) bind address", '0.0.0.0:9465')
     .option('--health <address>', 'GET /readyz and GET /livez bind address', '0.0.0.0:8081')
-    .action(async (opts: { config: string; preflightInterval: string; metrics: string; dispatchMetrics: string; health: string }) =>
+    .option('--deployment-name <name>', 'the Temporal worker deployment this worker is a build of (docs/versioning.md); with --build-id, the worker is versioned', process.env.DISPATCH_DEPLOYMENT_NAME)
+    .option('--build-id <id>', "this worker's build id in the deployment (the image's version)", process.env.DISPATCH_BUILD_ID)
+    .action(async (opts: { config: string; preflightInterval: string; metrics: string; dispatchMetrics: string; health: string; deploymentName?: string; buildId?: string }) =>
       act('yaml', async () => {
         const { runWorkerCommand } = await import('./worker-command.js');
         await runWorkerCommand(await loadConfig(opts.config), opts);

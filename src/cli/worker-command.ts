@@ -25,9 +25,14 @@ export interface WorkerCommandOptions {
   metrics: string;
   dispatchMetrics: string;
   health: string;
+  /** A build of a Temporal worker deployment (both, or neither: unversioned). */
+  deploymentName?: string;
+  buildId?: string;
 }
 
 export async function runWorkerCommand(config: Config, opts: WorkerCommandOptions): Promise<void> {
+  if ((opts.deploymentName === undefined) !== (opts.buildId === undefined))
+    throw new Error('--deployment-name and --build-id go together (DISPATCH_DEPLOYMENT_NAME, DISPATCH_BUILD_ID): a versioned worker needs both');
   const interval = parseGoDuration(opts.preflightInterval);
   if (interval === undefined || interval <= 0n) throw new Error(`--preflight-interval ${opts.preflightInterval} is not a positive Go duration`);
   // A misconfigured codec or tracing stops the worker before it takes any task.
@@ -46,6 +51,7 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     client,
     preflightIntervalMs: toMillis(interval),
     metrics,
+    ...(opts.deploymentName !== undefined && opts.buildId !== undefined ? { deploymentVersion: { deploymentName: opts.deploymentName, buildId: opts.buildId } } : {}),
     ...(codec ? { dataConverter: { payloadCodecs: [codec] } } : {}),
     ...(plugins ? { plugins } : {}),
   });
@@ -61,6 +67,7 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     codec: codec ? `on, encrypting with key ${codec.currentKeyId}` : 'off',
     tracing: tracing ? 'on' : 'off',
     heapLimitMiB: heap.heapLimitMiB,
+    build: opts.buildId !== undefined ? `${opts.deploymentName}.${opts.buildId}` : 'unversioned',
   });
   if (heap.warning) log(heap.warning);
   try {

@@ -14,7 +14,8 @@ import { createAdmissionController, type AdmissionController } from './admission
 import { log } from '../observability/log.js';
 import { preflightLoop, runPreflight } from './preflight.js';
 import { workflowCode } from './workflow-code.js';
-import type { DataConverter } from '@temporalio/common';
+import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
+import { DEFAULT_VERSIONING_BEHAVIOR } from '../contract/versioning.js';
 import type { ActivityInterceptorsFactory, WorkerPlugin } from '@temporalio/worker';
 import { metricsWorkerOptions } from '../observability/interceptors.js';
 import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
@@ -92,6 +93,11 @@ export interface DispatchWorkerOptions {
   admissionIntervalMs?: number;
   /** Time between two reads of the task queue's pollers (default DEFAULT_QUEUE_CHECK_INTERVAL_MS). */
   queueCheckIntervalMs?: number;
+  /**
+   * This worker's build in a Temporal worker deployment (docs/versioning.md): with it, the worker
+   * is versioned, each workflow type with its behavior (contract/versioning.ts); without, unversioned.
+   */
+  deploymentVersion?: WorkerDeploymentVersion;
 }
 
 export interface DispatchWorker {
@@ -184,6 +190,9 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     taskQueue,
     // Names this worker's namespace to the other pollers of the queue (queue-sharing.ts).
     identity: workerIdentity(config.namespace, `${process.pid}@${hostname()}`),
+    ...(options.deploymentVersion
+      ? { workerDeploymentOptions: { version: options.deploymentVersion, useWorkerVersioning: true, defaultVersioningBehavior: DEFAULT_VERSIONING_BEHAVIOR } }
+      : {}),
     activities,
     ...DEFAULT_WORKER_TUNING,
     ...options.tuning,

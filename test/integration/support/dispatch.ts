@@ -73,6 +73,8 @@ export interface DispatchHarnessOptions {
   admissionIntervalMs?: number;
   /** The task queue (default: one of its own), e.g. one another harness's worker polls too. */
   taskQueue?: string;
+  /** A build of a worker deployment: the worker is versioned (docs/versioning.md). */
+  deploymentVersion?: { deploymentName: string; buildId: string };
 }
 
 export async function startDispatch(options: DispatchHarnessOptions): Promise<DispatchHarness> {
@@ -111,6 +113,7 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     ...(options.admissionController === false ? { admissionController: false } : {}),
     ...(options.admissionIntervalMs !== undefined ? { admissionIntervalMs: options.admissionIntervalMs } : {}),
+    ...(options.deploymentVersion ? { deploymentVersion: options.deploymentVersion } : {}),
   });
   if (options.gates !== 'none') worker.gates.update(options.gates ?? PROVEN);
   const running = worker.worker.run();
