@@ -32,7 +32,7 @@ export const TEMPORAL_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean>>
 };
 
 /** `temporal server start-dev` arguments for a dynamic config. */
-export const dynamicConfigArgs = (config: Readonly<Record<string, number | boolean>>): string[] =>
+export const dynamicConfigArgs = (config: Readonly<Record<string, number | boolean | string>>): string[] =>
   Object.entries(config).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]);
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
@@ -121,6 +121,20 @@ type DevTemporalOptions = Pick<SpawnOptions, 'lifeline' | 'detach'> & {
   dbFile?: string;
   /** The HTTP API's port; absent, the server takes port + 1000, which may be taken. */
   httpPort?: number;
+  /** Dynamic config beside TEMPORAL_DYNAMIC_CONFIG's (e.g. VERSIONING_TEST_DYNAMIC_CONFIG). */
+  dynamicConfig?: Readonly<Record<string, number | boolean | string>>;
+};
+
+/**
+ * For a test that rolls builds of a worker deployment (docs/versioning.md) and retires the old one
+ * within minutes: the server's defaults check a draining version's open workflows every 3 minutes,
+ * after a 3-minute grace, and refuse to delete a version whose pollers it saw within 5 minutes.
+ * A production server keeps its defaults; the retirement commands are the same, only slower.
+ */
+export const VERSIONING_TEST_DYNAMIC_CONFIG: Readonly<Record<string, string>> = {
+  'matching.wv.VersionDrainageStatusRefreshInterval': '1s',
+  'matching.wv.VersionDrainageStatusVisibilityGracePeriod': '1s',
+  'matching.PollerHistoryTTL': '5s',
 };
 
 /** How many times a dev server that lost a port race is started again on other side ports. */
@@ -174,7 +188,7 @@ async function startDevTemporalOnce(options: DevTemporalOptions): Promise<DevTem
     '--log-level=warn',
     ...SEARCH_ATTRIBUTE_KEYS.map((key) => `--search-attribute=${key.name}=Keyword`),
     ...(options.dbFile ? [`--db-filename=${options.dbFile}`] : []),
-    ...dynamicConfigArgs(TEMPORAL_DYNAMIC_CONFIG),
+    ...dynamicConfigArgs({ ...TEMPORAL_DYNAMIC_CONFIG, ...options.dynamicConfig }),
   ];
   const process = spawnServer({
     name: 'temporal',

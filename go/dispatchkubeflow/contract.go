@@ -14,6 +14,13 @@ import (
 // DefaultTaskQueue is the worker's task queue unless its configuration's temporal.taskQueue says otherwise.
 const DefaultTaskQueue = "dispatch-kubeflow"
 
+// ChartTaskQueue is the task queue the Helm chart (and deploy/kubernetes) gives the release that
+// acts in namespace, unless its values name one: one queue per release, so that two releases on
+// one Temporal namespace never take each other's workflows. Pass it with the namespace:
+//
+//	dispatchkubeflow.Options{Namespace: "ml-jobs", TaskQueue: dispatchkubeflow.ChartTaskQueue("ml-jobs")}
+func ChartTaskQueue(namespace string) string { return DefaultTaskQueue + "-" + namespace }
+
 // The workflow types (docs/contract.md §1, §9): part of every recorded history, never renamed.
 const (
 	WorkflowStart        = "StartTrainJob"

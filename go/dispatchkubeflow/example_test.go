@@ -218,3 +218,11 @@ func ExampleError() {
 	// ErrUnsupported 2 no true
 	// ClusterTrainingRuntime/no-such-runtime: not found
 }
+
+// A caller of a release installed by the Helm chart with its default task queue names the queue
+// with the namespace: both come from the release.
+func ExampleChartTaskQueue() {
+	options := dk.Options{Namespace: "ml-jobs", TaskQueue: dk.ChartTaskQueue("ml-jobs")}
+	fmt.Println(options.TaskQueue)
+	// Output: dispatch-kubeflow-ml-jobs
+}

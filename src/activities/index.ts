@@ -13,6 +13,7 @@ import { eachActivity, typedFailures } from './failures.js';
 import { foldedStartActivities, type TimeStep } from './folded-start-activities.js';
 import type { KubeClients } from '../kube/clients.js';
 import { gateActivities } from './gate-activities.js';
+import { guardNamespace, type OnForeignWorkflow } from './namespace-guard.js';
 import { operationActivities } from './operation-activities.js';
 import { prepareActivities } from './prepare-activities.js';
 import { runtimeActivities } from './runtime-activities.js';
@@ -38,6 +39,8 @@ export interface ActivityDeps {
   countWatchUnanswered?: CountUnanswered;
   /** Times each step's call inside a fold of Start's calls (the worker's dispatch_step_duration_seconds). */
   timeStep?: TimeStep;
+  /** Told of each workflow refused for naming another namespace (the worker's metric and log). */
+  onForeignWorkflow?: OnForeignWorkflow;
 }
 
 type ActivityFn = (...args: never[]) => Promise<unknown>;
@@ -52,7 +55,8 @@ export function createActivities(deps: ActivityDeps) {
   const lists = deps.lists ?? new BatchedLists(env.kube, env.requestTimeoutMs);
   const runtimeCalls = runtimeActivities(env);
   const trainJobCalls = trainJobActivities(env, deps.settings);
-  return typedFailures({
+  const place = () => ({ namespace: deps.settings.config.namespace, taskQueue: deps.settings.config.temporal.taskQueue });
+  const activities = {
     ...settingsActivities(deps.settings),
     ...prepareActivities(deps.settings),
     ...keptAlive(gateActivities(env)),
@@ -68,7 +72,8 @@ export function createActivities(deps: ActivityDeps) {
     ...watchActivities(env, lists, deps.countWatchUnanswered),
     // A woken Watch's one read (docs/contract.md §9b), a local activity.
     ...watchCheckActivities(env, lists, deps.countWatchUnanswered),
-  });
+  };
+  return typedFailures(guardNamespace(activities, place, deps.onForeignWorkflow));
 }
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -92,6 +92,8 @@ function addServerCommands(program: Command): void {
     .option('--log-level <level>', 'the lowest level logged: trace, debug, info, warn or error (default: DISPATCH_LOG_LEVEL, else info)')
     .option('--tls-cert <file>', 'serve the metrics and health endpoints over HTTPS with this PEM certificate (chain), re-read when it changes')
     .option('--tls-key <file>', "the certificate's PEM private key")
+    .option('--deployment-name <name>', 'the Temporal worker deployment this worker is a build of (docs/versioning.md); with --build-id, the worker is versioned', process.env.DISPATCH_DEPLOYMENT_NAME)
+    .option('--build-id <id>', "this worker's build id in the deployment (the image's version)", process.env.DISPATCH_BUILD_ID)
     .action(async (opts: WorkerCommandOptions & { config: string }) =>
       act('yaml', async () => {
         const { runWorkerCommand } = await import('./worker-command.js');

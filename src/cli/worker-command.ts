@@ -37,9 +37,14 @@ export interface WorkerCommandOptions {
   /** HTTPS for --metrics, --dispatch-metrics and --health: the certificate's and key's files, re-read when they change. */
   tlsCert?: string;
   tlsKey?: string;
+  /** A build of a Temporal worker deployment (both, or neither: unversioned). */
+  deploymentName?: string;
+  buildId?: string;
 }
 
 export async function runWorkerCommand(config: Config, opts: WorkerCommandOptions): Promise<void> {
+  if ((opts.deploymentName === undefined) !== (opts.buildId === undefined))
+    throw new Error('--deployment-name and --build-id go together (DISPATCH_DEPLOYMENT_NAME, DISPATCH_BUILD_ID): a versioned worker needs both');
   const interval = parseGoDuration(opts.preflightInterval);
   if (interval === undefined || interval <= 0n) throw new Error(`--preflight-interval ${opts.preflightInterval} is not a positive Go duration`);
   // A misconfigured level, codec or tracing stops the worker before it takes any task.
@@ -64,10 +69,11 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     client,
     preflightIntervalMs: toMillis(interval),
     metrics,
+    ...(opts.deploymentName !== undefined && opts.buildId !== undefined ? { deploymentVersion: { deploymentName: opts.deploymentName, buildId: opts.buildId } } : {}),
     ...(codec ? { dataConverter: { payloadCodecs: [codec] } } : {}),
     ...(plugins ? { plugins } : {}),
   });
-  const healthServer = await serveHealth(opts.health, createHealthSource({ worker: worker.worker, connection, gates: worker.gates }), tls);
+  const healthServer = await serveHealth(opts.health, createHealthSource({ worker: worker.worker, connection, gates: worker.gates, queueSharing: worker.queueSharing }), tls);
   const heap = heapLimit();
   log('worker started', {
     taskQueue: config.temporal.taskQueue,
@@ -81,6 +87,7 @@ export async function runWorkerCommand(config: Config, opts: WorkerCommandOption
     tracing: tracing ? 'on' : 'off',
     heapLimitMiB: heap.heapLimitMiB,
     drainGraceSeconds: worker.drain.graceMs / 1000,
+    build: opts.buildId !== undefined ? `${opts.deploymentName}.${opts.buildId}` : 'unversioned',
   });
   if (heap.warning) log(heap.warning, {}, 'warn');
   const { drain } = worker;

@@ -124,6 +124,39 @@ export function parseOperationWorkflowId(id: string): { op: Operation; ref: Trai
   return { op, ref: { namespace, name, uid } };
 }
 
+/** The kinds of workflow id: each begins with its kind, then the namespace it acts in. */
+export type WorkflowIdKind = 'start' | 'probe' | 'capabilities' | Operation;
+
+const isWorkflowIdKind = (value: string): value is WorkflowIdKind =>
+  value === 'start' || value === 'probe' || value === 'capabilities' || isOperation(value);
+
+/**
+ * The kind of workflow and the Kubernetes namespace a workflow id names (every id above names one),
+ * or undefined for an id of no dispatch workflow. A worker acts only in the namespace its workflows'
+ * ids name (docs/contract.md §10).
+ */
+export function namespaceOfWorkflowId(id: string): { kind: WorkflowIdKind; namespace: string } | undefined {
+  const [kind, namespace] = id.split('/');
+  if (kind === undefined || namespace === undefined || namespace === '' || !isWorkflowIdKind(kind)) return undefined;
+  return { kind, namespace };
+}
+
+// ---- Worker identities: each names the namespace its worker acts in, so that a worker can tell
+// from its task queue's pollers that a worker of another namespace polls the queue too.
+
+const WORKER_IDENTITY_PREFIX = 'dispatch-kubeflow/';
+
+/** A dispatch worker's Temporal identity: `dispatch-kubeflow/<namespace>/<pid>@<host>`. */
+export const workerIdentity = (namespace: string, processIdentity: string): string =>
+  `${WORKER_IDENTITY_PREFIX}${namespace}/${processIdentity}`;
+
+/** The namespace a dispatch worker's identity names, or undefined for any other poller's. */
+export function namespaceOfWorkerIdentity(identity: string): string | undefined {
+  if (!identity.startsWith(WORKER_IDENTITY_PREFIX)) return undefined;
+  const namespace = identity.slice(WORKER_IDENTITY_PREFIX.length).split('/')[0];
+  return namespace === undefined || namespace === '' ? undefined : namespace;
+}
+
 // ---- Search attributes: their names (the typed keys are in search-attributes.ts).
 
 /** Search attributes the workflows set; the Temporal dev server registers them, all Keyword. */

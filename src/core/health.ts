@@ -29,6 +29,8 @@ export interface HealthObservation {
   gates: BackendGates | undefined;
   /** Milliseconds since the worker started (the health server's start). */
   sinceStartMs: number;
+  /** Why the task queue is shared with workers of another namespace (worker/queue-sharing.ts), if it is. */
+  sharedQueue?: string;
 }
 
 export interface Health {
@@ -62,9 +64,12 @@ function gateReasons(gates: BackendGates | undefined, sinceStartMs: number): str
   return [`gates: ${named.join(', ')} not proven at ${gates.checkedAt}`, ...gates.reasons.map((reason) => `gates: ${reason}`)];
 }
 
-/** The backend as the latest preflight saw it: healthy when every gate is proven. */
-export function backendHealth(observed: Pick<HealthObservation, 'gates' | 'sinceStartMs'>): Health {
-  return health(gateReasons(observed.gates, observed.sinceStartMs));
+/**
+ * The backend as the latest preflight saw it, and the task queue as its pollers show it: healthy
+ * when every gate is proven and no worker of another namespace polls the queue (docs/contract.md §10).
+ */
+export function backendHealth(observed: Pick<HealthObservation, 'gates' | 'sinceStartMs' | 'sharedQueue'>): Health {
+  return health([...gateReasons(observed.gates, observed.sinceStartMs), ...(observed.sharedQueue ? [`release: ${observed.sharedQueue}`] : [])]);
 }
 
 export function readiness(observed: HealthObservation): Readiness {

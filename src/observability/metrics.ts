@@ -1,6 +1,7 @@
 // dispatch's own Prometheus metrics (prom-client), beside the Temporal SDK's (which Core exports on
 // the worker's --metrics address). One registry per worker, so tests can run several in a process.
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { createReleaseMetrics, type ReleaseMetrics } from './release-metrics.js';
 import { ERROR_TYPES } from '../model/errors.js';
 import { OPERATIONS } from '../contract/names.js';
 import { ACTIVITY_LABELS, isFold } from '../core/start/steps.js';
@@ -56,8 +57,10 @@ export interface DispatchMetrics {
   watchUnanswered: Counter<'call'>;
   /** Definite refusals a Watch waits out (docs/contract.md §9c), by call and HTTP status. */
   watchRefused: Counter<'call' | 'status'>;
-  /** Where the gauges and the admission counters read the worker's state at each scrape (state-metrics.ts). */
+  /** Changes the worker's watch saw, by what became of their Watch's wake (WAKE_RESULTS). */
   watchWakes: Counter<'result'>;
+  /** Release isolation: foreign workflows refused, namespaces sharing the task queue (release-metrics.ts). */
+  release: ReleaseMetrics;
   /** Where the gauges and the admission counters read the worker's state at each scrape (state-metrics.ts). */
   observe(state: WorkerState): void;
 }
@@ -154,5 +157,6 @@ export function createDispatchMetrics(
     watchUnanswered,
     watchRefused,
     watchWakes,
+    release: createReleaseMetrics(registry),
   };
 }

@@ -16,7 +16,8 @@ import { createAdmissionController, type AdmissionController } from './admission
 import { log } from '../observability/log.js';
 import { preflightLoop, runPreflight } from './preflight.js';
 import { workflowCode } from './workflow-code.js';
-import type { DataConverter } from '@temporalio/common';
+import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
+import { DEFAULT_VERSIONING_BEHAVIOR } from '../contract/versioning.js';
 import type { ActivityInterceptorsFactory, WorkerPlugin } from '@temporalio/worker';
 import { metricsWorkerOptions } from '../observability/interceptors.js';
 import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
@@ -25,6 +26,8 @@ import { stepOfActivity } from '../observability/steps.js';
 import { createWatchWaker, type WatchWaker } from './watch-waker.js';
 import { runningWatches } from './running-watches.js';
 import { signalWake } from './wake-signal.js';
+import type { QueueSharingCheck } from './queue-sharing.js';
+import { releaseIsolation } from './release-isolation.js';
 
 export const DEFAULT_PREFLIGHT_INTERVAL_MS = 5 * 60_000;
 
@@ -89,6 +92,13 @@ export interface DispatchWorkerOptions {
   admissionController?: boolean;
   /** Time between two passes of the admission check controller (default 1 s). */
   admissionIntervalMs?: number;
+  /** Time between two reads of the task queue's pollers (default DEFAULT_QUEUE_CHECK_INTERVAL_MS). */
+  queueCheckIntervalMs?: number;
+  /**
+   * This worker's build in a Temporal worker deployment (docs/versioning.md): with it, the worker
+   * is versioned, each workflow type with its behavior (contract/versioning.ts); without, unversioned.
+   */
+  deploymentVersion?: WorkerDeploymentVersion;
 }
 
 export interface DispatchWorker {
@@ -103,6 +113,8 @@ export interface DispatchWorker {
   waker?: WatchWaker;
   /** How long a stopped worker lets its activities run, and when it gives up on them (from the configuration). */
   drain: DrainTimes;
+  /** Whether workers of another namespace poll this worker's task queue (docs/contract.md §10). run() runs it. */
+  queueSharing: QueueSharingCheck;
   /** Runs the worker, the preflight loop and the admission check controller until shutdown. */
   run(): Promise<void>;
   /** Runs one preflight now and waits for its gates. */
@@ -121,6 +133,13 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
   const batched = new BatchedLists(kube, requestTimeoutMs);
   const lists = kube.watch ? new WatchedLists(kube, kube.watch, batched, requestTimeoutMs) : undefined;
   const metrics = options.metrics ?? createDispatchMetrics();
+  const release = releaseIsolation({
+    client: options.client,
+    temporalNamespace: options.namespace,
+    config,
+    metrics,
+    ...(options.queueCheckIntervalMs !== undefined ? { queueCheckIntervalMs: options.queueCheckIntervalMs } : {}),
+  });
   const activities = createActivities({
     kube,
     settings: gates,
@@ -129,6 +148,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     countWatchUnanswered: (call, status) =>
       status === undefined ? metrics.watchUnanswered.inc({ call }) : metrics.watchRefused.inc({ call, status: String(status) }),
     timeStep: (activity) => metrics.stepDuration.startTimer({ step: stepOfActivity(activity) }),
+    onForeignWorkflow: release.onForeignWorkflow,
   });
   const admissionController =
     config.mode === 'kueue' && options.admissionController !== false
@@ -151,6 +171,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
       })
     : undefined;
   const taskQueue = config.temporal.taskQueue;
+  const { queueSharing } = release;
   metrics.observe({
     gates: () => gates.latestGates(),
     openWorkflows: openWorkflowCounter(options.client, taskQueue, log),
@@ -169,6 +190,11 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     connection: options.connection,
     namespace: options.namespace,
     taskQueue,
+    // Names this worker's namespace to the other pollers of the queue (queue-sharing.ts).
+    identity: release.identity,
+    ...(options.deploymentVersion
+      ? { workerDeploymentOptions: { version: options.deploymentVersion, useWorkerVersioning: true, defaultVersioningBehavior: DEFAULT_VERSIONING_BEHAVIOR } }
+      : {}),
     activities,
     shutdownGraceTime: drain.graceMs,
     ...DEFAULT_WORKER_TUNING,
@@ -191,6 +217,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     ...(admissionController ? { admissionController } : {}),
     ...(lists ? { checks: lists } : {}),
     ...(waker ? { waker } : {}),
+    queueSharing,
     preflight: () => runPreflight(options.client, taskQueue, gates),
     async run() {
       const running = worker.run();
@@ -204,12 +231,13 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
       );
       const controlling = admissionController?.run(stopLoops.signal);
       const waking = waker?.run(stopLoops.signal);
+      const sharing = queueSharing.run(stopLoops.signal);
       try {
         await running;
       } finally {
         stopLoops.abort();
         lists?.close();
-        await Promise.all([loop, controlling, waking]);
+        await Promise.all([loop, controlling, waking, sharing]);
       }
     },
     shutdown() {

@@ -7,6 +7,7 @@
 // same NativeConnection the pollers use, is cheap for the server, and needs no namespace rights.
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import type { SettingsSource } from '../activities/settings-activities.js';
+import type { QueueSharingCheck } from './queue-sharing.js';
 import { liveness, readiness, type HealthObservation, type HealthSource } from '../core/health.js';
 
 /** How long one check of Temporal may take: under a Kubernetes probe's timeout (the manifests give 5 s). */
@@ -19,6 +20,8 @@ export interface HealthSourceOptions {
   worker: Pick<Worker, 'getStatus'>;
   connection: Pick<NativeConnection, 'workflowService' | 'withDeadline'>;
   gates: Pick<SettingsSource, 'latestGates'>;
+  /** The task queue's pollers, as the worker last read them (release isolation, docs/contract.md §10). */
+  queueSharing?: Pick<QueueSharingCheck, 'reason'>;
   checkTimeoutMs?: number;
   now?: () => number;
 }
@@ -61,7 +64,8 @@ export function createHealthSource(options: HealthSourceOptions): HealthSource {
   return {
     async readiness() {
       const temporal = await checkTemporal();
-      return readiness({ worker: workerState(), temporal, gates: options.gates.latestGates(), sinceStartMs: now() - startedAt });
+      const sharedQueue = options.queueSharing?.reason();
+      return readiness({ worker: workerState(), temporal, gates: options.gates.latestGates(), sinceStartMs: now() - startedAt, ...(sharedQueue ? { sharedQueue } : {}) });
     },
     liveness: () => liveness({ worker: workerState() }),
   };

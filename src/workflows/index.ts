@@ -1,6 +1,8 @@
 // The workflow types a caller starts by name (docs/contract.md §1): Temporal registers each export
 // under its own name, so each is named as src/contract/names.ts names its type; the check in
-// registered.ts fails to compile when one is missing or misnamed.
+// registered.ts fails to compile when one is missing or misnamed. Each declares how it moves between
+// builds (versioning-behaviors.ts).
+import './versioning-behaviors.js';
 
 export { StartTrainJob } from './start-trainjob.js';
 export { TrainJobCapabilities } from './capabilities.js';

@@ -7,10 +7,15 @@ import { workflowInterceptorModules } from '../../src/observability/interceptors
 let bundle: Promise<{ code: string }> | undefined;
 
 export function workflowBundle(): Promise<{ code: string }> {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: new URL('../../src/workflows/index.ts', import.meta.url).pathname,
+  bundle ??= workflowBundleOf(new URL('../../src/workflows/index.ts', import.meta.url).pathname);
+  return bundle;
+}
+
+/** A bundle of other workflow code with the worker's interceptors (e.g. a next build's, test/integration/rollout). */
+export function workflowBundleOf(workflowsPath: string): Promise<{ code: string }> {
+  return bundleWorkflowCode({
+    workflowsPath,
     workflowInterceptorModules: workflowInterceptorModules(),
     logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never,
   });
-  return bundle;
 }

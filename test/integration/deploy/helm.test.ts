@@ -191,7 +191,8 @@ describe('deploy/helm/dispatch-kubeflow', () => {
       expect(config).toMatchObject({
         mode: set === 'default' ? 'plain' : 'kueue',
         namespace: set === 'everything' ? jobs.name : release.name,
-        temporal: { taskQueue: set === 'everything' ? 'dispatch-kubeflow-gpu' : 'dispatch-kubeflow' },
+        // The default is one queue per configuration namespace (several releases, docs/deploy.md).
+        temporal: { taskQueue: set === 'everything' ? 'dispatch-kubeflow-gpu' : `dispatch-kubeflow-${release.name}` },
         kubeconfig: '',
       });
     });

@@ -71,6 +71,10 @@ export interface DispatchHarnessOptions {
   admissionController?: boolean;
   /** Time between the controller's passes (default the worker's, 1 s). */
   admissionIntervalMs?: number;
+  /** The task queue (default: one of its own), e.g. one another harness's worker polls too. */
+  taskQueue?: string;
+  /** A build of a worker deployment: the worker is versioned (docs/versioning.md). */
+  deploymentVersion?: { deploymentName: string; buildId: string };
 }
 
 export async function startDispatch(options: DispatchHarnessOptions): Promise<DispatchHarness> {
@@ -82,7 +86,7 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
     ...options.config,
     namespace: options.namespace,
     kubeconfig,
-    temporal: { taskQueue: uniqueTaskQueue('dispatch') },
+    temporal: { taskQueue: options.taskQueue ?? uniqueTaskQueue('dispatch') },
   });
   const env = await temporalEnv(options.temporalAddress);
   // With a codec or tracing, the harness's client (and the preflight's) has them too.
@@ -109,6 +113,7 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     ...(options.admissionController === false ? { admissionController: false } : {}),
     ...(options.admissionIntervalMs !== undefined ? { admissionIntervalMs: options.admissionIntervalMs } : {}),
+    ...(options.deploymentVersion ? { deploymentVersion: options.deploymentVersion } : {}),
   });
   if (options.gates !== 'none') worker.gates.update(options.gates ?? PROVEN);
   const running = worker.worker.run();

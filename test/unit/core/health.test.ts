@@ -113,6 +113,11 @@ describe('readiness', () => {
     });
   });
 
+  it('a task queue shared with workers of another namespace is reported in the backend, and stays ready (docs/contract.md §10)', () => {
+    const shared = 'task queue q is also polled by workers of namespace team-b (this worker acts in team-a): their workflows are refused here and ours there';
+    expect(readiness({ ...healthy, sharedQueue: shared })).toEqual({ ok: true, reasons: [], backend: { ok: false, reasons: [`release: ${shared}`] } });
+  });
+
   it("a Temporal that does not answer makes it unready, with the connection's error", () => {
     expect(readiness({ ...healthy, temporal: { answered: false, error: '14 UNAVAILABLE: connection refused' } })).toEqual({
       ok: false,

@@ -65,8 +65,8 @@ const either = (...tests: ((module: string) => boolean)[]) => (module: string) =
 const nodeBuiltin = (module: string) => module.startsWith('node:') || builtinModules.includes(module.split('/')[0]!);
 
 const DETERMINISTIC = ['src/model/', 'src/core/', 'src/workflows/', 'src/observability/workflow/'];
-/** The zod-free part of src/contract, which deterministic code imports (the names; the search attribute keys; the summaries). */
-const CONTRACT_NAMES = ['src/contract/names.ts', 'src/contract/search-attributes.ts', 'src/contract/summaries.ts'];
+/** The zod-free part of src/contract, which deterministic code imports (the names; the search attribute keys; the summaries; the versioning behaviors). */
+const CONTRACT_NAMES = ['src/contract/names.ts', 'src/contract/search-attributes.ts', 'src/contract/summaries.ts', 'src/contract/versioning.ts'];
 const contractTable = (module: string) => under('contract')(module) && !CONTRACT_NAMES.includes(module);
 const deterministicMayNotReach = either(
   nodeBuiltin,

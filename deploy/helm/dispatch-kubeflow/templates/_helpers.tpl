@@ -25,6 +25,11 @@ fullnameOverride of it), every object has the name deploy/kubernetes gives it.
 {{- default .Release.Namespace .Values.namespace }}
 {{- end }}
 
+{{/* The task queue: the value, or one per configuration namespace (two releases never share one by default). */}}
+{{- define "dispatch-kubeflow.taskQueue" -}}
+{{- default (printf "dispatch-kubeflow-%s" (include "dispatch-kubeflow.jobsNamespace" .)) .Values.temporal.taskQueue }}
+{{- end }}
+
 {{/* The labels that select the worker's Pods. */}}
 {{- define "dispatch-kubeflow.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "dispatch-kubeflow.name" . }}
@@ -100,7 +105,7 @@ kueue:
 {{- end }}
 {{ toYaml .Values.config }}
 temporal:
-  taskQueue: {{ .Values.temporal.taskQueue | quote }}
+  taskQueue: {{ include "dispatch-kubeflow.taskQueue" . | quote }}
 # Empty: in the cluster, the Pod's service account.
 kubeconfig: ''
 {{- end }}
