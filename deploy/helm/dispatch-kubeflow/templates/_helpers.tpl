@@ -30,6 +30,16 @@ fullnameOverride of it), every object has the name deploy/kubernetes gives it.
 {{- default (printf "dispatch-kubeflow-%s" (include "dispatch-kubeflow.jobsNamespace" .)) .Values.temporal.taskQueue }}
 {{- end }}
 
+{{/* The worker deployment's name in Temporal (versioning): the value, or one per release and namespace. */}}
+{{- define "dispatch-kubeflow.deploymentName" -}}
+{{- default (printf "%s-%s" (include "dispatch-kubeflow.fullname" .) (include "dispatch-kubeflow.jobsNamespace" .)) .Values.versioning.deploymentName }}
+{{- end }}
+
+{{/* A build's label on its Deployment, selector and Pods (versioning); nothing without builds. */}}
+{{- define "dispatch-kubeflow.buildLabel" -}}
+{{- with .Build.id }}dispatch-kubeflow/build: {{ . | quote }}{{ end }}
+{{- end }}
+
 {{/* The labels that select the worker's Pods. */}}
 {{- define "dispatch-kubeflow.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "dispatch-kubeflow.name" . }}
