@@ -5,17 +5,16 @@
 // (contract/names.ts, workerIdentity). Reported in the log (when it changes), the metric
 // dispatch_task_queue_shared and the readiness details.
 import type { Client } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { queueSharing, sharingReason, type QueueSharing, type WorkerPlace } from '../core/release/namespaces.js';
 
 /** How often the pollers are read: a misconfiguration is a deploy's, and stays until the next. */
 export const DEFAULT_QUEUE_CHECK_INTERVAL_MS = 60_000;
 const DESCRIBE_TIMEOUT_MS = 5_000;
 
-const QUEUE_TYPES = [
-  temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-  temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-];
+// A CommonJS module: its namespaces are properties of the default export under Node's ESM loader.
+const { TaskQueueType } = proto.temporal.api.enums.v1;
+const QUEUE_TYPES = [TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY];
 
 export interface QueueSharingCheck {
   /** The last check's finding; undefined before the first, or when the last could not read the pollers. */
