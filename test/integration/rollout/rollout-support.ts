@@ -47,8 +47,9 @@ export interface HistoryBuilds {
   timerFirst: boolean;
 }
 
-export async function historyBuilds(client: Client, workflowId: string): Promise<HistoryBuilds> {
-  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+/** Of the workflow's latest run, or of the run given (e.g. the first of a chain that continued as new). */
+export async function historyBuilds(client: Client, workflowId: string, runId?: string): Promise<HistoryBuilds> {
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
   const builds: string[] = [];
   const workflowTaskFailures: string[] = [];
   let refusedForNewEvents = 0;
@@ -63,6 +64,13 @@ export async function historyBuilds(client: Client, workflowId: string): Promise
     if (timerFirst === undefined && (event.markerRecordedEventAttributes || event.activityTaskScheduledEventAttributes)) timerFirst = false;
   }
   return { builds, workflowTaskFailures, refusedForNewEvents, timerFirst: timerFirst ?? false };
+}
+
+/** The builds of a chain's first run (given) and of its latest (a Watch may have continued as new). */
+export async function chainBuilds(client: Client, workflowId: string, firstRunId: string): Promise<{ first: HistoryBuilds; last: HistoryBuilds; continuedAsNew: boolean }> {
+  const latestRunId = (await client.workflow.getHandle(workflowId).describe()).runId;
+  const [first, last] = await Promise.all([historyBuilds(client, workflowId, firstRunId), historyBuilds(client, workflowId, latestRunId)]);
+  return { first, last, continuedAsNew: latestRunId !== firstRunId };
 }
 
 /** Runs `fn` on every item, `concurrency` at once. */
