@@ -7,7 +7,6 @@ import { Context } from '@temporalio/activity';
 import { foreignNamespaceRefusal, type WorkerPlace } from '../core/release/namespaces.js';
 import { namespaceOfWorkflowId } from '../contract/names.js';
 import type { DispatchError } from '../model/errors.js';
-import { eachActivity } from './failures.js';
 
 type ActivityFn = (...args: never[]) => Promise<unknown>;
 
@@ -23,15 +22,32 @@ function currentWorkflowId(): string | undefined {
   }
 }
 
-/** The same activities, each refusing (ErrRejected, naming both namespaces) a workflow of another namespace. */
+/**
+ * The same activities, each refusing (ErrRejected, naming both namespaces) a workflow of another
+ * namespace. The prepare activities (validation, the settings; no Kubernetes call) run first and
+ * are refused after, so that a request or ref that is invalid is still ErrInvalid wherever it lands.
+ */
 export function guardNamespace<T extends Record<string, ActivityFn>>(activities: T, place: () => WorkerPlace, onForeign?: OnForeignWorkflow): T {
-  return eachActivity(activities, (fn) => async (...args) => {
+  const refuseForeign = () => {
     const workflowId = currentWorkflowId();
     const refusal = workflowId === undefined ? undefined : foreignNamespaceRefusal(workflowId, place());
     if (refusal && workflowId !== undefined) {
       onForeign?.({ workflowId, workflowNamespace: namespaceOfWorkflowId(workflowId)?.namespace ?? '', refusal });
       throw refusal;
     }
-    return fn(...args);
-  });
+  };
+  const guarded = Object.entries(activities).map(([name, fn]): [string, ActivityFn] => [
+    name,
+    name.startsWith('prepare')
+      ? async (...args) => {
+          const prepared = await fn(...args);
+          refuseForeign();
+          return prepared;
+        }
+      : async (...args) => {
+          refuseForeign();
+          return fn(...args);
+        },
+  ]);
+  return Object.fromEntries(guarded) as T;
 }

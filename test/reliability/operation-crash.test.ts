@@ -15,6 +15,7 @@ import { runtimeFixtures } from '../integration/support/runtimes.js';
 import { runFor } from '../integration/operations/support.js';
 import { lastAttempt } from './support/crash-points.js';
 import { eventually, reliabilityLab, type Lab } from './support/lab.js';
+import { isIdentityOf } from '../support/worker-process.js';
 
 /** CallBound 40 s, as the Start crash points: a lost worker's workflow task times out in 10 s. */
 const CONFIG = { timeouts: { call: '40s', workload: '5s' } };
@@ -85,7 +86,7 @@ describe('worker crash: kill -9 during an operation after Start, a new worker pr
       const answer = await handle.result();
       expect(answer).toMatchObject({ ref, ...point.answer });
       const last = lastAttempt((await handle.fetchHistory()).events ?? [], point.activity);
-      expect(last?.identity.startsWith(`${second.pid}@`), `${point.activity} last ran on ${last?.identity}`).toBe(true);
+      expect(isIdentityOf(last?.identity, second.pid), `${point.activity} last ran on ${last?.identity}`).toBe(true);
       lab.figure('operation crash', { op: point.op, recoveredMs: Date.now() - tKill, attempt: last?.attempt });
       await client.stop(ref);
       await second.stop();
@@ -110,7 +111,7 @@ describe('worker crash: kill -9 during an operation after Start, a new worker pr
     // The new worker's watch (or its first list, if the job ended before it listed) woke the Watch.
     const lastTask = ((await handle.fetchHistory()).events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes).at(-1);
     const identity = lastTask?.workflowTaskCompletedEventAttributes?.identity ?? '';
-    expect(identity.startsWith(`${second.pid}@`), `the Watch last ran on ${identity}`).toBe(true);
+    expect(isIdentityOf(identity, second.pid), `the Watch last ran on ${identity}`).toBe(true);
     lab.figure('operation crash', { op: 'watch', recoveredMs: Date.now() - tKill });
     await client.stop(ref);
     await second.stop();

@@ -2,7 +2,7 @@
 // cluster, each acting in a Kubernetes namespace of its own. A worker acts only in the namespace a
 // workflow's id names, and tells from its task queue's pollers whether a worker of another
 // namespace polls the same queue. Pure: the activities' guard and the worker's queue check use it.
-import { namespaceOfWorkerIdentity, namespaceOfWorkflowId } from '../../contract/names.js';
+import { namespaceOfWorkerIdentity, namespaceOfWorkflowId, OPERATION_NAMES, parseOperationWorkflowId } from '../../contract/names.js';
 import { DispatchError } from '../../model/errors.js';
 
 /** Where this worker acts: the configuration's namespace and the task queue it polls. */
@@ -19,15 +19,14 @@ export interface WorkerPlace {
 export function foreignNamespaceRefusal(workflowId: string, place: WorkerPlace): DispatchError | undefined {
   const named = namespaceOfWorkflowId(workflowId);
   if (named === undefined || named.namespace === place.namespace) return undefined;
-  return new DispatchError(
-    'ErrRejected',
-    [
-      `workflow ${workflowId} names namespace ${named.namespace}, but the worker that took it acts in namespace ${place.namespace}: ` +
-        `task queue ${place.taskQueue} is polled by workers of both; give each release a task queue of its own`,
-    ],
-    // A Start's refusal is one of its backend gates' (step 1); the other workflows have no steps.
-    named.kind === 'start' ? 1 : 0,
-  );
+  const why =
+    `workflow ${workflowId} names namespace ${named.namespace}, but the worker that took it acts in namespace ${place.namespace}: ` +
+    `task queue ${place.taskQueue} is polled by workers of both; give each release a task queue of its own`;
+  // An operation's refusal begins as its own check of a ref of another namespace does (core/operations/identity.ts).
+  const operation = parseOperationWorkflowId(workflowId);
+  const head = operation ? `${OPERATION_NAMES[operation.op]} of TrainJob ${operation.ref.namespace}/${operation.ref.name}: dispatch works in namespace ${place.namespace} only: ` : '';
+  // A Start's refusal is one of its backend gates' (step 1); the other workflows have no steps.
+  return new DispatchError('ErrRejected', [`${head}${why}`], named.kind === 'start' ? 1 : 0);
 }
 
 /** What a task queue's pollers say of who else serves it. */

@@ -12,6 +12,7 @@ import { startRequest } from '../../support/requests.js';
 import { runtimeFixtures } from '../support/runtimes.js';
 import { readTrainJob, runFor } from '../operations/support.js';
 import { eventually, reliabilityLab } from '../../reliability/support/lab.js';
+import { isIdentityOf } from '../../support/worker-process.js';
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
 
@@ -59,7 +60,7 @@ describe('kill -9 of every worker while a Watch waits', () => {
     const recoveredMs = Date.now() - tStart;
     const events = (await lab.env.client.workflow.getHandle(operationWorkflowId('watch', ref)).fetchHistory()).events ?? [];
     const lastTask = events.filter((e) => e.workflowTaskCompletedEventAttributes).at(-1);
-    expect(lastTask?.workflowTaskCompletedEventAttributes?.identity?.startsWith(`${third.pid}@`), 'the new worker answered').toBe(true);
+    expect(isIdentityOf(lastTask?.workflowTaskCompletedEventAttributes?.identity, third.pid), 'the new worker answered').toBe(true);
     lab.figure('watch crash', { workersKilled: workers.length, recoveredMs });
     await client.stop(ref);
     await third.stop();

@@ -27,6 +27,7 @@ import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.js';
 import { freshKueueNamespace, kubeAccess, uniqueName, type TestNamespace } from '../support/kube.js';
 import { temporalEnv } from '../support/temporal.js';
 import { spawnWorkerCommand, writeWorkerConfig, type WorkerCommand } from '../support/worker-command.js';
+import { processOfIdentity } from '../../support/worker-process.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -166,13 +167,13 @@ it('on SIGTERM stops polling and lets a Start waiting in step 9 and a Stop in fl
     expect(proxy.requests.filter((r) => r.method === 'DELETE' && r.path === trainJob)).toHaveLength(1);
     const stopEvents = (await stop.fetchHistory()).events ?? [];
     expect(unfinished(stopEvents)).toEqual([]);
-    expect(new Set(stopEvents.filter((e) => e.workflowTaskCompletedEventAttributes).map((e) => e.workflowTaskCompletedEventAttributes!.identity))).toEqual(new Set([identity]));
+    expect(new Set(stopEvents.filter((e) => e.workflowTaskCompletedEventAttributes).map((e) => processOfIdentity(e.workflowTaskCompletedEventAttributes!.identity)))).toEqual(new Set([identity]));
 
     // The Start's Workload wait was started and completed by the draining worker, in its first attempt.
     const startEvents = (await start.fetchHistory()).events ?? [];
     const wait = activityEvents(startEvents, 'waitForWorkload');
     expect(wait.scheduled).toHaveLength(1);
-    expect(wait.related.map((e) => [e.activityTaskStartedEventAttributes ? 'started' : 'completed', e.activityTaskStartedEventAttributes?.identity ?? e.activityTaskCompletedEventAttributes?.identity])).toEqual([
+    expect(wait.related.map((e) => [e.activityTaskStartedEventAttributes ? 'started' : 'completed', processOfIdentity(e.activityTaskStartedEventAttributes?.identity ?? e.activityTaskCompletedEventAttributes?.identity)])).toEqual([
       ['started', identity],
       ['completed', identity],
     ]);

@@ -15,6 +15,7 @@ import { FakeKueue, type KueueBehaviour } from '../../integration/support/fake-k
 import type { FaultRule, ProxiedRequest } from '../../integration/support/fault-proxy.js';
 import { eventually, type Lab, type LabConfig } from './lab.js';
 import { expectJobObjects, failureOf, outcomeOf } from './outcome.js';
+import { isIdentityOf } from '../../support/worker-process.js';
 
 export interface CrashPoint {
   /** Short id, used in worker log names. */
@@ -252,7 +253,7 @@ export async function runCrashPoint(lab: Lab, point: CrashPoint): Promise<CrashF
     const events = (await handle.fetchHistory()).events ?? [];
     const last = lastAttempt(events, point.activity);
     expect(last, `the history holds a started ${point.activity}`).toBeDefined();
-    const byNewWorker = last!.identity.startsWith(`${second.pid}@`);
+    const byNewWorker = isIdentityOf(last!.identity, second.pid);
     expect(
       byNewWorker,
       `${point.activity}'s last attempt ran on the new worker (pid ${second.pid}), not ${last!.identity}`,
