@@ -6,6 +6,7 @@
 // dispatch_task_queue_shared and the readiness details.
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import { sleepUnlessAborted } from './preflight.js';
 import { queueSharing, sharingReason, type QueueSharing, type WorkerPlace } from '../core/release/namespaces.js';
 
 /** How often the pollers are read: a misconfiguration is a deploy's, and stays until the next. */
@@ -79,15 +80,7 @@ export function createQueueSharingCheck(options: QueueSharingOptions): QueueShar
       const intervalMs = options.intervalMs ?? DEFAULT_QUEUE_CHECK_INTERVAL_MS;
       while (!signal.aborted) {
         await check();
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, intervalMs);
-          function done() {
-            clearTimeout(timer);
-            signal.removeEventListener('abort', done);
-            resolve();
-          }
-          signal.addEventListener('abort', done, { once: true });
-        });
+        await sleepUnlessAborted(intervalMs, signal);
       }
     },
   };

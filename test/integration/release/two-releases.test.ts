@@ -13,6 +13,7 @@ import { startDispatch, type DispatchHarness } from '../support/dispatch.js';
 import { freshNamespace, type TestNamespace } from '../support/kube.js';
 import { expectNothingCreated, trainerObjectNames } from '../support/refusals.js';
 import { uniqueTaskQueue } from '../support/temporal.js';
+import { until } from '../support/operations.js';
 
 let nsA: TestNamespace;
 let nsB: TestNamespace;
@@ -38,15 +39,11 @@ async function trainJobNames(h: DispatchHarness, namespace: string): Promise<str
 }
 
 /** Reads the worker's queue's pollers until they name what `until` waits for (pollers appear as they poll). */
-async function sharingUntil(h: DispatchHarness, until: (others: string[]) => boolean): Promise<string[]> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+const sharingUntil = (h: DispatchHarness, wanted: (others: string[]) => boolean): Promise<string[]> =>
+  until("the queue's pollers to match", 60_000, async () => {
     const others = (await h.worker.queueSharing.check())?.otherNamespaces;
-    if (others && until(others)) return others;
-    if (Date.now() > deadline) throw new Error(`the queue's pollers never matched; last: ${JSON.stringify(others)}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
+    return others && wanted(others) ? others : undefined;
+  });
 
 const metric = async (h: DispatchHarness, name: string) => (await h.worker.metrics.registry.getSingleMetricAsString(name)).split('\n').filter((l) => !l.startsWith('#'));
 
