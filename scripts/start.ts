@@ -84,11 +84,14 @@ async function main(): Promise<void> {
   // Ctrl-C (or SIGTERM) reaches the Temporal runtime, which stops the worker; with no worker left
   // to run the workflows, their results would never come, and the client would poll for them until
   // a second Ctrl-C. So every client call made here runs under a signal that the worker's end
-  // aborts: whatever still waits then (a result, the preflight loop's probe) is cancelled at once.
+  // aborts: whatever still waits then (a result, this script's preflight) is cancelled at once.
+  // The worker runs outside that context: its own calls (wakes, preflights) end with its shutdown,
+  // and the client adds a listener to the context's signal per call, never removed (Node warned of
+  // a leak once the worker's calls had added 11).
   const workerEnded = new AbortController();
+  const running = worker.run().finally(() => workerEnded.abort());
   let done = false;
   await clientConnection.withAbortSignal(workerEnded.signal, async () => {
-    const running = worker.run().finally(() => workerEnded.abort());
     try {
       const gates = await worker.preflight();
       console.log(`preflight: reach=${gates.reach} write=${gates.write} start=${gates.start}${gates.reasons.length ? ` (${gates.reasons.join('; ')})` : ''}`);

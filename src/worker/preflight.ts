@@ -75,9 +75,10 @@ export async function preflightLoop(
         gates.startUnknown(`the probe did not end within ${boundMs / 1000}s`);
         log('preflight probe past its bound: the start gate is unknown until it ends', { boundMs }, 'warn');
       }, boundMs);
-      const probing = client.connection.withAbortSignal(signal, () => runPreflight(client, taskQueue, gates));
+      const probing = probeUntilAborted(client, taskQueue, gates.config.namespace, signal);
       probing.catch(() => undefined); // cancelled once the race below has ended: nothing waits for it then
-      const result = await Promise.race([probing, aborted(signal)]).finally(() => clearTimeout(bound));
+      const result = await unlessAborted(probing, signal).finally(() => clearTimeout(bound));
+      if (result) gates.update(result);
       // A gate left unproven makes this worker refuse Starts at step 1 until a later preflight proves it.
       const proven = result && result.reach && result.write && result.start;
       if (result) log('preflight finished', { reach: result.reach, write: result.write, start: result.start, reasons: result.reasons }, proven ? 'info' : 'warn');
@@ -88,6 +89,25 @@ export async function preflightLoop(
       unproven += 1;
     }
     await sleepUnlessAborted(nextPreflightMs(intervalMs, unproven, unknown), signal);
+  }
+}
+
+/**
+ * One probe whose client calls are cancelled when `signal` aborts. The client adds an abort
+ * listener per call to the signal in its call context and never removes it, so the calls get a
+ * signal of this run only, linked to the loop's for as long as the run lasts: on the loop's
+ * long-lived signal the listeners piled up at every preflight, for the worker's whole life
+ * (Node's MaxListenersExceededWarning in `npm start`). Only the calls run in that context: what the
+ * result sets off (the gates' listeners) must not inherit a signal that is dropped with the run.
+ */
+async function probeUntilAborted(client: Client, taskQueue: string, namespace: string, signal: AbortSignal): Promise<BackendGates> {
+  const run = new AbortController();
+  const forward = () => run.abort();
+  signal.addEventListener('abort', forward, { once: true });
+  try {
+    return await client.connection.withAbortSignal(run.signal, () => startProbe(client, taskQueue, namespace));
+  } finally {
+    signal.removeEventListener('abort', forward);
   }
 }
 
@@ -106,10 +126,15 @@ export function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<voi
   });
 }
 
-/** Resolves (with nothing) once the signal aborts. */
-function aborted(signal: AbortSignal): Promise<undefined> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve(undefined);
-    else signal.addEventListener('abort', () => resolve(undefined), { once: true });
+/**
+ * What `work` answers, or nothing once the signal aborts, whichever comes first. The listener goes
+ * when the work ends: one left per preflight would pile up on the worker's signal.
+ */
+function unlessAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }

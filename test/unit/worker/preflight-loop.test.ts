@@ -1,5 +1,6 @@
 // The preflight loop ends as soon as the worker stops, also when it stops while a probe runs (the
 // signal is then already aborted when the loop reaches its wait): nothing waits out the interval.
+import { getEventListeners } from 'node:events';
 import type { Client } from '@temporalio/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SettingsSource } from '../../../src/activities/settings-activities.js';
@@ -14,7 +15,8 @@ const HOUR = 3_600_000;
  * gives (the real connection cancels them when it aborts); `signals` records each.
  */
 function probeClient(execute: () => Promise<unknown>, signals: AbortSignal[] = []): Client {
-  const withAbortSignal = (signal: AbortSignal, fn: () => Promise<unknown>) => (signals.push(signal), fn());
+  // As the real connection does for each call made in that context: a listener never removed.
+  const withAbortSignal = (signal: AbortSignal, fn: () => Promise<unknown>) => (signals.push(signal), signal.addEventListener('abort', () => undefined), fn());
   return { workflow: { execute }, connection: { withAbortSignal } } as unknown as Client;
 }
 
@@ -39,15 +41,30 @@ describe('preflightLoop', () => {
     await loop;
   });
 
-  it("the probe's client calls run under the loop's signal, so a stop cancels them: the long poll for its result held the process for 20 s", async () => {
+  it("the probe's client calls run under a signal the loop's aborts, so a stop cancels them: the long poll for its result held the process for 20 s", async () => {
     const signals: AbortSignal[] = [];
     const stop = new AbortController();
     const loop = preflightLoop(probeClient(() => new Promise(() => undefined), signals), 'q', gates, HOUR, stop.signal, () => undefined);
     await vi.advanceTimersByTimeAsync(10);
-    expect(signals).toEqual([stop.signal]);
+    expect(signals).toHaveLength(1);
+    expect(signals[0]!.aborted).toBe(false);
     stop.abort();
     await loop;
     expect(signals[0]!.aborted).toBe(true);
+  });
+
+  it("each preflight's calls get a signal of their own, so the client's listeners (one per call, never removed) go with the run instead of piling up on the worker's signal", async () => {
+    const signals: AbortSignal[] = [];
+    const stop = new AbortController();
+    const unknown = { reach: true, write: true, start: false, reasons: ['start: no answer'], startUnknown: true, checkedAt: '' };
+    const loop = preflightLoop(probeClient(async () => unknown, signals), 'q', new SettingsSource(parseConfig({ namespace: 'ns' })), HOUR, stop.signal, () => undefined);
+    await vi.advanceTimersByTimeAsync(20 * UNKNOWN_RETRY_MS);
+    expect(signals.length).toBeGreaterThanOrEqual(15);
+    expect(new Set(signals).size).toBe(signals.length);
+    // What is left on the worker's signal: the wait between two preflights, nothing per run.
+    expect(getEventListeners(stop.signal, 'abort').length).toBeLessThanOrEqual(1);
+    stop.abort();
+    await loop;
   });
 
   it('a preflight that definitely refuses a gate runs again after 5 s, doubling up to the interval; one that leaves a gate unknown, after 1 s; one that proves them all waits the interval', async () => {
