@@ -6,6 +6,7 @@
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, Worker, type InjectedSinks, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { quietLogger } from './builds.js';
 import { patchIds, type RecordedHistory } from './corpus.js';
 import { REPO_ROOT } from './history-sums.js';
 import { instrumentPatchCalls, workflowTypeOf, type ReplayedHistory, type SiteReport } from './patch-scan.js';
@@ -25,15 +26,13 @@ export const instrumentSource = (source: string, path: string): string =>
     `import { reportPatchSite as ${REPORT} } from ${JSON.stringify(SINK)};`,
   );
 
-const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
-
 /** src/workflows (or the workflows of `workflowsPath`, for a test) with every patched() call of src/workflows reporting. */
 export function instrumentedBundle(
   workflowsPath = join(SRC_WORKFLOWS, 'index.ts'),
 ): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath,
-    logger: quiet,
+    logger: quietLogger,
     webpackConfigHook: (config) => {
       // Before swc-loader (enforce: 'pre'): the TypeScript source is what instrumentPatchCalls reads.
       config.module?.rules?.push({
