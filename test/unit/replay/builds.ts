@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { VERSIONING_BEHAVIORS } from '../../../src/contract/versioning.js';
 import { REPO_ROOT, treeOf } from '../../support/git-tree.js';
-import { allHistories, HISTORIES_DIR, type RecordedHistory } from './corpus.js';
+import { allHistories, HISTORIES_DIR, manifestOf, type RecordedHistory } from './corpus.js';
 import { workflowTypeOf } from './patch-scan.js';
 
 /** src/workflows of this checkout. */
@@ -24,7 +24,15 @@ export const TODAY = 'today';
  * goes, with the histories only it replays, once no build that ran runs of its old branches may
  * run any more (docs/versioning.md, "Patch policy").
  */
-export const RECORDED_BUILDS: Readonly<Record<string, string>> = {};
+export const RECORDED_BUILDS: Readonly<Record<string, string>> = {
+  // The commit before the first retirement (step 2: deprecatePatch, the old branch deleted) of
+  // start-one-upsert-per-task, start-folded-calls, gate-refusal-removes-unowned-copy,
+  // probe-stops-what-it-may-have-made and hold-deactivates-workload-first: its src/workflows has
+  // both branches of each (and of every patch in force), as every commit since the sets 01 to 13
+  // were recorded. It replays the histories of those old branches; it goes with them once no build
+  // without those patches may run (none was released: 0.1.0 was never deployed).
+  'before-retirement': '033d8e0fb3f863e914edd365ecbbe109426b26c0',
+};
 
 export const ASSIGNMENT_FILE = join(HISTORIES_DIR, 'builds.json');
 
@@ -125,6 +133,16 @@ export function assignedHistories(assignment = readAssignment()): (RecordedHisto
 export const historiesOf = (build: string, assignment = readAssignment()): RecordedHistory[] =>
   assignedHistories(assignment).filter((h) => h.builds.includes(build));
 
+/** Whether the code that made a set (its manifest's commit) is `commit` or came before it. */
+export function madeBy(set: string, commit: string): boolean {
+  try {
+    git(['merge-base', '--is-ancestor', manifestOf(set).commit, commit]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export const quietLogger = { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} } as never;
 
 /** Where recorded builds' bundles are kept: `~/.cache/dispatch-kubeflow/workflow-bundles` (or under $XDG_CACHE_HOME). */
@@ -137,17 +155,32 @@ const sdkVersion = (): string =>
 
 const git = (args: string[]): string => execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: 'pipe' });
 
+/** Another bundle of a recorded build than its plain one (the patch-site instrumented one, patch-sites.ts). */
+export interface BundleVariant {
+  /** In the cached file's name: `<commit>.<kind>.js`. */
+  kind: string;
+  /** Whatever else the bundle is made of: another value builds it again. */
+  salt: string;
+  /** The bundle of the tree at `root` (the commit's src/ and this checkout's node_modules). */
+  make(root: string): Promise<{ code: string }>;
+}
+
 /**
  * The workflow bundle of a recorded build: its commit's src/ taken from git into a temporary folder,
  * bundled there with this checkout's node_modules (a symlink), and cached in bundleCacheDir() as
  * `<commit>.js` (with `<commit>.json` naming the SDK it was built with), so built once per machine.
  */
-export async function recordedBuildBundle(commit: string, progress = (line: string) => void process.stderr.write(`${line}\n`)): Promise<{ code: string }> {
+export async function recordedBuildBundle(
+  commit: string,
+  variant?: BundleVariant,
+  progress = (line: string) => void process.stderr.write(`${line}\n`),
+): Promise<{ code: string }> {
   const dir = bundleCacheDir();
-  const file = join(dir, `${commit}.js`);
-  const meta = join(dir, `${commit}.json`);
-  const sdk = sdkVersion();
-  if (existsSync(file) && existsSync(meta) && (JSON.parse(readFileSync(meta, 'utf8')) as { sdk?: string }).sdk === sdk)
+  const base = join(dir, variant ? `${commit}.${variant.kind}` : commit);
+  const file = `${base}.js`;
+  const meta = `${base}.json`;
+  const made = { commit, sdk: sdkVersion(), ...(variant ? { salt: variant.salt } : {}) };
+  if (existsSync(file) && existsSync(meta) && readFileSync(meta, 'utf8') === JSON.stringify(made, null, 1))
     return { code: readFileSync(file, 'utf8') };
   try {
     git(['cat-file', '-e', `${commit}^{commit}`]);
@@ -157,18 +190,21 @@ export async function recordedBuildBundle(commit: string, progress = (line: stri
   const tree = treeOf(commit, ['src', 'package.json', 'tsconfig.json']);
   const started = Date.now();
   const seconds = () => Math.round((Date.now() - started) / 1000);
-  progress(`building the workflow bundle of recorded build ${commit.slice(0, 12)} (once per machine, into ${file})`);
+  const what = `the ${variant ? `${variant.kind} ` : ''}workflow bundle of recorded build ${commit.slice(0, 12)}`;
+  progress(`building ${what} (once per machine, into ${file})`);
   const ticker = setInterval(() => progress(`  still bundling ${commit.slice(0, 12)}: ${seconds()} s`), 5_000);
   try {
     symlinkSync(join(REPO_ROOT, 'node_modules'), join(tree.dir, 'node_modules'));
-    const { code } = await bundleWorkflowCode({ workflowsPath: join(tree.dir, 'src', 'workflows', 'index.ts'), logger: quietLogger });
+    const { code } = variant
+      ? await variant.make(tree.dir)
+      : await bundleWorkflowCode({ workflowsPath: join(tree.dir, 'src', 'workflows', 'index.ts'), logger: quietLogger });
     mkdirSync(dir, { recursive: true });
     // Written aside, then renamed: a reader in another process sees the whole file or none.
-    for (const [path, text] of [[file, code], [meta, JSON.stringify({ commit, sdk }, null, 1)]] as const) {
+    for (const [path, text] of [[file, code], [meta, JSON.stringify(made, null, 1)]] as const) {
       writeFileSync(`${path}.${process.pid}.tmp`, text);
       renameSync(`${path}.${process.pid}.tmp`, path);
     }
-    progress(`built the workflow bundle of recorded build ${commit.slice(0, 12)} in ${seconds()} s`);
+    progress(`built ${what} in ${seconds()} s`);
     return { code };
   } finally {
     clearInterval(ticker);

@@ -146,11 +146,13 @@ describe('replay', () => {
   );
 
   it(
-    'detects nondeterminism: a recorded Start replayed against a copy that creates the runtime copy before reading the runtime fails with DeterminismViolationError',
+    'detects nondeterminism: a recorded Start that replays against src/workflows, replayed against a copy that creates the runtime copy before reading the runtime, fails with DeterminismViolationError',
     async () => {
       const reordered = await bundle('./reordered-workflows.ts');
-      const [set] = setNames();
-      const { history } = loadHistory(set!, 'start-plain-success.json');
+      const [start] = historiesOf(TODAY).filter((h) => h.file === 'start-plain-success.json');
+      expect(start, 'a plain Start assigned to today').toBeDefined();
+      const { history, name } = start!;
+      await Worker.runReplayHistory({ workflowBundle: workflows, replayName: 'real' }, history, name);
       const replay = Worker.runReplayHistory(
         { workflowBundle: reordered, replayName: 'reordered' },
         history,
