@@ -133,13 +133,16 @@ export function assignedHistories(assignment = readAssignment()): (RecordedHisto
 export const historiesOf = (build: string, assignment = readAssignment()): RecordedHistory[] =>
   assignedHistories(assignment).filter((h) => h.builds.includes(build));
 
-/** Whether the code that made a set (its manifest's commit) is `commit` or came before it. */
+/** Whether the code that made a set (its manifest's commit) is `commit` or came before it; a commit not in the clone throws. */
 export function madeBy(set: string, commit: string): boolean {
+  const made = manifestOf(set).commit;
   try {
-    git(['merge-base', '--is-ancestor', manifestOf(set).commit, commit]);
+    git(['merge-base', '--is-ancestor', made, commit]);
     return true;
-  } catch {
-    return false;
+  } catch (error) {
+    // Exit 1: not an ancestor. Anything else (128: a commit this clone lacks) is no answer.
+    if ((error as { status?: number }).status === 1) return false;
+    throw new Error(`${set}: cannot tell whether its commit ${made} came before ${commit} (a shallow clone?)`, { cause: error });
   }
 }
 
