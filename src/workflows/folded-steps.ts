@@ -19,7 +19,7 @@ export type FoldedStep = 2 | 5 | 7 | 8;
 
 /**
  * Every Start folds its calls: the patch START_FOLDED_CALLS is retired (step 2), its deprecated
- * marker made where patched() asked, once, at step 2. The Starts recorded with a call a step
+ * marker made where patched() asked, once, at step 2. The Starts recorded with a call per step
  * replay against the build recorded before (test/histories/builds.json).
  */
 export const foldingCalls = (): void => deprecatePatch(START_FOLDED_CALLS);
