@@ -61,12 +61,14 @@ import {
   sumsVersions,
   verifyCorpus,
 } from '../test/unit/replay/history-sums.js';
+import { assignNewSet } from '../test/unit/replay/builds.js';
 
 const HELP = `Usage: npm run histories:record -- --set <name> [--note <text>] [--only <prefix,...>] [--group <name>] [--code <checkout>] [--baseline | --experiment]
 
 Starts a local stack, runs every scenario, and writes test/histories/<name>/*.json plus its
 manifest.json (with the full commit it was recorded from), appends the files' sha256 to
-test/histories/SHA256SUMS, then regenerates test/histories/README.md. docs/versioning.md has the
+test/histories/SHA256SUMS, regenerates test/histories/README.md, and assigns the set to today's
+code in test/histories/builds.json (the builds that replay it). docs/versioning.md has the
 rules, checked here before any server starts:
 
   - the tree is clean: no change to a tracked file, no untracked file outside test/histories;
@@ -1166,6 +1168,7 @@ async function main(): Promise<void> {
     if (sums !== 'none') {
       writeSums(values.set, files.keys(), sums);
       writeIndex();
+      assignNewSet(values.set, sums === 'baseline');
     }
     console.log(`recorded ${chosen.length} histories in ${setDir} in ${Date.now() - t0} ms`);
   } finally {

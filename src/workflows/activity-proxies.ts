@@ -64,7 +64,7 @@ export const localKubeCalls = (summary: string, callMs: number) =>
 const FIRST_BACKOFF_MS = 200;
 
 /**
- * What the calls tell the Start's progress (ONE_UPSERT_PER_TASK, progress.ts) just before the
+ * What the calls tell the Start's progress (progress.ts: one upsert per workflow task) just before the
  * workflow waits on something that ends its workflow task: an activity task, or a local call's
  * backoff timer.
  */
@@ -151,8 +151,8 @@ export function activitiesFor(config: Config, taskEnd?: TaskEnd) {
     heartbeatTimeout: lostWorkerMs(callMs),
     retry,
   });
-  // With a TaskEnd (ONE_UPSERT_PER_TASK): each local call flushes before its first backoff, each
-  // activity task before it is scheduled. Without one, the calls of the Starts recorded before it.
+  // With a TaskEnd (a Start's, progress.ts): each local call flushes before its first backoff, each
+  // activity task before it is scheduled. Without one (TrainJobCapabilities), the plain calls.
   const proxyOf =
     <K extends keyof Activities>(summary: string, name: K) =>
     ({ timeoutMs, retry: policy }: { timeoutMs: number; retry: RetryPolicy }) =>
@@ -194,9 +194,9 @@ export function activitiesFor(config: Config, taskEnd?: TaskEnd) {
     createTrainJob: task(proxyActivities<Activities>(kubeCall(stepLabel(6)))[STEPS[6].activity]),
     setOwner: localStep(7),
     readBack: localStep(8),
-    // Under the patch `start-folded-calls` (folded-steps.ts): steps 2 and 5, and 7 and 8, on their
-    // first attempt in one local activity each; a step a fold stopped at goes on with its `retried`
-    // call. Only with a TaskEnd: a Start folds its calls only then (foldsCalls).
+    // Start's folds (folded-steps.ts): steps 2 and 5, and 7 and 8, on their first attempt in one
+    // local activity each; a step a fold stopped at goes on with its `retried` call (with a TaskEnd,
+    // as every Start's calls have).
     readRuntimeThenCopy: firstOnly('readRuntimeThenCopy'),
     setOwnerThenReadBack: firstOnly('setOwnerThenReadBack'),
     ...(taskEnd

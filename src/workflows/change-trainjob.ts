@@ -5,7 +5,7 @@
 // Runs begun before the patch in run-operation.ts plan with the pre-patch plans, and give up on
 // stale writes with ErrRejected; runs since, with the declarative plans, and ErrUnreachable (a lost
 // race is retryable, docs/contract.md §9a). A Kueue-mode Hold that read its Workload writes it
-// first under the patch of hold-order.ts.
+// first (hold-order.ts, its patch retired).
 import { sleep } from '@temporalio/workflow';
 import { DispatchError } from '../model/errors.js';
 import type { TrainJobState } from '../model/operations.js';

@@ -1,10 +1,11 @@
-// Start's back-to-back calls folded on their first attempt (patch `start-folded-calls`): steps 2
+// Start's back-to-back calls folded on their first attempt (patch `start-folded-calls`, retired:
+// docs/versioning.md): steps 2
 // and 5 run as one local activity, and steps 7 and 8 as another (src/activities/folded-start-activities.ts),
 // so that a plain Start takes five worker activations where it took seven. The steps stay the
 // steps: each is entered in its turn (progress query, current details, DispatchStep), a definite
 // refusal is reported at its own step, and a step the fold stopped at (its call unanswered) goes on
 // with its own local activity and the rest of its retry, showing its step while it backs off.
-import { isCancellation, patched } from '@temporalio/workflow';
+import { deprecatePatch, isCancellation } from '@temporalio/workflow';
 import { START_FOLDED_CALLS } from '../contract/names.js';
 import type { TrainJobRef } from '../model/operations.js';
 import { fromFailure } from '../model/error-failures.js';
@@ -17,10 +18,11 @@ import { STAGES } from '../core/start/steps.js';
 export type FoldedStep = 2 | 5 | 7 | 8;
 
 /**
- * Whether this Start folds its calls: only with one upsert per workflow task (a step a fold stopped
- * at is flushed before its backoff), and under the patch. Decided once, at step 2.
+ * Every Start folds its calls: the patch START_FOLDED_CALLS is retired (step 2), its deprecated
+ * marker made where patched() asked, once, at step 2. The Starts recorded with a call per step
+ * replay against the build recorded before (test/histories/builds.json).
  */
-export const foldsCalls = (progress: ProgressReporter): boolean => progress.perTask && patched(START_FOLDED_CALLS);
+export const foldingCalls = (): void => deprecatePatch(START_FOLDED_CALLS);
 
 /**
  * A fold's first attempt, entered at its first step. A definite refusal is reported at the step it

@@ -6,7 +6,7 @@
 // when it has no owner and no TrainJob of the attempt runs on it (the Start's undo, from step 1,
 // decides so: docs/contract.md §7). Nothing else can exist: step 6 is an activity task, scheduled
 // only by a first task that Temporal did record.
-import { patched } from '@temporalio/workflow';
+import { deprecatePatch } from '@temporalio/workflow';
 import { GATE_REFUSAL_REMOVES_COPY } from '../contract/names.js';
 import type { Config } from '../model/config.js';
 import type { BackendGates } from '../model/results.js';
@@ -17,12 +17,14 @@ import { classify } from './failures.js';
 
 /**
  * Whether a refusal at step 1 removes the copy first: only when reach and write are proven (else
- * the removal could not be made either), and under the patch. Decided without waiting, so that a
- * Start recorded before the patch throws in the same turn as before (its search attributes are
- * upserted once, as recorded).
+ * the removal could not be made either). The patch GATE_REFUSAL_REMOVES_COPY is retired (step 2):
+ * its deprecated marker goes where patched() asked; the Starts recorded leaving the copy replay
+ * against the build recorded before (test/histories/builds.json).
  */
 export function removesCopyFirst(gates: BackendGates | undefined): boolean {
-  return gates?.reach === true && gates.write && patched(GATE_REFUSAL_REMOVES_COPY);
+  if (gates?.reach !== true || !gates.write) return false;
+  deprecatePatch(GATE_REFUSAL_REMOVES_COPY);
+  return true;
 }
 
 /** The refusal, after removing the copy a lost first workflow task may have made. A removal that fails adds its reason; the type stays. */

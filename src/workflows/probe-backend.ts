@@ -1,8 +1,8 @@
 // ProbeBackend() -> BackendGates (docs/contract.md §8): proves reach, write and start, in order. The start
 // gate is the preflight probe (docs/start.md): a Start like any other, on probeRuntime, with a node selector
 // no node matches, stopped as soon as it has been started, or, when its Start ended with something
-// perhaps made (patch PROBE_STOPS_UNKNOWN), stopped by name and attempt token.
-import { CancellationScope, isCancellation, patched, uuid4, workflowInfo } from '@temporalio/workflow';
+// perhaps made, stopped by name and attempt token (patch PROBE_STOPS_UNKNOWN, retired: docs/versioning.md).
+import { CancellationScope, deprecatePatch, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
 import { Probe } from '../model/constants.js';
 import { DispatchError, type ErrorType } from '../model/errors.js';
 import type { BackendGates } from '../model/results.js';
@@ -110,12 +110,11 @@ export async function ProbeBackend(): Promise<BackendGates> {
       startUnknown = !isDefinite(error);
       // The start gate stays unproven either way; the stop only cleans up.
       if (mayHaveMade(error)) {
-        if (patched(PROBE_STOPS_UNKNOWN)) {
-          const name = trainJobName(probe.request.job, probe.request.submission);
-          reasons.push(...(await stopWhatMayExist(acts, { namespace, name, step: error.step })));
-        } else {
-          // Recorded before the patch: the probe stopped nothing, and left what it may have made.
-        }
+        // Retired (step 2): its marker, deprecated, where patched() asked. The probes that stopped
+        // nothing replay against the build recorded before (test/histories/builds.json).
+        deprecatePatch(PROBE_STOPS_UNKNOWN);
+        const name = trainJobName(probe.request.job, probe.request.submission);
+        reasons.push(...(await stopWhatMayExist(acts, { namespace, name, step: error.step })));
       }
     }
   }

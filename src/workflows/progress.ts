@@ -1,7 +1,7 @@
 // What an operator sees of a Start in flight: the `progress` query, the current details in the
 // Temporal UI, and the DispatchStep search attribute, all fed from one place.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import { defineQuery, patched, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { defineQuery, deprecatePatch, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import { ONE_UPSERT_PER_TASK, PROGRESS_QUERY } from '../contract/names.js';
 import { DispatchJobId, DispatchStep, DispatchTrainJob } from '../contract/search-attributes.js';
 import type { TaskEnd } from './activity-proxies.js';
@@ -29,14 +29,13 @@ export class ProgressReporter {
    * waits, so that identify and steps 1 and 2 cost one event and one visibility write, not three.
    */
   private pending: Map<string, SearchAttributeUpdatePair> | undefined;
-  /**
-   * Under ONE_UPSERT_PER_TASK: the updates wait for flush(), which the calls that end a workflow
-   * task make (activity-proxies.ts); decided in the first activation, before any upsert.
-   */
-  readonly perTask: boolean;
 
   constructor(private title: string) {
-    this.perTask = patched(ONE_UPSERT_PER_TASK);
+    // ONE_UPSERT_PER_TASK, retired (step 2, docs/versioning.md): the updates wait for flush(), which
+    // the calls that end a workflow task make (activity-proxies.ts). Its deprecated marker goes where
+    // patched() asked, in the first activation, before any upsert; the Starts recorded with an
+    // upsert after each local activity replay against the build recorded before (test/histories/builds.json).
+    deprecatePatch(ONE_UPSERT_PER_TASK);
     setHandler(progressQuery, () => this.state);
     this.render();
   }
@@ -61,9 +60,9 @@ export class ProgressReporter {
     this.render();
   }
 
-  /** What the Start's calls flush before the workflow task ends (activitiesFor), under the patch only. */
-  get taskEnd(): TaskEnd | undefined {
-    return this.perTask ? this : undefined;
+  /** What the Start's calls flush before the workflow task ends (activitiesFor). */
+  get taskEnd(): TaskEnd {
+    return this;
   }
 
   /** The step the Start is at, or stopped at. */
@@ -88,18 +87,13 @@ export class ProgressReporter {
   }
 
   private upsert(pairs: SearchAttributeUpdatePair[]): void {
-    if (!this.pending) {
-      this.pending = new Map();
-      // Before the patch: a microtask runs once the workflow code waits, still within this
-      // activation, so every local activity's completion sent the step that followed it.
-      if (!this.perTask) void Promise.resolve().then(() => this.flush());
-    }
+    this.pending ??= new Map();
     for (const pair of pairs) this.pending.set(pair.key.name, pair);
   }
 
   /**
-   * Sends the updates not sent yet as one upsert. Under ONE_UPSERT_PER_TASK, called just before the
-   * workflow waits on what ends its workflow task, so the step it waits at is visible meanwhile.
+   * Sends the updates not sent yet as one upsert: called just before the workflow waits on what
+   * ends its workflow task, so the step it waits at is visible meanwhile.
    */
   flush(): void {
     if (!this.pending) return;

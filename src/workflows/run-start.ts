@@ -21,7 +21,7 @@ import { runtimeKey } from '../core/objects/runtime-name.js';
 import { activitiesFor, type StartActivities } from './activity-proxies.js';
 import { classify } from './failures.js';
 import type { ProgressReporter } from './progress.js';
-import { copyFoldAnswers, firstAttempt, foldsCalls, ownerFoldAnswers } from './folded-steps.js';
+import { copyFoldAnswers, firstAttempt, foldingCalls, ownerFoldAnswers } from './folded-steps.js';
 import { StartSteps } from './start-steps.js';
 import { mustUndo } from '../core/start/steps.js';
 
@@ -50,13 +50,13 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     progress.enter(2, `runtime ${source}`);
     throw notAllowed;
   }
-  // Under the patch, steps 2 and 5 make their first attempt in one local activity (folded-steps.ts),
-  // and so do 7 and 8; the steps then read what the fold answered (start-steps.ts).
+  // Steps 2 and 5 make their first attempt in one local activity (folded-steps.ts), and so do 7 and
+  // 8; the steps then read what the fold answered (start-steps.ts).
   const steps = new StartSteps(progress, acts);
   const waitingFor2 = `runtime ${source}`;
   const copyName = `runtime copy ${namespace}/${trainJobName(valid.request.job, valid.request.submission)}`;
-  const folded = foldsCalls(progress);
-  if (folded) steps.folded(copyFoldAnswers(await foldCopy(acts, progress, { 2: waitingFor2, 5: copyName }, { valid, config, probe: options.probe ?? false })));
+  foldingCalls();
+  steps.folded(copyFoldAnswers(await foldCopy(acts, progress, { 2: waitingFor2, 5: copyName }, { valid, config, probe: options.probe ?? false })));
   const runtime = await steps.run(2, waitingFor2, (calls) => calls.readRuntime({ namespace, runtime: valid.runtime }));
 
   // Steps 3 and 4: the runtime rules (every broken rule at once), then render. Nothing has been
@@ -86,11 +86,11 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
     created.ref = ref;
     progress.created(job.uid);
 
-    // Steps 7 and 8, folded like 2 and 5 under the patch.
+    // Steps 7 and 8, folded like 2 and 5.
     const owner = { namespace, copy, trainJob: { name, uid: job.uid } };
     const waitingFor7 = `the owner reference of runtime copy ${namespace}/${name}`;
     const waitingFor8 = `the read-back of TrainJob ${namespace}/${name}`;
-    if (folded) steps.folded(ownerFoldAnswers(await firstAttempt(progress, { 7: waitingFor7, 8: waitingFor8 }, () => acts.setOwnerThenReadBack(owner), ref)));
+    steps.folded(ownerFoldAnswers(await firstAttempt(progress, { 7: waitingFor7, 8: waitingFor8 }, () => acts.setOwnerThenReadBack(owner), ref)));
     await steps.run(7, waitingFor7, (calls) => calls.setOwner(owner), ref);
     created.ownerSet = true;
 

@@ -38,7 +38,7 @@ export class StartSteps {
       return answered.value as T;
     }
     const { stopped } = this.fold;
-    // A fold happens only with the retried calls (foldsCalls needs the TaskEnd they flush).
+    // The retried calls come with a TaskEnd (activitiesFor), which every Start's calls have.
     if (stopped?.step !== step || !this.acts.retried) return runStep(this.progress, step, waitingFor, () => call(this.acts), ref);
     if (!this.acts.retriesAfterFirst) {
       this.progress.enter(step, waitingFor);

@@ -26,8 +26,10 @@ export interface PlanOptions {
   resumed?: boolean;
   /**
    * Hold in Kueue mode with a Workload read: its spec.active false before the TrainJob's held
-   * annotation (patch hold-deactivates-workload-first, chosen by the workflow). Without it, the
-   * order from before the patch: the annotation first. Open and Release do not read it.
+   * annotation (patch hold-deactivates-workload-first, retired: today's workflow asks it of every
+   * Hold that read its Workload). Without it, the order of the builds from before the patch, which
+   * run until they drain (the race tests pit the two): the annotation first. Open and Release do
+   * not read it.
    */
   workloadFirst?: boolean;
 }

@@ -24,7 +24,8 @@ import { freshKueueNamespace, freshNamespace, grantRestricted, kubeAccess, uniqu
 import { REAL_KUEUE_CONFIG } from '../support/operations.js';
 import { keyOf, runtimeFixtures, type RuntimeFixtures } from '../support/runtimes.js';
 import { stackInfo } from '../support/context.js';
-import { PREVIOUS_RELEASE, spawnPreviousWorker, treeOf, type PreviousWorker } from '../support/previous-release.js';
+import { PREVIOUS_RELEASE, spawnPreviousWorker, type PreviousWorker } from '../support/previous-release.js';
+import { treeOf } from '../../support/git-tree.js';
 import { writeWorkerConfig } from '../support/worker-command.js';
 import { DispatchKubeflowClient } from '../../../src/client/dispatch-client.js';
 import { startRequest } from '../../support/requests.js';

@@ -3,31 +3,18 @@
 // own, `bin/dispatch-kubeflow.js worker` of that tree, on the run's shared servers. The tree runs its
 // own sources through tsx with this checkout's node_modules (its dependencies are the same but for
 // a dev tool).
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePorts } from '../../../dev/harness/process.js';
+import { REPO_ROOT as repoRoot, treeOf } from '../../support/git-tree.js';
 import { stackInfo } from './context.js';
-
-const repoRoot = join(import.meta.dirname, '..', '..', '..');
 
 /**
  * The previous release: the last commit before the Go client's package moved to go/dispatchkubeflow
  * and read results tolerantly (its worker and its Go client).
  */
 export const PREVIOUS_RELEASE = '4b127a846198beb2e6cf1312adad7ad9fcb650fd';
-
-/** `paths` of the commit's tree in a temporary folder; `remove` deletes it. */
-export function treeOf(commit: string, paths: string[]): { dir: string; remove(): void } {
-  const dir = mkdtempSync(join(tmpdir(), `dk-${commit.slice(0, 7)}-`));
-  const archive = execFileSync('git', ['archive', '--format=tar', commit, ...paths], {
-    cwd: repoRoot,
-    maxBuffer: 256 << 20,
-  });
-  execFileSync('tar', ['-x', '-C', dir], { input: archive });
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
-}
 
 export interface PreviousWorker {
   child: ChildProcess;

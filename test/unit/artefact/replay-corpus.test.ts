@@ -122,6 +122,24 @@ describe('scripts/artefact/replay-corpus.mjs', () => {
   );
 
   it(
+    'leaves out the histories builds.json gives to a recorded build only, and replays the rest',
+    async () => {
+      const histories = await corpus('builds', {
+        '01-old/greeting.json': altered,
+        '01-old/kept.json': greeting,
+        '02-new/greeting.json': greeting,
+        'builds.json': { sets: { '01-old': ['before-x'], '02-new': ['today'] }, files: { '01-old/kept.json': ['before-x', 'today'] } },
+      });
+      const run = await replay(histories);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('replay: 1 histories left to their recorded builds (builds.json): 01-old/greeting.json');
+      expect(run.stdout).toContain('greeting-bundle.js: 2 of 2 histories (2 sets: 01-old, 02-new) replayed');
+    },
+    TIMEOUT,
+  );
+
+  it(
     'fails with exit 1 when there is no history at all',
     async () => {
       const run = await replay(await corpus('empty', {}));

@@ -202,3 +202,28 @@ export function siteCoverageProblems(calls: PatchCall[], corpus: ReplayedHistory
   }
   return problems;
 }
+
+/**
+ * The histories that take the old branch of a patch retired since a recorded build: replayed
+ * against that build's code instrumented, they report its `patched(id)` answering false for an id
+ * that today's code only deprecates. Today's code no longer has that branch, so such a history
+ * must not be assigned to today, even where its replay there raises no nondeterminism (two writes
+ * of the same activity type in the other order replay cleanly, then act on each other's results),
+ * and must be assigned to a recorded build.
+ */
+export function retiredBranchProblems(
+  build: string,
+  retired: ReadonlySet<string>,
+  histories: (ReplayedHistory & { builds: string[] })[],
+  today: string,
+): string[] {
+  const problems: string[] = [];
+  for (const h of histories) {
+    const taken = [...new Set(h.reached.filter((r) => !r.answer && retired.has(r.id)).map((r) => `${r.id} (${r.site})`))];
+    if (taken.length === 0) continue;
+    const what = `${h.name} takes the old branch of retired ${taken.join(', ')} on recorded build ${build}`;
+    if (h.builds.includes(today)) problems.push(`${what}: today's code has no such branch, so it must not be assigned to ${today} (test/histories/builds.json)`);
+    if (!h.builds.some((b) => b !== today)) problems.push(`${what}: assign it to ${build}`);
+  }
+  return problems;
+}

@@ -7,10 +7,10 @@
 import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { allHistories } from './corpus.js';
+import { assignedHistories, historiesOf, madeBy, RECORDED_BUILDS, TODAY } from './builds.js';
 import { REPO_ROOT } from './history-sums.js';
-import { scanPatchCalls, siteCoverageProblems, sourcesUnder, type PatchCall, type ReplayedHistory } from './patch-scan.js';
-import { instrumentedBundle, replaySites, SRC_WORKFLOWS, type SiteReplay } from './patch-sites.js';
+import { retiredBranchProblems, scanPatchCalls, siteCoverageProblems, sourcesUnder, type PatchCall, type ReplayedHistory } from './patch-scan.js';
+import { instrumentedBundle, recordedSitesBundle, replaySites, SRC_WORKFLOWS, type SiteReplay } from './patch-sites.js';
 
 const SRC_CONTRACT = join(REPO_ROOT, 'src', 'contract');
 
@@ -94,10 +94,12 @@ describe('the rule: a history reaches each patched() call with the marker and on
   });
 });
 
-describe('the corpus (test/histories), replayed with every patched() call of src/workflows reporting', () => {
+// The histories today's code replays (test/histories/builds.json); those of a retired patch's old
+// branch replay against their recorded build (replay.test.ts), whose patch sites are its own.
+describe('the corpus (test/histories) assigned to today, replayed with every patched() call of src/workflows reporting', () => {
   let replay: SiteReplay;
   beforeAll(async () => {
-    replay = await replaySites(await instrumentedBundle(), allHistories());
+    replay = await replaySites(await instrumentedBundle(), historiesOf(TODAY));
   }, TIMEOUT);
 
   it('replays every history, and its reports answer both ways', () => {
@@ -112,5 +114,62 @@ describe('the corpus (test/histories), replayed with every patched() call of src
     expect(problems).toEqual([]);
     expect(calls.some((c) => c.kind === 'patched')).toBe(true);
     expect(siteCoverageProblems(calls, replay.histories)).toEqual([]);
+  });
+});
+
+const todaysCalls = () => scanPatchCalls([...sourcesUnder(SRC_WORKFLOWS, REPO_ROOT), ...sourcesUnder(SRC_CONTRACT, REPO_ROOT)]).calls;
+
+describe('the old branches of retired patches: the histories that take one are replayed by a recorded build, never by today', () => {
+  const call = (id: string, answer: boolean, site = 'src/a.ts:4') => ({ site, id, answer });
+  const replayed = (name: string, builds: string[], ...reached: ReturnType<typeof call>[]) => ({
+    name,
+    workflowType: 'StartTrainJob',
+    patches: [],
+    reached,
+    builds,
+  });
+  const retired = new Set(['gone-step']);
+
+  it('passes a history of the old branch on the recorded build only, and one of the new branch or of a patch in force on today', () => {
+    expect(
+      retiredBranchProblems('before-x', retired, [
+        replayed('01/old.json', ['before-x'], call('gone-step', false)),
+        replayed('02/new.json', [TODAY], call('gone-step', true)),
+        replayed('02/kept.json', [TODAY], call('kept-step', false)),
+      ], TODAY),
+    ).toEqual([]);
+  });
+
+  it('refuses a history of the old branch assigned to today, alone or with the recorded build, and one assigned to no recorded build', () => {
+    expect(retiredBranchProblems('before-x', retired, [replayed('01/old.json', [TODAY], call('gone-step', false))], TODAY)).toEqual([
+      "01/old.json takes the old branch of retired gone-step (src/a.ts:4) on recorded build before-x: today's code has no such branch, so it must not be assigned to today (test/histories/builds.json)",
+      '01/old.json takes the old branch of retired gone-step (src/a.ts:4) on recorded build before-x: assign it to before-x',
+    ]);
+    expect(retiredBranchProblems('before-x', retired, [replayed('01/old.json', [TODAY, 'before-x'], call('gone-step', false))], TODAY)).toHaveLength(1);
+  });
+});
+
+// Each recorded build's src/workflows (git archive of its commit) instrumented as today's, and the
+// histories made by it or by code before it replayed against that: what each reaches of the patches
+// today's code has retired (deprecatePatch), with which answer.
+describe.each(Object.entries(RECORDED_BUILDS))('recorded build %s (%s), replayed with its patched() calls reporting', (build, commit) => {
+  let replay: SiteReplay;
+  beforeAll(async () => {
+    const made = assignedHistories().filter((h) => madeBy(h.set, commit));
+    replay = await replaySites(await recordedSitesBundle(commit), made);
+  }, TIMEOUT);
+
+  it('replays every history made by it or before it', () => {
+    expect(replay.failures).toEqual([]);
+    expect(replay.histories.length).toBeGreaterThan(0);
+  });
+
+  it("assigns every history that takes the old branch of a patch today's code retired to a recorded build, and none of them to today", () => {
+    const retired = new Set(todaysCalls().filter((c) => c.kind === 'deprecatePatch').map((c) => c.id));
+    const builds = new Map(assignedHistories().map((h) => [h.name, h.builds]));
+    const histories = replay.histories.map((h) => ({ ...h, builds: builds.get(h.name) ?? [] }));
+    expect(retiredBranchProblems(build, retired, histories, TODAY)).toEqual([]);
+    // Each retired patch's old branch is there to be replayed (else the build would replay none of it).
+    for (const id of retired) expect(histories.some((h) => h.reached.some((r) => r.id === id && !r.answer)), `${id}: its old branch`).toBe(true);
   });
 });
