@@ -124,6 +124,8 @@ function provideKueueMetricsCert(pki: WebhookPki): void {
 export interface KueueSettings {
   config?: Record<string, unknown>;
   featureGates?: Record<string, boolean>;
+  /** Its log's verbosity (--zap-log-level; 5 shows the webhook's defaulting decisions). Default: Kueue's. */
+  logLevel?: number;
 }
 
 /** Kueue: the TrainJob integration only, on-demand visibility off (it would need an APIService). */
@@ -137,5 +139,6 @@ export function startKueue(binary: string, options: ControllerOptions, settings:
     ...settings.config,
   });
   const gates = Object.entries({ VisibilityOnDemand: false, ...settings.featureGates }).map(([gate, on]) => `${gate}=${on}`);
-  return launch('kueue', binary, [`--config=${config}`, `--feature-gates=${gates.join(',')}`], options);
+  const verbosity = settings.logLevel === undefined ? [] : [`--zap-log-level=${settings.logLevel}`];
+  return launch('kueue', binary, [`--config=${config}`, `--feature-gates=${gates.join(',')}`, ...verbosity], options);
 }

@@ -108,7 +108,7 @@ const applyQuery = `fieldManager=${FIELD_MANAGER}&force=true&fieldValidation=Str
 const apply = (access: KubeAccess, path: string, obj: unknown) =>
   kubeCall(access, 'PATCH', `${path}?${applyQuery}`, obj, { contentType: 'application/apply-patch+yaml' });
 
-/** The Kueue samples as a worker has them: the flavor and the ClusterQueue without admission checks; the LocalQueue per namespace. */
+/** The Kueue samples as a worker has them: the flavor and the ClusterQueue without admission checks; the LocalQueue per namespace (the same on the manager). */
 async function workerKueueSamples(): Promise<{ clusterWide: KubeObject[]; perNamespace: KubeObject[] }> {
   const all = await readSamples(kueueSamplesDir);
   const clusterWide = all
@@ -224,10 +224,13 @@ export async function connectWorkers(
 }
 
 /**
- * Makes `namespace` usable for MultiKueue: the sample LocalQueue on the manager is the caller's
- * (applyKueueSamples); this adds the namespace and its LocalQueue on every worker, which
- * MultiKueue needs to create its copies there.
+ * Makes `namespace` usable for MultiKueue: the sample LocalQueue in it on the manager, and the
+ * namespace with its LocalQueue on every worker, which MultiKueue needs to create its copies
+ * there. Only the LocalQueue on the manager: applyKueueSamples would apply the sample ClusterQueue
+ * again, with dispatch's check alone, and so take MultiKueue's check off it.
  */
-export async function addWorkerNamespace(workers: { kube: ClusterInfo }[], namespace: string): Promise<void> {
+export async function addMultiKueueNamespace(manager: KubeAccess, workers: { kube: ClusterInfo }[], namespace: string): Promise<void> {
+  const { perNamespace } = await workerKueueSamples();
+  for (const obj of perNamespace) await apply(manager, kueueObjectPath(obj, namespace), obj);
   for (const worker of workers) await applyWorkerQueues(adminAccess(worker.kube), [namespace]);
 }
