@@ -234,6 +234,12 @@ describe('MultiKueue on two real clusters (manager and worker-1)', () => {
         return lines.length > 0 ? lines : undefined;
       });
       const wl = await workloadOf(manager, ns.name, uid);
+      // Whether anything on the manager names the refusal: its events in the namespace.
+      const events = (await kubeCall(manager, 'GET', `/api/v1/namespaces/${ns.name}/events`)) as { items: { reason?: string; message?: string; involvedObject?: { kind?: string } }[] };
+      const naming = events.items.filter((e) => /not found|webhook/.test(e.message ?? ''));
+      console.log(
+        `[multikueue] manager events in the namespace: ${events.items.map((e) => `${e.involvedObject?.kind}/${e.reason}`).join(', ')}; naming the refusal: ${naming.length}`,
+      );
       console.log(
         `[multikueue] runtime absent on the worker: worker Workload ${remote.metadata?.name} (QuotaReserved ${isConditionTrue(remote, 'QuotaReserved')}); ` +
           `manager Workload clusterName ${JSON.stringify(wl?.status?.clusterName)}, nominated ${JSON.stringify(wl?.status?.nominatedClusterNames)}, ` +
