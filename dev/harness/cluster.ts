@@ -16,7 +16,7 @@ import { startKubeApiserver } from './kube-apiserver.js';
 import { startKubeControllerManager } from './kube-controller-manager.js';
 import { startKubeScheduler } from './kube-scheduler.js';
 import { addKwokNodes, startKwok } from './kwok.js';
-import { startJobSet, startKueue, startTrainer, type ControllerPorts } from './controllers.js';
+import { startJobSet, startKueue, startTrainer, type ControllerPorts, type KueueSettings } from './controllers.js';
 import { writeWebhookPki } from './pki.js';
 import { kueueConversion, registerWebhooks, WEBHOOK_SOURCES, webhookConfigurations } from './webhooks.js';
 import { freePorts, signalGroup, stopServer, type ServerProcess } from './process.js';
@@ -36,6 +36,8 @@ export interface ClusterOptions extends LaunchOptions {
    * stand-in plays what the real Kueue cannot be made to do (no Workload, a slow one, ...).
    */
   kueue?: boolean;
+  /** What the real Kueue's configuration adds (a MultiKueue manager's, dev/harness/multikueue.ts); none by default. */
+  kueueSettings?: KueueSettings;
 }
 
 /** What a client needs to use the cluster: plain data, so it can cross process boundaries. */
@@ -259,7 +261,7 @@ async function startOnce(options: ClusterOptions, started: ServerProcess[]): Pro
   const launchers: Partial<Record<keyof ControllerEndpoints, () => Promise<ServerProcess>>> = {
     jobset: () => startJobSet(options.binaries.jobset, controller('jobset')),
     trainer: () => startTrainer(options.binaries.trainer, controller('trainer')),
-    ...(withKueue ? { kueue: () => startKueue(options.binaries.kueue, controller('kueue')) } : {}),
+    ...(withKueue ? { kueue: () => startKueue(options.binaries.kueue, controller('kueue'), options.kueueSettings) } : {}),
   };
   const controllers = (async () => {
     const [jobset, trainer, kueue] = await Promise.all([

@@ -117,14 +117,28 @@ function provideKueueMetricsCert(pki: WebhookPki): void {
   }
 }
 
+/**
+ * What a cluster's Kueue adds to the harness's configuration: top-level Configuration fields
+ * (a MultiKueue manager's `namespace` and `multiKueue`, dev/harness/multikueue.ts) and feature gates.
+ */
+export interface KueueSettings {
+  config?: Record<string, unknown>;
+  featureGates?: Record<string, boolean>;
+  /** Its log's verbosity (--zap-log-level; 5 shows the webhook's defaulting decisions). Default: Kueue's. */
+  logLevel?: number;
+}
+
 /** Kueue: the TrainJob integration only, on-demand visibility off (it would need an APIService). */
-export function startKueue(binary: string, options: ControllerOptions): Promise<ServerProcess> {
+export function startKueue(binary: string, options: ControllerOptions, settings: KueueSettings = {}): Promise<ServerProcess> {
   provideKueueMetricsCert(options.pki);
   const config = writeConfig(options, {
     apiVersion: 'config.kueue.x-k8s.io/v1beta2',
     kind: 'Configuration',
     ...sharedSettings(options),
     integrations: { frameworks: ['trainer.kubeflow.org/trainjob'] },
+    ...settings.config,
   });
-  return launch('kueue', binary, [`--config=${config}`, '--feature-gates=VisibilityOnDemand=false'], options);
+  const gates = Object.entries({ VisibilityOnDemand: false, ...settings.featureGates }).map(([gate, on]) => `${gate}=${on}`);
+  const verbosity = settings.logLevel === undefined ? [] : [`--zap-log-level=${settings.logLevel}`];
+  return launch('kueue', binary, [`--config=${config}`, `--feature-gates=${gates.join(',')}`, ...verbosity], options);
 }

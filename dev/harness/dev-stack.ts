@@ -9,7 +9,7 @@ import { kubeRequest } from './kube-access.js';
 import { devDir, logsDir } from './paths.js';
 import { isAlive, stopServer } from './process.js';
 import { stopPostgres } from './postgres.js';
-import { killServersOnExit, startDevStack, type StackInfo, type StackTimings, type TemporalKind } from './stack.js';
+import { killServersOnExit, startDevStack, type MultiKueueOption, type StackInfo, type StackTimings, type TemporalKind } from './stack.js';
 import { answers200 } from './health.js';
 import { temporalReady } from './temporal.js';
 
@@ -35,6 +35,12 @@ export interface DevState {
 
 /** The cluster stops top-down, etcd last; Temporal stops alongside. */
 const CLUSTER_STOP_ORDER = ['kueue', 'trainer', 'jobset', 'kwok', 'kubeScheduler', 'kubeControllerManager', 'kubeApiserver', 'etcd'];
+
+/** A MultiKueue stack's worker servers are recorded as "<worker>.<server>" (startDevStack). */
+const workerPrefixes = (state: DevState | undefined): string[] => (state?.info.workers ?? []).map((w) => `${w.name}.`);
+
+/** The variable of .dev/env that holds worker i's admin kubeconfig (from 1). */
+export const workerKubeconfigVar = (i: number): string => `MULTIKUEUE_WORKER_${i}_KUBECONFIG`;
 
 export function readDevState(): DevState | undefined {
   try {
@@ -65,6 +71,9 @@ export function envFile(info: StackInfo): string {
     KUBECONFIG: info.kube.kubeconfig,
     K8S_NAMESPACE: info.kube.namespace,
     TEMPORAL_CLI: info.temporal.cli,
+    // A MultiKueue stack: KUBECONFIG is the manager's; each worker's admin kubeconfig, and their names.
+    ...Object.fromEntries((info.workers ?? []).map((w, i) => [workerKubeconfigVar(i + 1), w.kube.kubeconfig])),
+    ...(info.workers ? { MULTIKUEUE_WORKERS: info.workers.map((w) => w.name).join(',') } : {}),
   };
   const lines = Object.entries(vars).map(([key, value]) => `export ${key}=${quote(value)}`);
   return `# Written by \`npm run dev:up\`; source it: . .dev/env\n${lines.join('\n')}\n`;
@@ -74,31 +83,40 @@ export interface Health {
   /** Per server: whether its process runs. */
   processes: Record<string, boolean>;
   kubeApiserverReady: boolean;
+  /** A MultiKueue stack: per worker cluster, whether its API server's /readyz answers 200. */
+  workerApiservers: Record<string, boolean>;
   /** Per component with a health endpoint (scheduler, KWOK, JobSet, Trainer, Kueue): whether it answers 200. */
   endpoints: Record<string, boolean>;
   temporalReady: boolean;
   healthy: boolean;
 }
 
+const apiserverReady = (kube: StackInfo['kube']): Promise<boolean> =>
+  kubeRequest(adminAccess(kube), 'GET', '/readyz', undefined, { timeoutMs: 3_000 }).then(
+    (r) => r.status === 200,
+    () => false,
+  );
+
 export async function devHealth(state: DevState): Promise<Health> {
   const processes = Object.fromEntries(Object.entries(state.servers).map(([name, server]) => [name, isOurs(server)]));
-  const [api, temporal] = await Promise.all([
-    kubeRequest(adminAccess(state.info.kube), 'GET', '/readyz', undefined, { timeoutMs: 3_000 }).then(
-      (r) => r.status === 200,
-      () => false,
-    ),
+  const workers = state.info.workers ?? [];
+  const [api, temporal, ...workerApis] = await Promise.all([
+    apiserverReady(state.info.kube),
     temporalReady(state.info.temporal.address).then(
       (ready) => ready === true,
       () => false,
     ),
+    ...workers.map((w) => apiserverReady(w.kube)),
   ]);
+  const workerApiservers = Object.fromEntries(workers.map((w, i) => [w.name, workerApis[i] === true]));
+  // A worker's endpoints are named "<worker>.<component>", as its servers are.
+  const urls = [...Object.entries(state.info.kube.health ?? {}), ...workers.flatMap((w) => Object.entries(w.kube.health).map(([name, url]) => [`${w.name}.${name}`, url] as const))];
   const endpoints = Object.fromEntries(
-    await Promise.all(
-      Object.entries(state.info.kube.health ?? {}).map(async ([name, url]) => [name, (await answers200(url, 3_000).catch(() => undefined)) === true] as const),
-    ),
+    await Promise.all(urls.map(async ([name, url]) => [name, (await answers200(url, 3_000).catch(() => undefined)) === true] as const)),
   );
-  const healthy = Object.values(processes).every(Boolean) && api && temporal && Object.values(endpoints).every(Boolean);
-  return { processes, kubeApiserverReady: api, endpoints, temporalReady: temporal, healthy };
+  const healthy =
+    Object.values(processes).every(Boolean) && api && temporal && Object.values(workerApiservers).every(Boolean) && Object.values(endpoints).every(Boolean);
+  return { processes, kubeApiserverReady: api, workerApiservers, endpoints, temporalReady: temporal, healthy };
 }
 
 /** Stops every recorded server that is still ours, in order, and forgets the stack. */
@@ -111,12 +129,15 @@ export async function devDown(state: DevState | undefined = readDevState()): Pro
       stopped.push(name);
     }
   };
-  // PostgreSQL (Temporal on PostgreSQL) stops after Temporal, with a fast shutdown.
-  const others = Object.keys(state?.servers ?? {}).filter((n) => !CLUSTER_STOP_ORDER.includes(n) && n !== 'postgres');
+  // PostgreSQL (Temporal on PostgreSQL) stops after Temporal, with a fast shutdown. Each cluster
+  // (the manager, and a MultiKueue stack's workers: "<worker>.<server>") stops in its own order.
+  const clusters = ['', ...workerPrefixes(state)];
+  const clusterServers = new Set(clusters.flatMap((prefix) => CLUSTER_STOP_ORDER.map((name) => `${prefix}${name}`)));
+  const others = Object.keys(state?.servers ?? {}).filter((n) => !clusterServers.has(n) && n !== 'postgres');
   await Promise.all([
-    (async () => {
-      for (const name of CLUSTER_STOP_ORDER) await stop(name);
-    })(),
+    ...clusters.map(async (prefix) => {
+      for (const name of CLUSTER_STOP_ORDER) await stop(`${prefix}${name}`);
+    }),
     ...others.map(stop),
   ]);
   const postgres = state?.servers.postgres;
@@ -138,10 +159,11 @@ export type DevUpResult = { already: true; state: DevState } | { already: false;
  * Starts the stack unless a healthy one runs. A recorded stack that is not healthy is stopped
  * first. The servers are detached: they keep running after this process exits.
  */
-export async function devUp(options: { namespace?: string; temporal?: TemporalKind } = {}): Promise<DevUpResult> {
+export async function devUp(options: { namespace?: string; temporal?: TemporalKind; multiKueue?: MultiKueueOption } = {}): Promise<DevUpResult> {
   const previous = readDevState();
   const sameTemporal = (previous?.info.temporal.postgres !== undefined) === (options.temporal === 'postgres');
-  if (previous && sameTemporal && (await devHealth(previous)).healthy) return { already: true, state: previous };
+  const sameWorkers = (previous?.info.workers?.length ?? 0) === (options.multiKueue?.workers ?? 0);
+  if (previous && sameTemporal && sameWorkers && (await devHealth(previous)).healthy) return { already: true, state: previous };
   const replaced = previous ? await devDown(previous) : [];
   const binaries = await serverBinaries();
   // Until the stack is recorded, an interrupted start must not leave orphans behind.
@@ -153,6 +175,7 @@ export async function devUp(options: { namespace?: string; temporal?: TemporalKi
       logDir: devPaths.logs,
       namespace: options.namespace,
       temporal: options.temporal,
+      ...(options.multiKueue ? { multiKueue: options.multiKueue } : {}),
     });
     const binaryOf: Record<string, string> = { ...binaries, ...stack.binaries };
     const servers = Object.fromEntries(

@@ -10,6 +10,7 @@ import { allCrdDirs } from './crd-sources.js';
 import { logsDir } from './paths.js';
 import { freePorts, isAlive, killStartedServers, portIsFree, stopServer } from './process.js';
 import { activateAdmissionCheck, applyKueueSamples, applySamples, KUEUE_SAMPLE_CHECK } from './samples.js';
+import { connectWorkers, multiKueueInfo, MULTIKUEUE_MANAGER_KUEUE, startWorkers, type MultiKueueInfo, type WorkerClusterInfo } from './multikueue.js';
 import { postgresTemporalBinaries, startPostgresTemporal, type PostgresInfo } from './postgres.js';
 import { createLocalTemporal, startDevTemporal, TEMPORAL_NAMESPACE, type DevTemporal } from './temporal.js';
 
@@ -49,7 +50,21 @@ export interface StackInfo {
   logDir: string;
   /** "<Kind>/<name>" of the sample runtimes applied. */
   samples: string[];
+  /**
+   * A MultiKueue stack's worker clusters (option `multiKueue`; dev/harness/multikueue.ts): `kube`
+   * is then the manager. Absent on a one-cluster stack.
+   */
+  workers?: WorkerClusterInfo[];
+  /** A MultiKueue stack's names on the manager (AdmissionCheck, MultiKueueConfig, Secret namespace). */
+  multiKueue?: MultiKueueInfo;
 }
+
+/** A MultiKueue stack: how many worker clusters beside the manager. */
+export interface MultiKueueOption {
+  workers: number;
+}
+
+type StartedWorkers = Awaited<ReturnType<typeof startWorkers>>;
 
 /**
  * When each part was ready, in milliseconds from the moment the servers were launched (the
@@ -92,6 +107,8 @@ async function finishStack(parts: {
   tTemporal: number;
   logDir: string;
   stop: () => Promise<void>;
+  /** A MultiKueue stack's workers, connected to the manager once its samples are applied. */
+  workers?: StartedWorkers;
   /**
    * Set the sample AdmissionCheck Active, as its controller would. Only where no dispatch worker
    * runs: dev:up's stack. A test run's Kueue-mode workers run dispatch's admission check controller
@@ -103,9 +120,11 @@ async function finishStack(parts: {
   try {
     const admin = adminAccess(kube.info);
     const samples = [...(await applySamples(admin)), ...(await applyKueueSamples(admin, [kube.info.namespace]))];
+    const workers = parts.workers?.map((w) => ({ name: w.name, kube: w.cluster.info, timings: w.cluster.timings }));
+    if (workers) await connectWorkers(admin, workers, { namespaces: [kube.info.namespace] });
     if (parts.activateAdmissionCheck) await activateAdmissionCheck(admin, KUEUE_SAMPLE_CHECK);
     return {
-      info: { kube: kube.info, temporal: parts.temporal, logDir: parts.logDir, samples },
+      info: { kube: kube.info, temporal: parts.temporal, logDir: parts.logDir, samples, ...(workers ? { workers, multiKueue: multiKueueInfo() } : {}) },
       timings: { ...kube.timings, temporal: parts.tTemporal, total: Date.now() - parts.t0 },
       stop,
     };
@@ -180,6 +199,8 @@ export async function startTestStack(
     kueue?: boolean;
     /** Default 'dev'; 'postgres' ignores temporalDynamicConfig (deploy/temporal/config/dynamicconfig/ holds its own). */
     temporal?: TemporalKind;
+    /** Worker clusters beside this one, which becomes their MultiKueue manager (dev/harness/multikueue.ts). */
+    multiKueue?: MultiKueueOption;
   } = {},
 ): Promise<Stack> {
   const t0 = Date.now();
@@ -212,10 +233,12 @@ export async function startTestStack(
     crdDirs: crdDirs(),
     lifeline,
     ...(options.kueue === false ? { kueue: false } : {}),
+    ...(options.multiKueue ? { kueueSettings: MULTIKUEUE_MANAGER_KUEUE } : {}),
   });
   let t: Awaited<typeof temporal>;
   let kube: LocalCluster;
   let tTemporal: number;
+  let workers: StartedWorkers | undefined;
   try {
     [t, kube, tTemporal] = await startBoth(temporal, cluster);
   } catch (err) {
@@ -223,8 +246,19 @@ export async function startTestStack(
     removeState();
     throw err;
   }
+  if (options.multiKueue) {
+    const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+    try {
+      workers = await startWorkers(options.multiKueue.workers, { binaries, stateDir, logDir, namespace, crdDirs: crdDirs(), lifeline });
+    } catch (err) {
+      await Promise.all([t.stop(), kube.stop()]);
+      unhook();
+      removeState();
+      throw err;
+    }
+  }
   const stop = async () => {
-    await Promise.all([t.stop(), kube.stop()]);
+    await Promise.all([t.stop(), kube.stop(), ...(workers ?? []).map((w) => w.cluster.stop())]);
     unhook();
     removeState();
   };
@@ -234,6 +268,7 @@ export async function startTestStack(
     tTemporal,
     logDir,
     stop,
+    ...(workers ? { workers } : {}),
     temporal: { address: t.address, namespace: TEMPORAL_NAMESPACE, cli: binaries.temporal, ...(t.postgres ? { postgres: t.postgres } : {}) },
   });
 }
@@ -270,6 +305,8 @@ export async function startDevStack(options: {
   logDir: string;
   namespace?: string;
   temporal?: TemporalKind;
+  /** Worker clusters beside this one, which becomes their MultiKueue manager; their servers are "<worker>.<server>". */
+  multiKueue?: MultiKueueOption;
 }): Promise<Stack & { pids: Record<string, number>; binaries: Record<string, string> }> {
   const t0 = Date.now();
   rmSync(options.stateDir, { recursive: true, force: true });
@@ -284,10 +321,22 @@ export async function startDevStack(options: {
     namespace: options.namespace ?? DEFAULT_NAMESPACE,
     crdDirs: crdDirs(),
     detach: true,
+    ...(options.multiKueue ? { kueueSettings: MULTIKUEUE_MANAGER_KUEUE } : {}),
   });
   const [t, kube, tTemporal] = await startBoth(temporal, cluster);
+  let workers: StartedWorkers | undefined;
+  if (options.multiKueue) {
+    const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+    const where = { stateDir: options.stateDir, logDir: options.logDir };
+    workers = await startWorkers(options.multiKueue.workers, { binaries: options.binaries, ...where, namespace, crdDirs: crdDirs(), detach: true }).catch(
+      async (err: unknown) => {
+        await Promise.all([t.stop(), kube.stop()]);
+        throw err;
+      },
+    );
+  }
   const stop = async () => {
-    await Promise.all([t.stop(), kube.stop()]);
+    await Promise.all([t.stop(), kube.stop(), ...(workers ?? []).map((w) => w.cluster.stop())]);
   };
   const stack = await finishStack({
     t0,
@@ -295,6 +344,7 @@ export async function startDevStack(options: {
     tTemporal,
     logDir: options.logDir,
     stop,
+    ...(workers ? { workers } : {}),
     activateAdmissionCheck: true,
     temporal: {
       address: t.address,
@@ -305,9 +355,19 @@ export async function startDevStack(options: {
     },
   });
   const servers = Object.entries(t.servers);
+  // A worker's servers are recorded as "<worker>.<server>", with the binary of <server>.
+  const workerServers = (workers ?? []).flatMap((w) => Object.entries(w.cluster.info.pids).map(([server, pid]) => [`${w.name}.${server}`, server, pid] as const));
+  const binaryOf = options.binaries as unknown as Record<string, string>;
   return {
     ...stack,
-    pids: { ...Object.fromEntries(servers.map(([name, s]) => [name, s.pid])), ...kube.info.pids },
-    binaries: Object.fromEntries(servers.map(([name, s]) => [name, s.binary])),
+    pids: {
+      ...Object.fromEntries(servers.map(([name, s]) => [name, s.pid])),
+      ...kube.info.pids,
+      ...Object.fromEntries(workerServers.filter(([, , pid]) => pid > 0).map(([name, , pid]) => [name, pid])),
+    },
+    binaries: {
+      ...Object.fromEntries(servers.map(([name, s]) => [name, s.binary])),
+      ...Object.fromEntries(workerServers.map(([name, server]) => [name, binaryOf[server] ?? ''])),
+    },
   };
 }

@@ -1,0 +1,63 @@
+// The two-cluster stack for MultiKueue tests (docs/multikueue.md): a test file that needs it
+// starts its own (startTestStack with `multiKueue`: a manager cluster, its worker clusters and a
+// Temporal server) beside the run's shared one, since the shared cluster's ClusterQueue must stay
+// without MultiKueue's check; and namespaces that exist with the sample LocalQueue on every cluster.
+import { afterAll, beforeAll } from 'vitest';
+import { adminAccess } from '../../../dev/harness/cluster.js';
+import { kubeCall, type KubeAccess } from '../../../dev/harness/kube-access.js';
+import { addMultiKueueNamespace, conditionOf } from '../../../dev/harness/multikueue.js';
+import { waitFor } from '../../../dev/harness/process.js';
+import { KUEUE_SAMPLE_QUEUE } from '../../../dev/harness/samples.js';
+import { startTestStack, type Stack, type StackInfo } from '../../../dev/harness/stack.js';
+import { uniqueName, type TestNamespace } from './kube.js';
+
+/**
+ * Registers beforeAll/afterAll that start and stop a MultiKueue stack of `workers` worker
+ * clusters; `stack()` answers it once beforeAll has run. Its start takes about half a minute.
+ */
+export function multiKueueStack(workers = 1): () => Stack {
+  let stack: Stack | undefined;
+  beforeAll(async () => {
+    stack = await startTestStack({ multiKueue: { workers } });
+  }, 300_000);
+  afterAll(async () => {
+    await stack?.stop();
+  }, 120_000);
+  return () => {
+    if (!stack) throw new Error('the MultiKueue stack is not up: multiKueueStack() starts it in beforeAll');
+    return stack;
+  };
+}
+
+/** The admin access of the manager (`kube`) and of each worker, in StackInfo.workers order. */
+export function clusterAccess(info: StackInfo): { manager: KubeAccess; workers: KubeAccess[] } {
+  return { manager: adminAccess(info.kube), workers: (info.workers ?? []).map((w) => adminAccess(w.kube)) };
+}
+
+/**
+ * A fresh namespace `<prefix>-<random>` on the manager and on every worker, with the sample
+ * LocalQueue on each (the manager's ClusterQueue lists the checks; the workers' list none).
+ */
+export async function multiKueueNamespace(info: StackInfo, prefix: string): Promise<TestNamespace> {
+  const name = uniqueName(prefix);
+  const { manager, workers } = clusterAccess(info);
+  await kubeCall(manager, 'POST', '/api/v1/namespaces', { metadata: { name, labels: { 'dispatch-kubeflow/test': 'true' } } });
+  await addMultiKueueNamespace(manager, info.workers ?? [], name);
+  // Kueue's webhook sets MultiKueue's managedBy only for a LocalQueue its cache knows
+  // (jobframework ApplyDefaultForManagedBy): a TrainJob made before that runs on the manager.
+  // The LocalQueue's first condition is written after the cache took it in.
+  for (const access of [manager, ...workers]) {
+    const path = `/apis/kueue.x-k8s.io/v1beta2/namespaces/${name}/localqueues/${KUEUE_SAMPLE_QUEUE}`;
+    await waitFor(async () => ((await conditionOf(access, path, 'Active')) ? true : undefined), {
+      what: `LocalQueue ${name}/${KUEUE_SAMPLE_QUEUE} seen by Kueue at ${access.server} (its Active condition written)`,
+      timeoutMs: 120_000,
+      intervalMs: 200,
+    });
+  }
+  return {
+    name,
+    dispose: async () => {
+      await Promise.all([manager, ...workers].map((access) => kubeCall(access, 'DELETE', `/api/v1/namespaces/${name}`).catch(() => undefined)));
+    },
+  };
+}
