@@ -122,7 +122,7 @@ export interface DispatchWorker {
 
 export async function createDispatchWorker(options: DispatchWorkerOptions): Promise<DispatchWorker> {
   const { config } = options;
-  const { kube, workerClusters } = clusterClients(config, options);
+  const { kube, workerClusters, copyCollector } = clusterClients(config, options);
   const gates = new SettingsSource(config);
   const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
   const requestTimeoutMs = options.requestTimeoutMs ?? Math.min(10_000, callMs);
@@ -231,12 +231,13 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
       const controlling = admissionController?.run(stopLoops.signal);
       const waking = waker?.run(stopLoops.signal);
       const sharing = queueSharing.run(stopLoops.signal);
+      const collecting = copyCollector?.run(stopLoops.signal);
       try {
         await running;
       } finally {
         stopLoops.abort();
         lists?.close();
-        await Promise.all([loop, controlling, waking, sharing]);
+        await Promise.all([loop, controlling, waking, sharing, collecting]);
       }
     },
     shutdown() {

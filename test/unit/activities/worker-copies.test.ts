@@ -44,7 +44,7 @@ function setup(cfg = multiKueue()) {
 const failureOf = (run: Promise<unknown>) => run.then(() => undefined, (e: unknown) => e as DispatchError);
 /** The copy as each cluster holds it, without what the server set. */
 const asWritten = (o: { metadata?: object; spec?: unknown } | undefined) => {
-  const { uid: _u, resourceVersion: _r, ...metadata } = (o?.metadata ?? {}) as Record<string, unknown>;
+  const { uid: _u, resourceVersion: _r, creationTimestamp: _c, ...metadata } = (o?.metadata ?? {}) as Record<string, unknown>;
   return { metadata, spec: o?.spec };
 };
 

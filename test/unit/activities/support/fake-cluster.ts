@@ -20,6 +20,8 @@ export class FakeCluster {
   readonly calls: string[] = [];
   silent = false;
   refuse: ApiException<unknown> | undefined;
+  /** The creationTimestamp of what is created or put without one. */
+  createdAt = '2026-01-01T00:00:00Z';
   private uids = 0;
 
   constructor(readonly name: string) {}
@@ -39,7 +41,7 @@ export class FakeCluster {
   /** Puts an object there as another party made it. */
   put(plural: string, object: KubeObject): KubeObject {
     this.uids += 1;
-    const stored = { ...object, metadata: { ...object.metadata, uid: `${this.name}-uid-${this.uids}`, resourceVersion: String(this.uids) } };
+    const stored = { ...object, metadata: { creationTimestamp: this.createdAt, ...object.metadata, uid: `${this.name}-uid-${this.uids}`, resourceVersion: String(this.uids) } };
     this.objects.set(`${plural}/${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`, stored);
     return stored;
   }
@@ -62,6 +64,14 @@ export class FakeCluster {
           const found = this.objects.get(this.key(p));
           if (!found) throw status(404, 'NotFound');
           return found;
+        }),
+      listNamespacedCustomObject: (p: Params & { labelSelector?: string }) =>
+        this.answer(`list ${p.plural}`, () => {
+          const [key, value] = (p.labelSelector ?? '').split('=');
+          const items = [...this.objects.entries()]
+            .filter(([k, o]) => k.startsWith(`${p.plural}/${p.namespace}/`) && (!key || o.metadata?.labels?.[key] === value))
+            .map(([, o]) => o);
+          return { items, metadata: { resourceVersion: String(this.uids) } };
         }),
       deleteNamespacedCustomObject: (p: Params & { body: { preconditions: { uid: string; resourceVersion?: string } } }) =>
         this.answer(`delete ${p.plural}`, () => {
