@@ -9,7 +9,7 @@ import type { Config, Mode } from '../model/config.js';
 import type { KubeObject, TrainerRuntime } from '../model/kube.js';
 import { conflictRule } from '../core/start/create-conflict.js';
 import { decideCopyUndo } from '../core/start/undo-plan.js';
-import { judgeWorkerCopies, onWorker, workerClustersOf, workerDeadlineMs, type CopyToUndo, type ManagerCopy, type WorkerCopyAnswer } from '../core/start/worker-copies.js';
+import { judgeWorkerCopies, onWorker, workerClustersOf, workerWindow, type CopyToUndo, type ManagerCopy, type WorkerCopyAnswer } from '../core/start/worker-copies.js';
 import { KubeUnanswered } from '../kube/call.js';
 import { createOnClusters, type ClusterCalls } from '../kube/create-on-clusters.js';
 import { deleteAsDecided } from '../kube/delete-decided.js';
@@ -46,16 +46,19 @@ const tokenOf = (copy: KubeObject) => copy.metadata?.annotations?.[Annotations.a
 /**
  * Step 5 on the worker clusters, after the manager's copy (`manager`) was made: the copy made, or
  * adopted when it carries this attempt's token, has no owner and the same spec, on every worker
- * cluster at once. A cluster that has not answered two thirds into the step's bound (from
- * `startedAt`), or that refuses, fails the step: this attempt's copies are undone on every cluster
+ * cluster at once. A cluster that has not answered two thirds into the attempt's bound
+ * (workerWindow; `startedAt`: when this step began), or that refuses, fails the step: this attempt's copies are undone on every cluster
  * that answers (by UID), and the step answers ErrUnreachable (none refused) or the refusal. Nothing
  * to do without MultiKueue.
  */
 export async function copyToWorkerClusters(env: ActivityEnv, input: WorkerClustersInput & { copy: TrainerRuntime }, manager: ManagerCopy, startedAt: number): Promise<void> {
   if (workerClustersOf(input).length === 0) return;
   const waits = createWaits();
-  const deadline = startedAt + workerDeadlineMs(waits.boundMs, 3 * env.requestTimeoutMs);
-  const { reached, missing } = workerCalls(env, input, Math.max(1, Math.min(env.requestTimeoutMs, deadline - Date.now())));
+  // The attempt's start as the worker scheduled it; a fold of steps 2 and 5 began before this step did.
+  const scheduled = Context.current().info.currentAttemptScheduledTimestampMs;
+  const attemptStartMs = Number.isFinite(scheduled) && scheduled > 0 ? Math.min(scheduled, startedAt) : startedAt;
+  const { deadline, requestTimeoutMs } = workerWindow({ boundMs: waits.boundMs, attemptStartMs, nowMs: Date.now() }, env.requestTimeoutMs);
+  const { reached, missing } = workerCalls(env, input, requestTimeoutMs);
   const token = tokenOf(input.copy);
   const rule = conflictRule({ adopt: 'unowned-same-spec', wanted: input.copy, token });
   const answers: WorkerCopyAnswer[] = [

@@ -62,9 +62,26 @@ export function workerClustersOf(config: { mode?: string | undefined; kueue?: { 
   return config.mode === 'kueue' ? (config.kueue?.multiKueue?.clusters ?? []) : [];
 }
 
+/** When the worker clusters are given up on in step 5, and how long one request to them may take. */
+export interface WorkerWindow {
+  deadline: number;
+  requestTimeoutMs: number;
+}
+
 /**
- * How long, from step 5's start, the worker clusters are asked before one that has not answered
- * is given up on: two thirds of the step's bound (CallBound), so that the last third is left to
- * undo this attempt's copies before the bound ends the step. Without a bound, `fallbackMs`.
+ * The worker clusters' window in step 5: until two thirds of the step's bound (CallBound) from its
+ * attempt's start, so that the last third is left to undo this attempt's copies before the bound
+ * ends the attempt (a fold of steps 2 and 5 shares one bound: step 2's time is taken off). Each
+ * request is cut at the window's end, but never below a sixth of the bound (capped by
+ * `requestTimeoutMs`), so that a cluster that answers is asked at least once even when the window
+ * is spent. Without a bound, three requests' time from now. The times are the caller's clock.
  */
-export const workerDeadlineMs = (boundMs: number, fallbackMs: number) => (boundMs > 0 ? Math.floor((boundMs * 2) / 3) : fallbackMs);
+export function workerWindow(bound: { boundMs: number; attemptStartMs: number; nowMs: number }, requestTimeoutMs: number): WorkerWindow {
+  const { boundMs, nowMs } = bound;
+  if (boundMs <= 0) return { deadline: nowMs + 3 * requestTimeoutMs, requestTimeoutMs };
+  // The attempt began no later than now, and no earlier than a whole bound ago (a start it cannot have had).
+  const startedAt = Math.min(nowMs, Math.max(nowMs - boundMs, bound.attemptStartMs));
+  const deadline = startedAt + Math.floor((boundMs * 2) / 3);
+  const floor = Math.min(requestTimeoutMs, Math.floor(boundMs / 6));
+  return { deadline, requestTimeoutMs: Math.max(1, floor, Math.min(requestTimeoutMs, deadline - nowMs)) };
+}

@@ -34,11 +34,11 @@ function setup(cfg = multiKueue()) {
   const token = copy.metadata!.annotations![Annotations.attemptToken]!;
   const input = { copy, trainJob, mode: cfg.mode, kueue: cfg.kueue };
   // A bound of 600 ms: the worker clusters are asked for 400 ms.
-  const run = <A, R>(fn: (a: A) => Promise<R>, a: A) => new MockActivityEnvironment({ startToCloseTimeoutMs: 600 }).run(fn, a) as Promise<R>;
+  const run = <A, R>(fn: (a: A) => Promise<R>, a: A) => new MockActivityEnvironment({ startToCloseTimeoutMs: 600, currentAttemptScheduledTimestampMs: Date.now() }).run(fn, a) as Promise<R>;
   const step5 = () => run(runtimeActivities(env).createRuntimeCopy, input);
   const undo = (extra: { trainJobUid?: string; ownerSet?: boolean } = {}) =>
     run(undoStartActivities(env).stopTrainJob, { namespace: NS, name, token, ownerSet: extra.ownerSet ?? true, step: 8, mode: cfg.mode, kueue: cfg.kueue, trainJob, ...(extra.trainJobUid ? { trainJobUid: extra.trainJobUid } : {}) });
-  return { manager, w1, w2, copy, name, token, step5, undo };
+  return { manager, w1, w2, copy, trainJob, name, token, step5, undo };
 }
 
 const failureOf = (run: Promise<unknown>) => run.then(() => undefined, (e: unknown) => e as DispatchError);
@@ -76,6 +76,18 @@ describe('step 5 with kueue.multiKueue', () => {
     expect(Date.now() - started).toBeLessThan(600);
     expect(manager.get(PLURAL, NS, name)).toBeUndefined();
     expect(w1.get(PLURAL, NS, name)).toBeUndefined();
+  });
+
+  it("the window counts from the attempt's start: in a fold whose step 2 took most of the bound, a silent worker is asked once", async () => {
+    const { manager, w2, name, copy, trainJob } = setup();
+    w2.silent = true;
+    const env = { kube: manager.kube, requestTimeoutMs: 100, workerClusters: new Map([['w2', w2.kube]]) };
+    const cfg = multiKueue();
+    const attempt = new MockActivityEnvironment({ startToCloseTimeoutMs: 600, currentAttemptScheduledTimestampMs: Date.now() - 500 });
+    const failure = await failureOf(attempt.run(runtimeActivities(env).createRuntimeCopy, { copy, trainJob, mode: cfg.mode, kueue: cfg.kueue }));
+    expect(failure).toMatchObject({ type: 'ErrUnreachable', step: 5 });
+    expect(w2.calls).toEqual(['create trainingruntimes']);
+    expect(manager.get(PLURAL, NS, name)).toBeUndefined();
   });
 
   it('a worker cluster that refuses (a copy of another attempt in the way): ErrRejected; that copy kept, this attempt\'s undone', async () => {

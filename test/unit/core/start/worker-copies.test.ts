@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decideConflict } from '../../../../src/core/start/create-conflict.js';
-import { judgeWorkerCopies, workerClustersOf, workerDeadlineMs, type WorkerCopyAnswer } from '../../../../src/core/start/worker-copies.js';
+import { judgeWorkerCopies, workerClustersOf, workerWindow, type WorkerCopyAnswer } from '../../../../src/core/start/worker-copies.js';
 import { Annotations } from '../../../../src/model/constants.js';
 
 const answerArb: fc.Arbitrary<WorkerCopyAnswer> = fc.oneof(
@@ -60,9 +60,26 @@ describe('the worker clusters of a Start', () => {
     expect(workerClustersOf({})).toEqual([]);
   });
 
-  it('are asked for two thirds of the step\'s bound, the last third left to the undo', () => {
-    expect(workerDeadlineMs(30_000, 1)).toBe(20_000);
-    expect(workerDeadlineMs(0, 3_000)).toBe(3_000);
+  it("are asked until two thirds of the attempt's bound, the last third left to the undo", () => {
+    expect(workerWindow({ boundMs: 30_000, attemptStartMs: 1_000, nowMs: 1_000 }, 10_000)).toEqual({ deadline: 21_000, requestTimeoutMs: 10_000 });
+    // A fold whose step 2 took 15 s: 5 s left, each request cut there.
+    expect(workerWindow({ boundMs: 30_000, attemptStartMs: 1_000, nowMs: 16_000 }, 10_000)).toEqual({ deadline: 21_000, requestTimeoutMs: 5_000 });
+    // The window spent: still one request of a sixth of the bound.
+    expect(workerWindow({ boundMs: 30_000, attemptStartMs: 1_000, nowMs: 25_000 }, 10_000)).toEqual({ deadline: 21_000, requestTimeoutMs: 5_000 });
+    expect(workerWindow({ boundMs: 0, attemptStartMs: 0, nowMs: 5 }, 100)).toEqual({ deadline: 305, requestTimeoutMs: 100 });
+  });
+
+  it('property: the window ends within two thirds of a bound from now and from the attempt\'s start; a request is 1 ms to requestTimeoutMs, at most a sixth of the bound past the window', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 600_000 }), fc.integer({ min: -1e6, max: 1e6 }), fc.integer({ min: 0, max: 1e6 }), fc.integer({ min: 1, max: 60_000 }), (boundMs, start, nowMs, request) => {
+        const w = workerWindow({ boundMs, attemptStartMs: start, nowMs }, request);
+        expect(w.deadline).toBeLessThanOrEqual(nowMs + Math.floor((boundMs * 2) / 3));
+        expect(w.deadline).toBeGreaterThanOrEqual(nowMs - boundMs + Math.floor((boundMs * 2) / 3));
+        expect(w.requestTimeoutMs).toBeGreaterThanOrEqual(1);
+        expect(w.requestTimeoutMs).toBeLessThanOrEqual(request);
+        expect(nowMs + w.requestTimeoutMs).toBeLessThanOrEqual(Math.max(w.deadline, nowMs + Math.max(1, Math.floor(boundMs / 6))));
+      }),
+    );
   });
 });
 
