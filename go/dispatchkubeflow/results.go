@@ -125,6 +125,9 @@ type TrainJobState struct {
 	Held bool `json:"held"`
 	// Reasons says what the phase was read from, and anything observed that is not as it should be.
 	Reasons []string `json:"reasons"`
+	// Cluster is, with Kueue's MultiKueue, the worker cluster Kueue chose for the job (its
+	// Workload's status.clusterName) once known; empty otherwise, and from workers before it.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // Outcome is what Watch answers once the TrainJob has completed, failed or gone (docs/schema/outcome.schema.json).
@@ -139,6 +142,8 @@ type Outcome struct {
 	ExitCode *int64 `json:"exitCode,omitempty"`
 	// FinishedAt is when the deciding condition last changed; for Absent, when the TrainJob was seen gone.
 	FinishedAt time.Time `json:"finishedAt"`
+	// Cluster is, with Kueue's MultiKueue, the worker cluster the job ran on, when known; empty otherwise.
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // FailureDetails are the details of every typed failure (docs/schema/failure-details.schema.json).

@@ -91,7 +91,9 @@ func TestResultsAreReadTolerantlyAndRequestsStrictly(t *testing.T) {
 		{"a field of the ref missing", `{"ref":{"namespace":"ml-jobs","name":"x"},"phase":"Held","held":true,"reasons":[]}`, &TrainJobState{}, "ref.uid: is required"},
 		{"reasons null", `{"ref":` + ref + `,"phase":"Held","held":true,"reasons":null}`, &TrainJobState{}, "reasons: is required"},
 		// A newer worker's field (docs/contract.md §10): ignored, at any depth.
-		{"a field added by a newer worker", `{"ref":{"namespace":"ml-jobs","name":"dj-x-s1","uid":"u","cluster":"east"},"phase":"Held","held":true,"reasons":[],"cluster":"east"}`, &TrainJobState{}, ""},
+		{"a field added by a newer worker", `{"ref":{"namespace":"ml-jobs","name":"dj-x-s1","uid":"u","zone":"east"},"phase":"Held","held":true,"reasons":[],"zone":"east"}`, &TrainJobState{}, ""},
+		{"a TrainJobState with its MultiKueue cluster", `{"ref":` + ref + `,"phase":"Running","held":false,"reasons":[],"cluster":"worker-1"}`, &TrainJobState{}, ""},
+		{"an Outcome with its MultiKueue cluster", `{"ref":` + ref + `,"phase":"Succeeded","reason":"r","message":"m","finishedAt":"2026-12-01T04:17:12Z","cluster":"worker-1"}`, &Outcome{}, ""},
 		{"an Outcome for a TrainJobState", `{"ref":` + ref + `,"phase":"Failed","reason":"r","message":"m","finishedAt":"2026-12-01T04:17:12Z"}`, &TrainJobState{}, "held: is required"},
 		{"an Outcome with an exit code", `{"ref":` + ref + `,"phase":"Failed","reason":"r","message":"m","exitCode":125,"finishedAt":"2026-12-01T04:17:12.5+01:00"}`, &Outcome{}, ""},
 		{"gates without reasons", `{"reach":true,"write":true,"start":true,"checkedAt":"2026-12-01T04:17:12.000Z"}`, &BackendGates{}, "reasons: is required"},
@@ -120,9 +122,9 @@ func TestResultsAreReadTolerantlyAndRequestsStrictly(t *testing.T) {
 func TestEveryResultWithAnAddedFieldIsRead(t *testing.T) {
 	fake := faketemporal.New()
 	dk := mustNew(t, fake, Options{Namespace: "ml-jobs", TrainJobs: fakeTrainJobs{}})
-	refJSON := `{"namespace":"ml-jobs","name":"` + testRef.Name + `","uid":"0b5b2c1e","cluster":"east"}`
+	refJSON := `{"namespace":"ml-jobs","name":"` + testRef.Name + `","uid":"0b5b2c1e","zone":"east"}`
 	fake.Answers[StartWorkflowID("ml-jobs", testRef.Name, 1)] = `{"ref":"ml-jobs/` + testRef.Name + `","uid":"0b5b2c1e","namespace":"ml-jobs","name":"` + testRef.Name + `","runtimeCopy":"c","mode":"plain","startedAt":"2027-01-01T00:00:00Z"}`
-	fake.Answers[OperationWorkflowID(OpOpen, testRef)] = `{"ref":` + refJSON + `,"phase":"Running","held":false,"reasons":[],"cluster":"east"}`
+	fake.Answers[OperationWorkflowID(OpOpen, testRef)] = `{"ref":` + refJSON + `,"phase":"Running","held":false,"reasons":[],"cluster":"east","zone":"east"}`
 	fake.Answers[OperationWorkflowID(OpWatch, testRef)] = `{"ref":` + refJSON + `,"phase":"Succeeded","reason":"AllJobsCompleted","message":"","finishedAt":"2026-12-01T04:17:12Z","cluster":"east","attempts":1}`
 	fake.Answers[ProbeWorkflowID("ml-jobs")] = `{"reach":true,"write":true,"start":true,"reasons":[],"checkedAt":"2026-12-01T04:17:12Z","multiKueue":false}`
 	fake.Worker = func(string, []any) (any, error) {
@@ -131,10 +133,10 @@ func TestEveryResultWithAnAddedFieldIsRead(t *testing.T) {
 	if got, err := dk.Start(t.Context(), testRequest(1)); err != nil || got.Ref != testRef {
 		t.Errorf("Start: %+v %v", got, err)
 	}
-	if got, err := dk.Open(t.Context(), testRef); err != nil || got.Phase != PhaseRunning {
+	if got, err := dk.Open(t.Context(), testRef); err != nil || got.Phase != PhaseRunning || got.Cluster != "east" {
 		t.Errorf("Open: %+v %v", got, err)
 	}
-	if got, err := dk.Watch(t.Context(), testRef); err != nil || got.Phase != PhaseSucceeded {
+	if got, err := dk.Watch(t.Context(), testRef); err != nil || got.Phase != PhaseSucceeded || got.Cluster != "east" {
 		t.Errorf("Watch: %+v %v", got, err)
 	}
 	if got, err := dk.Probe(t.Context()); err != nil || !got.Start {

@@ -1,7 +1,7 @@
 // Per-activity plumbing: the calls object bound to this activity's cancellation, and pauses that
 // heartbeat, so that a long wait is visible and a cancelled Start stops waiting.
 import { Context } from '@temporalio/activity';
-import type { KubeClients } from '../kube/clients.js';
+import type { KubeClients, WorkerClusterClients } from '../kube/clients.js';
 import type { CallContext } from '../kube/call.js';
 import { ObjectCalls } from '../kube/objects.js';
 import type { CreateWaits } from '../kube/create-or-adopt.js';
@@ -10,6 +10,8 @@ export interface ActivityEnv {
   kube: KubeClients;
   /** How long one HTTP request may stay unanswered before it is retried. */
   requestTimeoutMs: number;
+  /** MultiKueue: the worker clusters' clients, by name (docs/multikueue.md); none without it. */
+  workerClusters?: WorkerClusterClients;
 }
 
 /** This activity's call bounds: its cancellation, and the per-request timeout. */

@@ -11,7 +11,7 @@ import { keepingAlive } from './context.js';
 import { logKubeCallsToActivities } from './kube-call-log.js';
 import { eachActivity, typedFailures } from './failures.js';
 import { foldedStartActivities, type TimeStep } from './folded-start-activities.js';
-import type { KubeClients } from '../kube/clients.js';
+import type { KubeClients, WorkerClusterClients } from '../kube/clients.js';
 import { gateActivities } from './gate-activities.js';
 import { guardNamespace, type OnForeignWorkflow } from './namespace-guard.js';
 import { operationActivities } from './operation-activities.js';
@@ -31,6 +31,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
 export interface ActivityDeps {
   kube: KubeClients;
+  /** MultiKueue: the worker clusters' clients, by name (kube/clients.ts createWorkerClusterClients). */
+  workerClusters?: WorkerClusterClients;
   settings: SettingsView;
   requestTimeoutMs?: number;
   /** The lists the Workload waits and the Watches share; by default batched lists with no watch. */
@@ -50,7 +52,11 @@ const keptAlive = <T extends Record<string, ActivityFn>>(activities: T): T => ea
 
 export function createActivities(deps: ActivityDeps) {
   logKubeCallsToActivities();
-  const env = { kube: deps.kube, requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS };
+  const env = {
+    kube: deps.kube,
+    requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    ...(deps.workerClusters ? { workerClusters: deps.workerClusters } : {}),
+  };
   // One per worker: the Workload waits and the Watches of every workflow share its lists.
   const lists = deps.lists ?? new BatchedLists(env.kube, env.requestTimeoutMs);
   const runtimeCalls = runtimeActivities(env);

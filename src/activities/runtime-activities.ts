@@ -7,6 +7,7 @@ import { conflictRule } from '../core/start/create-conflict.js';
 import { earlierOwnerOf, earlierStartReasons, type StartGateConfig } from '../core/start/earlier-start.js';
 import type { RuntimeName } from '../core/objects/runtime-name.js';
 import { callsFor, createWaits, type ActivityEnv } from './context.js';
+import { copyToWorkerClusters } from './worker-copies.js';
 import { createOrAdopt } from '../kube/create-or-adopt.js';
 import { fetchRuntime } from '../kube/read-runtime.js';
 import { TRAINING_RUNTIMES, TRAINJOBS, type ObjectCalls } from '../kube/objects.js';
@@ -41,21 +42,30 @@ export function runtimeActivities(env: ActivityEnv) {
      * it: the default gate).
      */
     async createRuntimeCopy(input: { copy: TrainerRuntime; trainJob?: TrainJob; mode?: Mode; kueue?: Config['kueue'] }): Promise<CreatedCopy> {
-      const name = input.copy.metadata?.name ?? '';
-      const calls = callsFor(env);
-      const outcome = await createOrAdopt(calls, TRAINING_RUNTIMES, input.copy, conflictRule({ adopt: 'unowned-same-spec', wanted: input.copy }), createWaits());
-      if (outcome.do !== 'refuse') return { name, uid: outcome.uid, reused: outcome.do === 'adopt' };
-      if (outcome.type === 'ErrRejected' && outcome.existing && input.trainJob && input.mode) {
-        const gateConfig = { mode: input.mode, kueue: input.kueue ?? KueueConfigSchema.parse({}) };
-        const earlier = await earlierStart(calls, outcome.existing as TrainerRuntime, input.copy, input.trainJob, gateConfig);
-        if (earlier.uid !== undefined) return { name, uid: earlier.uid, reused: true, earlierTrainJobUid: earlier.trainJobUid };
-        // A TrainJob of this attempt's in the way, left as it is: the refusal names it.
-        if (earlier.ref) throw new DispatchError(outcome.type, [...outcome.reasons, ...earlier.reasons], 5, earlier.ref);
-        throw new DispatchError(outcome.type, [...outcome.reasons, ...earlier.reasons], 5);
-      }
-      throw new DispatchError(outcome.type, outcome.reasons, 5);
+      const startedAt = Date.now();
+      const made = await createManagerCopy(input);
+      // MultiKueue: the same copy on every worker cluster (docs/multikueue.md); nothing without it.
+      await copyToWorkerClusters(env, input, made, startedAt);
+      return made;
     },
   };
+
+  /** Step 5 on the manager cluster (the only cluster without MultiKueue). */
+  async function createManagerCopy(input: { copy: TrainerRuntime; trainJob?: TrainJob; mode?: Mode; kueue?: Config['kueue'] }): Promise<CreatedCopy> {
+    const name = input.copy.metadata?.name ?? '';
+    const calls = callsFor(env);
+    const outcome = await createOrAdopt(calls, TRAINING_RUNTIMES, input.copy, conflictRule({ adopt: 'unowned-same-spec', wanted: input.copy }), createWaits());
+    if (outcome.do !== 'refuse') return { name, uid: outcome.uid, reused: outcome.do === 'adopt' };
+    if (outcome.type === 'ErrRejected' && outcome.existing && input.trainJob && input.mode) {
+      const gateConfig = { mode: input.mode, kueue: input.kueue ?? KueueConfigSchema.parse({}) };
+      const earlier = await earlierStart(calls, outcome.existing as TrainerRuntime, input.copy, input.trainJob, gateConfig);
+      if (earlier.uid !== undefined) return { name, uid: earlier.uid, reused: true, earlierTrainJobUid: earlier.trainJobUid };
+      // A TrainJob of this attempt's in the way, left as it is: the refusal names it.
+      if (earlier.ref) throw new DispatchError(outcome.type, [...outcome.reasons, ...earlier.reasons], 5, earlier.ref);
+      throw new DispatchError(outcome.type, [...outcome.reasons, ...earlier.reasons], 5);
+    }
+    throw new DispatchError(outcome.type, outcome.reasons, 5);
+  }
 }
 
 /**

@@ -7,10 +7,11 @@ import { KueueConfigSchema } from '../model/config.js';
 import { DispatchError } from '../model/errors.js';
 import type { TrainJobRef } from '../model/operations.js';
 import type { KubeObject, TrainJob } from '../model/kube.js';
-import { decideCopyUndo, decideTrainJobUndo, undoTargets, type UndoDecision, type UndoObject } from '../core/start/undo-plan.js';
-import { objectAddress, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind, type ObjectCalls } from '../kube/objects.js';
-import { describeRefusal } from '../kube/call.js';
+import { decideCopyUndo, decideTrainJobUndo, undoTargets, type UndoObject } from '../core/start/undo-plan.js';
+import { objectAddress, TRAINING_RUNTIMES, TRAINJOBS, type NamespacedKind } from '../kube/objects.js';
+import { deleteAsDecided } from '../kube/delete-decided.js';
 import { callsFor, type ActivityEnv } from './context.js';
+import { undoOnWorkerClusters } from './worker-copies.js';
 
 const KINDS: Record<UndoObject, NamespacedKind> = { trainJob: TRAINJOBS, copy: TRAINING_RUNTIMES };
 
@@ -49,30 +50,7 @@ export interface UndoStartResult {
   left?: LeftObject[];
 }
 
-/** How often the undo reads and decides again after a write raced its delete. */
-export const STOP_READS = 5;
-
-type UndoOutcome = UndoDecision | { do: 'problem'; reason: string };
-
-/**
- * Reads the object, decides with `decide`, and deletes with the UID and resourceVersion read as
- * preconditions; a 409 (it changed meanwhile: an Open or Hold raced the delete) reads and decides
- * again. A delete answered 404 is done. Unanswered throws (the activity is retried, and re-reads).
- */
-async function undoOne(calls: ObjectCalls, kind: NamespacedKind, namespace: string, name: string, decide: (found: KubeObject | undefined) => UndoDecision): Promise<UndoOutcome> {
-  const where = objectAddress(kind, namespace, name);
-  for (let read = 0; read < STOP_READS; read += 1) {
-    const found = await calls.get(kind, namespace, name);
-    if (found.answered === 'definite' && found.status !== 404) return { do: 'problem', reason: `reading ${where}: ${describeRefusal(found)}` };
-    const decision = decide(found.answered === 'ok' ? found.value : undefined);
-    if (decision.do !== 'delete') return decision;
-    const answer = await calls.deleteByUid(kind, namespace, name, decision.uid, decision.resourceVersion);
-    if (answer.answered === 'ok' || answer.status === 404) return decision;
-    if (answer.status !== 409) return { do: 'problem', reason: `deleting ${where}: ${describeRefusal(answer)}` };
-  }
-  return { do: 'problem', reason: `deleting ${where}: it changed each of the ${STOP_READS} times it was read` };
-}
-
+export { STOP_READS } from '../kube/delete-decided.js';
 
 export function undoStartActivities(env: ActivityEnv) {
     /**
@@ -104,10 +82,15 @@ export function undoStartActivities(env: ActivityEnv) {
                   ...(input.trainJob ? { wanted: input.trainJob } : {}),
                 })
             : (found: KubeObject | undefined) => decideCopyUndo(found, { token, trainJobLeft: left.length > 0, ...(knownUid ? { knownUid } : {}) });
-        const outcome = await undoOne(calls, KINDS[target.object], namespace, name, decide);
+        const outcome = await deleteAsDecided(calls, KINDS[target.object], namespace, name, decide);
         if (outcome.do === 'problem') problems.push(outcome.reason);
         else if (outcome.do === 'delete') deleted.push(objectAddress(KINDS[target.object], namespace, name));
         else if (outcome.do === 'leave') left.push({ ref: { namespace, name, uid: outcome.uid }, reason: outcome.reason });
+      }
+      if (problems.length === 0) {
+        // MultiKueue: this attempt's copies on the worker clusters too (never owned by the manager's
+        // TrainJob); not while that TrainJob may still exist (a problem above): it may run on one.
+        deleted.push(...(await undoOnWorkerClusters(env, { ...input, trainJobLeft: left.length > 0 })));
       }
       if (problems.length > 0) throw new DispatchError('ErrOutcomeUnknown', problems, input.step, input.ref);
       return left.length > 0 ? { deleted, left } : { deleted };

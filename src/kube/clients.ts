@@ -33,3 +33,17 @@ export function createKubeClients(kc: KubeConfig): KubeClients {
     server: kc.getCurrentCluster()?.server ?? '(unknown)',
   };
 }
+
+/** The clients of Kueue's MultiKueue worker clusters, by the name Kueue reports for each (docs/multikueue.md). */
+export type WorkerClusterClients = ReadonlyMap<string, KubeClients>;
+
+/**
+ * One set of clients per worker cluster, each reached by its own kubeconfig file (required: the
+ * defaults reach the manager cluster). `load` reads a kubeconfig (tests give their own).
+ */
+export function createWorkerClusterClients(
+  clusters: readonly { name: string; kubeconfig: string }[],
+  load: (path: string) => KubeConfig = loadKubeConfig,
+): WorkerClusterClients {
+  return new Map(clusters.map((cluster) => [cluster.name, createKubeClients(load(cluster.kubeconfig))]));
+}

@@ -27,11 +27,49 @@ const goDurationAbove0 = () =>
     .refine((s) => (parseGoDuration(s) ?? 1n) > 0n, { error: 'must be above 0' });
 const positiveDuration = (fallback: string) => goDurationAbove0().default(fallback);
 
+/**
+ * One worker cluster of MultiKueue (docs/multikueue.md): the name Kueue reports for it (its
+ * MultiKueueCluster, a Workload's status.clusterName) and how the worker reaches its API server, a
+ * kubeconfig file as for the manager cluster (`kubeconfig`), here required: the defaults
+ * (KUBECONFIG, ~/.kube/config, in-cluster) reach the manager.
+ */
+export const WorkerClusterSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(DNS1123_SUBDOMAIN, { error: 'not a valid MultiKueueCluster name (DNS-1123 subdomain)' })
+    .max(253, { error: 'longer than 253 characters' }),
+  kubeconfig: z.string().min(1, { error: 'required: the path of the kubeconfig file that reaches this worker cluster' }),
+});
+export type WorkerCluster = z.infer<typeof WorkerClusterSchema>;
+
+/** Kueue's MultiKueue (docs/contract.md §11): the worker clusters where its TrainJobs may run. Kueue mode only. */
+export const MultiKueueConfigSchema = z
+  .strictObject({
+    clusters: z.array(WorkerClusterSchema).min(1, { error: 'must name at least one worker cluster' }),
+  })
+  .superRefine((multiKueue, ctx) => {
+    // Runs even when an entry failed (every error named at once), so entries may be partial.
+    const clusters: unknown[] = Array.isArray(multiKueue.clusters) ? multiKueue.clusters : [];
+    for (const field of ['name', 'kubeconfig'] as const) {
+      const first = new Map<string, number>();
+      clusters.forEach((cluster, i) => {
+        const value = asRecord(cluster)[field];
+        if (typeof value !== 'string' || value === '') return;
+        const earlier = first.get(value);
+        if (earlier === undefined) first.set(value, i);
+        else ctx.addIssue({ code: 'custom', path: ['clusters', i, field], message: `${JSON.stringify(value)} is also clusters[${earlier}]'s: each worker cluster is named and reached once` });
+      });
+    }
+  }, { when: (payload) => asRecord(payload.value) === payload.value });
+export type MultiKueueConfig = z.infer<typeof MultiKueueConfigSchema>;
+
 export const KueueConfigSchema = z.strictObject({
   queue: z.string().default(''),
   admissionCheck: z.string().default(''),
   gate: z.string().regex(QUALIFIED_NAME, { error: 'not a valid annotation value for a gate' }).default(Dispatch.defaultGate),
   workloadVersion: z.enum(['v1beta1', 'v1beta2']).default('v1beta2'),
+  /** Absent (the default): one cluster, and read-back refuses the managedBy MultiKueue sets (docs/contract.md §4a). */
+  multiKueue: MultiKueueConfigSchema.optional(),
 });
 
 export const ConfigSchema = z
@@ -80,14 +118,27 @@ export const ConfigSchema = z
   .superRefine(
     (config, ctx) => {
       // Runs even when another field failed (every error named at once), so the value may be partial.
-      if (config.mode !== 'kueue') return;
-      const kueue: Partial<Record<'queue' | 'admissionCheck', unknown>> = asRecord(config.kueue);
+      const kueue: Partial<Record<'queue' | 'admissionCheck' | 'multiKueue', unknown>> = asRecord(config.kueue);
+      if (config.mode !== 'kueue') {
+        if (kueue.multiKueue !== undefined) {
+          ctx.addIssue({ code: 'custom', path: ['kueue', 'multiKueue'], message: `only in kueue mode (mode is ${JSON.stringify(config.mode ?? 'plain')})` });
+        }
+        return;
+      }
       for (const field of ['queue', 'admissionCheck'] as const) {
         const value = kueue[field];
         if (value === undefined || value === null || value === '') {
           ctx.addIssue({ code: 'custom', path: ['kueue', field], message: 'required in kueue mode' });
         }
       }
+      const multiKueue = asRecord(kueue.multiKueue);
+      const manager = typeof config.kubeconfig === 'string' ? config.kubeconfig : '';
+      const clusters: unknown[] = Array.isArray(multiKueue.clusters) ? multiKueue.clusters : [];
+      clusters.forEach((cluster, i) => {
+        if (manager !== '' && asRecord(cluster).kubeconfig === manager) {
+          ctx.addIssue({ code: 'custom', path: ['kueue', 'multiKueue', 'clusters', i, 'kubeconfig'], message: 'is the manager cluster\'s kubeconfig: a worker cluster is another API server' });
+        }
+      });
     },
     { when: (payload) => asRecord(payload.value) === payload.value },
   )

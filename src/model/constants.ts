@@ -41,7 +41,7 @@ export const Trainer = {
   trainingRuntimePlural: 'trainingruntimes',
   clusterTrainingRuntimeKind: 'ClusterTrainingRuntime',
   clusterTrainingRuntimePlural: 'clustertrainingruntimes',
-  /** The CRD's default for spec.managedBy: the only value read-back accepts besides absence. */
+  /** The CRD's default for spec.managedBy: the only value read-back accepts besides absence (and, with MultiKueue, Kueue.multiKueueManagedBy). */
   controllerManagedBy: 'trainer.kubeflow.org/trainjob-controller',
   /** The container dispatch's runtime patch names. */
   nodeContainer: 'node',
@@ -75,6 +75,8 @@ export const Kueue = {
   group: 'kueue.x-k8s.io',
   workloadPlural: 'workloads',
   managerName: 'kueue.x-k8s.io/manager',
+  /** The spec.managedBy Kueue's webhook sets on a job MultiKueue dispatches to a worker cluster (docs/contract.md §11). */
+  multiKueueManagedBy: 'kueue.x-k8s.io/multikueue',
 } as const;
 
 export const Dispatch = {

@@ -105,7 +105,8 @@ export interface TrainJob extends KubeObject {
 
 export interface Workload extends KubeObject {
   spec?: Record<string, unknown>;
-  status?: { admissionChecks?: AdmissionCheckState[]; [key: string]: unknown };
+  /** `clusterName`: MultiKueue's worker cluster for the job, once it chose one (docs/contract.md §11). */
+  status?: { admissionChecks?: AdmissionCheckState[]; clusterName?: unknown; [key: string]: unknown };
 }
 
 /** A Workload's status.admissionChecks entry (the same in Kueue's v1beta1 and v1beta2). */

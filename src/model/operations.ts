@@ -34,6 +34,11 @@ export const TrainJobStateSchema = z.strictObject({
   held: z.boolean(),
   /** What the phase was read from, and anything observed that is not as it should be. */
   reasons: z.array(z.string()),
+  /**
+   * MultiKueue (docs/contract.md §11): the worker cluster Kueue chose for the job, its Workload's
+   * status.clusterName, once known; absent otherwise. Readers of older workers never see it.
+   */
+  cluster: z.string().optional(),
 });
 export type TrainJobState = z.infer<typeof TrainJobStateSchema>;
 
@@ -50,6 +55,8 @@ export const OutcomeSchema = z.strictObject({
   exitCode: z.int().optional(),
   /** When the deciding condition last changed; for Absent, when the TrainJob was seen gone. */
   finishedAt: z.iso.datetime({ offset: true }),
+  /** MultiKueue: the worker cluster the job ran on (its Workload's status.clusterName), when known. */
+  cluster: z.string().optional(),
 });
 export type Outcome = z.infer<typeof OutcomeSchema>;
 

@@ -7,7 +7,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { BatchedLists } from '../kube/batched-lists.js';
 import { createActivities } from '../activities/index.js';
 import { WatchedLists } from '../kube/watched-lists.js';
-import { createKubeClients, loadKubeConfig } from '../kube/clients.js';
+import { clusterClients, type ClusterClientOptions } from './cluster-clients.js';
 import { SettingsSource } from '../activities/settings-activities.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
@@ -60,15 +60,13 @@ export const DEFAULT_WORKER_TUNING: WorkerTuning = {
   maxCachedWorkflows: 200,
 };
 
-export interface DispatchWorkerOptions {
+export interface DispatchWorkerOptions extends ClusterClientOptions {
   config: Config;
   connection: NativeConnection;
   /** The Temporal namespace. */
   namespace: string;
   /** A client on the same Temporal, for the preflight's ProbeBackend. */
   client: Client;
-  /** Overrides config.kubeconfig (tests point it at the fault proxy). */
-  kubeconfigPath?: string;
   preflightIntervalMs?: number;
   /** Overrides the per-request bound of Kubernetes calls (default min(10 s, timeouts.call)). */
   requestTimeoutMs?: number;
@@ -124,7 +122,7 @@ export interface DispatchWorker {
 
 export async function createDispatchWorker(options: DispatchWorkerOptions): Promise<DispatchWorker> {
   const { config } = options;
-  const kube = createKubeClients(loadKubeConfig(options.kubeconfigPath ?? config.kubeconfig));
+  const { kube, workerClusters, copyCollector } = clusterClients(config, options);
   const gates = new SettingsSource(config);
   const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
   const requestTimeoutMs = options.requestTimeoutMs ?? Math.min(10_000, callMs);
@@ -142,6 +140,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
   });
   const activities = createActivities({
     kube,
+    workerClusters,
     settings: gates,
     requestTimeoutMs,
     lists: lists ?? batched,
@@ -232,12 +231,13 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
       const controlling = admissionController?.run(stopLoops.signal);
       const waking = waker?.run(stopLoops.signal);
       const sharing = queueSharing.run(stopLoops.signal);
+      const collecting = copyCollector?.run(stopLoops.signal);
       try {
         await running;
       } finally {
         stopLoops.abort();
         lists?.close();
-        await Promise.all([loop, controlling, waking, sharing]);
+        await Promise.all([loop, controlling, waking, sharing, collecting]);
       }
     },
     shutdown() {

@@ -121,6 +121,9 @@ func run(runtime string, timeout time.Duration) error {
 	if outcome.ExitCode != nil {
 		exit = fmt.Sprintf(", exit code %d", *outcome.ExitCode)
 	}
+	if outcome.Cluster != "" {
+		exit += fmt.Sprintf(", on worker cluster %s", outcome.Cluster)
+	}
 	fmt.Printf("  Watch: %s, %s%s, at %s\n", outcome.Phase, outcome.Reason, exit, outcome.FinishedAt.Format(time.RFC3339))
 	return nil
 }

@@ -25,9 +25,9 @@ export function trimTrainJob(trainJob: TrainJob): TrainJob {
   };
 }
 
-/** metadata, spec.active, status.conditions and status.admissionChecks. */
+/** metadata, spec.active, status.conditions, status.admissionChecks and (MultiKueue) status.clusterName. */
 export function trimWorkload(workload: Workload): Workload {
-  const status = pick(workload.status, ['conditions', 'admissionChecks']);
+  const status = pick(workload.status, ['conditions', 'admissionChecks', 'clusterName']);
   return {
     metadata: trimMeta(workload.metadata),
     spec: pick(workload.spec, ['active']),

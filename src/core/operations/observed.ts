@@ -34,3 +34,12 @@ export function observedWorkload(observed: Observed): { workload?: Workload; not
   if (isBeingDeleted(workload)) return { notes: [`${what} is being deleted: ignored`] };
   return { workload, notes: [] };
 }
+
+/**
+ * The worker cluster MultiKueue chose for the TrainJob, once known: its Workload's
+ * status.clusterName (docs/contract.md §11), as a field to spread into a state or an outcome.
+ */
+export function clusterOf(observed: Observed): { cluster?: string } {
+  const name = observedWorkload(observed).workload?.status?.clusterName;
+  return typeof name === 'string' && name !== '' ? { cluster: name } : {};
+}

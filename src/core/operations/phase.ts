@@ -29,7 +29,7 @@ import { specOf } from '../objects/fields.js';
 import { hasGate } from '../objects/gates.js';
 import { checkStateOf, isWorkloadInactive } from '../objects/workloads.js';
 import { isHeldMarked, isOpenedMarked, isSuspended } from './facts.js';
-import { observedWorkload, type Observed, type OperationConfig } from './observed.js';
+import { clusterOf, observedWorkload, type Observed, type OperationConfig } from './observed.js';
 import { terminalOf } from './terminal.js';
 
 export interface PhaseView {
@@ -140,5 +140,5 @@ export function stateOf(ref: TrainJobRef, observed: Observed): TrainJobState {
       ],
     };
   }
-  return { ref, ...phaseOf(observed) };
+  return { ref, ...phaseOf(observed), ...clusterOf(observed) };
 }

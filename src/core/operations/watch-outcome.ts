@@ -6,7 +6,7 @@ import { OutcomeReasons } from '../../model/constants.js';
 import type { Outcome, TrainJobRef } from '../../model/operations.js';
 import type { ContainerTerminated, Pod } from '../../model/kube.js';
 import { byteOrder } from '../objects/describe.js';
-import type { Observed } from './observed.js';
+import { clusterOf, type Observed } from './observed.js';
 import { stateOf } from './phase.js';
 import { terminalOf } from './terminal.js';
 
@@ -65,6 +65,7 @@ export function watchOutcome(ref: TrainJobRef, observation: WatchObservation): O
       reason: OutcomeReasons.absent,
       message: state.reasons.join('; '),
       finishedAt: observation.observedAt,
+      ...clusterOf(observation),
     };
   }
   const terminal = terminalOf(observation);
@@ -78,5 +79,6 @@ export function watchOutcome(ref: TrainJobRef, observation: WatchObservation): O
     message: terminal.message,
     ...(exitCode !== undefined ? { exitCode } : {}),
     finishedAt: terminal.at ?? observation.observedAt,
+    ...clusterOf(observation),
   };
 }

@@ -17,8 +17,11 @@ export const attemptTokenOf = (object: KubeObject): string | undefined =>
 
 /** When an existing object of the name is the one this Start would have created. */
 export type ConflictRule =
-  /** Step 5: a runtime copy with no owner whose spec equals the one wanted (copyReuseReasons). */
-  | { adopt: 'unowned-same-spec'; wanted: TrainerRuntime }
+  /**
+   * Step 5: a runtime copy with no owner whose spec equals the one wanted (copyReuseReasons); with
+   * `token` (a MultiKueue worker cluster's copy, docs/multikueue.md), one carrying that attempt token too.
+   */
+  | { adopt: 'unowned-same-spec'; wanted: TrainerRuntime; token?: string }
   /**
    * Step 6: a TrainJob carrying this attempt's token. When it is not ours, the runtime copy named
    * `copyName` is kept if that TrainJob runs on it.
@@ -57,6 +60,10 @@ export function decideConflict({ where, existing, rule }: Conflict): ConflictDec
   if (isBeingDeleted(existing)) return { do: 'wait', reason: `${where} to finish deleting` };
   if (rule.adopt === 'same-token') return sameToken(where, existing, rule.token, rule.copyName);
   const reasons = copyReuseReasons(existing as TrainerRuntime, rule.wanted);
+  const theirs = attemptTokenOf(existing);
+  if (rule.token !== undefined && theirs !== rule.token) {
+    reasons.push(`${where} already exists with attempt token ${theirs ?? '(none)'}; this attempt's is ${rule.token}`);
+  }
   if (reasons.length > 0) return { do: 'refuse', type: 'ErrRejected', reasons };
   return { do: 'adopt', uid: existing.metadata?.uid ?? '' };
 }

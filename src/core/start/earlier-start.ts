@@ -56,7 +56,7 @@ export function earlierStartReasons(owner: EarlierOwner, found: KubeObject | und
   const token = attemptTokenOf(wanted);
   if (attemptTokenOf(found) !== token) return [`its owner ${where} carries attempt token ${attemptTokenOf(found) ?? '(none)'}, not ${token}`];
   const takenOver = takenOverBy(found, config);
-  const why = [...compareReadBack(wanted, found as TrainJob, config.mode), ...(takenOver ? [`the caller has ${takenOver} it`] : [])];
+  const why = [...compareReadBack(wanted, found as TrainJob, config), ...(takenOver ? [`the caller has ${takenOver} it`] : [])];
   if (why.length === 0) return [];
   return [`its owner ${where} is this attempt's, but was opened or changed since it was started, so a retried Start does not adopt it: ${why.join('; ')}`];
 }

@@ -2,7 +2,7 @@
 // (docs/contract.md §4a). Admission webhooks legitimately add to a TrainJob, so it checks what
 // dispatch wrote, not byte equality, and names every field that differs.
 import type { Mode } from '../../model/config.js';
-import { Dispatch, Trainer } from '../../model/constants.js';
+import { Dispatch, Kueue, Trainer } from '../../model/constants.js';
 import type { RuntimePatch, TrainJob } from '../../model/kube.js';
 
 const MAX_SHOWN = 80;
@@ -71,8 +71,25 @@ function diffOurPatch(written: TrainJob, read: TrainJob): string[] {
   return diffJson(path, withoutTime(wrote), withoutTime(got));
 }
 
+/**
+ * What read-back depends on in the configuration: the mode, and whether Kueue's MultiKueue is
+ * configured (kueue.multiKueue). A mode alone is a configuration without MultiKueue.
+ */
+export type ReadBackConfig = Mode | { mode: Mode; kueue?: { multiKueue?: unknown } | undefined };
+
+/**
+ * The values of spec.managedBy read-back accepts besides absence: Trainer's controller; with
+ * MultiKueue configured (Kueue mode only), Kueue's MultiKueue too, which its webhook sets on a
+ * job it dispatches to a worker cluster (docs/contract.md §11), and nothing else.
+ */
+export function acceptedManagedBy(config: ReadBackConfig): string[] {
+  const multiKueue = typeof config !== 'string' && config.mode === 'kueue' && config.kueue?.multiKueue !== undefined;
+  return multiKueue ? [Trainer.controllerManagedBy, Kueue.multiKueueManagedBy] : [Trainer.controllerManagedBy];
+}
+
 /** The fields of `read` that differ from what Start wrote; empty when read-back passes. */
-export function compareReadBack(written: TrainJob, read: TrainJob, mode: Mode): string[] {
+export function compareReadBack(written: TrainJob, read: TrainJob, config: ReadBackConfig): string[] {
+  const mode = typeof config === 'string' ? config : config.mode;
   const spec = read.spec ?? ({} as Partial<TrainJob['spec']>);
   const reasons = [
     ...diffSubset('metadata.labels', written.metadata.labels, read.metadata?.labels),
@@ -82,10 +99,9 @@ export function compareReadBack(written: TrainJob, read: TrainJob, mode: Mode): 
     ...diffJson('spec.activeDeadlineSeconds', written.spec.activeDeadlineSeconds, spec.activeDeadlineSeconds),
     ...diffOurPatch(written, read),
   ];
-  if (spec.managedBy !== undefined && spec.managedBy !== Trainer.controllerManagedBy) {
-    reasons.push(
-      `spec.managedBy: ${show(spec.managedBy)}, not absent or ${show(Trainer.controllerManagedBy)}`,
-    );
+  const managers = acceptedManagedBy(config);
+  if (spec.managedBy !== undefined && !managers.includes(spec.managedBy)) {
+    reasons.push(`spec.managedBy: ${show(spec.managedBy)}, not absent or ${managers.map(show).join(' or ')}`);
   }
   // In Kueue mode suspend is Kueue's: its webhook sets it, and the adapter never writes it.
   if (mode === 'plain' && spec.suspend !== true) {

@@ -84,7 +84,7 @@ export function decideTrainJobUndo(found: KubeObject | undefined, facts: UndoFac
   if (caller) return { do: 'leave', uid, reason: `${where} was left as it is: the caller has ${caller} it` };
   if (!facts.knownUid) {
     if (!facts.createBegun) return { do: 'leave', uid, reason: `${where} was left as it is: this run never created it (an earlier run of this attempt did)` };
-    const changed = facts.wanted ? compareReadBack(facts.wanted, found as TrainJob, facts.config.mode) : [];
+    const changed = facts.wanted ? compareReadBack(facts.wanted, found as TrainJob, facts.config) : [];
     if (changed.length > 0) return { do: 'leave', uid, reason: `${where} was left as it is: it changed since Start wrote it: ${changed.join('; ')}` };
   }
   return withPreconditions(found);

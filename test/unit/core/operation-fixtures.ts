@@ -104,6 +104,8 @@ export interface WorkloadShape {
   deleting?: boolean;
   namespace?: string;
   name?: string;
+  /** MultiKueue: the worker cluster Kueue chose (status.clusterName). */
+  cluster?: string | undefined;
 }
 
 export function workload(shape: WorkloadShape = {}): Workload {
@@ -137,6 +139,7 @@ export function workload(shape: WorkloadShape = {}): Workload {
     status: {
       ...(shape.conditions?.length ? { conditions: shape.conditions } : {}),
       ...(checks.length > 0 ? { admissionChecks: checks } : {}),
+      ...(shape.cluster !== undefined ? { clusterName: shape.cluster } : {}),
     },
   };
 }
@@ -265,6 +268,7 @@ export const arbWorkloadShape: fc.Arbitrary<WorkloadShape> = fc.record({
   check: fc.constantFrom(undefined, 'Pending', 'Pending', 'Pending', 'Ready', 'Ready', 'Retry', 'Rejected'),
   otherCheck: fc.constantFrom(undefined, 'Pending', 'Ready'),
   deleting: fc.constantFrom(false, false, false, false, false, false, false, false, false, true),
+  cluster: fc.constantFrom(undefined, undefined, 'worker-1', ''),
 });
 
 export const arbWorkload = arbWorkloadShape.map(workload);

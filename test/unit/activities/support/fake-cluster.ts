@@ -1,0 +1,88 @@
+// An in-memory API server for namespaced custom objects, enough for the activities' creates, gets
+// and deletes by UID precondition: 409 on a name taken, 404 on a name free, 409 on a precondition
+// that does not hold. `silent` makes every call go unanswered (a refused connection); `refuse`
+// answers every create with that refusal.
+import { ApiException } from '@kubernetes/client-node';
+import type { KubeClients } from '../../../../src/kube/clients.js';
+import type { KubeObject } from '../../../../src/model/kube.js';
+
+interface Params {
+  plural: string;
+  namespace: string;
+  name?: string;
+  body?: unknown;
+}
+
+const status = (code: number, reason: string) => new ApiException(code, reason, { reason, message: `${reason} (fake)` }, {});
+
+export class FakeCluster {
+  readonly objects = new Map<string, KubeObject>();
+  readonly calls: string[] = [];
+  silent = false;
+  refuse: ApiException<unknown> | undefined;
+  /** The creationTimestamp of what is created or put without one. */
+  createdAt = '2026-01-01T00:00:00Z';
+  private uids = 0;
+
+  constructor(readonly name: string) {}
+
+  private key = (p: Params, name = p.name ?? '') => `${p.plural}/${p.namespace}/${name}`;
+
+  private answer<T>(what: string, fn: () => T): Promise<T> {
+    this.calls.push(what);
+    if (this.silent) return Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
+    try {
+      return Promise.resolve(fn());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /** Puts an object there as another party made it. */
+  put(plural: string, object: KubeObject): KubeObject {
+    this.uids += 1;
+    const stored = { ...object, metadata: { creationTimestamp: this.createdAt, ...object.metadata, uid: `${this.name}-uid-${this.uids}`, resourceVersion: String(this.uids) } };
+    this.objects.set(`${plural}/${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`, stored);
+    return stored;
+  }
+
+  get(plural: string, namespace: string, name: string): KubeObject | undefined {
+    return this.objects.get(`${plural}/${namespace}/${name}`);
+  }
+
+  get kube(): KubeClients {
+    const custom = {
+      createNamespacedCustomObject: (p: Params) =>
+        this.answer(`create ${p.plural}`, () => {
+          if (this.refuse) throw this.refuse;
+          const body = p.body as KubeObject;
+          if (this.objects.has(this.key(p, body.metadata?.name))) throw status(409, 'AlreadyExists');
+          return this.put(p.plural, body);
+        }),
+      getNamespacedCustomObject: (p: Params) =>
+        this.answer(`get ${p.plural}`, () => {
+          const found = this.objects.get(this.key(p));
+          if (!found) throw status(404, 'NotFound');
+          return found;
+        }),
+      listNamespacedCustomObject: (p: Params & { labelSelector?: string }) =>
+        this.answer(`list ${p.plural}`, () => {
+          const [key, value] = (p.labelSelector ?? '').split('=');
+          const items = [...this.objects.entries()]
+            .filter(([k, o]) => k.startsWith(`${p.plural}/${p.namespace}/`) && (!key || o.metadata?.labels?.[key] === value))
+            .map(([, o]) => o);
+          return { items, metadata: { resourceVersion: String(this.uids) } };
+        }),
+      deleteNamespacedCustomObject: (p: Params & { body: { preconditions: { uid: string; resourceVersion?: string } } }) =>
+        this.answer(`delete ${p.plural}`, () => {
+          const found = this.objects.get(this.key(p));
+          if (!found) throw status(404, 'NotFound');
+          const { uid, resourceVersion } = p.body.preconditions;
+          if (found.metadata?.uid !== uid || (resourceVersion !== undefined && found.metadata?.resourceVersion !== resourceVersion)) throw status(409, 'Conflict');
+          this.objects.delete(this.key(p));
+          return {};
+        }),
+    };
+    return { custom, server: this.name } as unknown as KubeClients;
+  }
+}
