@@ -96,7 +96,7 @@ export async function runStart(valid: ValidRequest, config: Config, progress: Pr
 
     // Step 8: read back and compare what we wrote.
     const read = await steps.run(8, waitingFor8, (calls) => calls.readBack({ namespace, name }), ref);
-    const differences = compareReadBack(trainJob, read, config.mode);
+    const differences = compareReadBack(trainJob, read, config);
     if (read.metadata.uid !== job.uid) differences.unshift(`metadata.uid: wrote ${job.uid}, read ${read.metadata.uid ?? '(none)'}`);
     if (differences.length > 0) throw new DispatchError('ErrRejected', differences, 8, ref);
 
