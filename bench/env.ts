@@ -97,6 +97,8 @@ export async function startBenchEnv(options: {
   worker: 'compiled' | 'tsx';
   /** Bundler preloadModules, to measure them (BENCH_PRELOAD). */
   preload?: string[];
+  /** Worker clusters beside the manager (dev/harness/multikueue.ts): the multikueue section's stack. */
+  multiKueue?: { workers: number };
 }): Promise<BenchEnv> {
   const dir = join(devDir, 'bench', new Date().toISOString().replace(/[:.]/g, '-'));
   mkdirSync(dir, { recursive: true });
@@ -107,6 +109,7 @@ export async function startBenchEnv(options: {
       startTestStack({
         binaries: withTemporalArgs(binaries, dir, [`--metrics-port=${metricsPort}`, ...temporalArgs]),
         temporalDynamicConfig,
+        ...(options.multiKueue ? { multiKueue: options.multiKueue } : {}),
       }),
     ),
     // As production bundles it (scripts/build-workflow-bundle.ts): with the metrics interceptor.

@@ -29,7 +29,7 @@ import { DEFAULT_ADMISSION_INTERVAL_MS } from '../src/worker/admission-controlle
 const RUN_FOR = '300s';
 /** How long a job may take from Open to its pods running, and from Stop to its pods and Workload gone. */
 const STAGE_MS = 120_000;
-const LOCAL_QUEUE = 'bench';
+export const LOCAL_QUEUE = 'bench';
 const KUEUE_API = { group: Kueue.group, version: 'v1beta2' };
 
 /** What the watches saw of one job: when each thing was first seen (Date.now()). */
@@ -244,7 +244,7 @@ const bySecond = (gaps: readonly number[]): Record<string, number> =>
  * The namespace's own ClusterQueue (the sample's, deploy/samples/kueue: one job's 16 GPUs and
  * dispatch's check, for this namespace alone) and LocalQueue; answers how to delete the ClusterQueue.
  */
-async function queuesFor(env: BenchEnv, namespace: string): Promise<() => Promise<void>> {
+export async function queuesFor(env: BenchEnv, namespace: string): Promise<() => Promise<void>> {
   const api = kubeConfigFor(env.admin).makeApiClient(CustomObjectsApi);
   const name = `bench-${namespace}`;
   const sample = (await readSamples(kueueSamplesDir)).find((o) => o.kind === 'ClusterQueue');

@@ -8,6 +8,7 @@ import { DEFAULT_WORKER_TUNING } from '../src/worker/dispatch-worker.js';
 import { startBenchEnv, temporalArgs, temporalDynamicConfig } from './env.js';
 import { measureHistory } from './history.js';
 import { measureKueue } from './kueue.js';
+import { measureMultiKueue } from './multikueue.js';
 import { measureLatency } from './latency.js';
 import { measureOperations } from './operations.js';
 import { measurePinned } from './pinned.js';
@@ -34,7 +35,13 @@ console.error(
   `[bench] ${JSON.stringify({ settings: { ...settings, sections: [...settings.sections] }, machine, tuning })}`,
 );
 
-const env = await startBenchEnv({ tuning, worker: settings.worker, preload: settings.preload });
+const env = await startBenchEnv({
+  tuning,
+  worker: settings.worker,
+  preload: settings.preload,
+  // The multikueue section compares with a worker cluster beside the manager (bench/multikueue.ts).
+  ...(settings.sections.has('multikueue') ? { multiKueue: { workers: 1 } } : {}),
+});
 const rows: Row[] = [];
 const results: Record<string, unknown> = {};
 try {
@@ -49,6 +56,7 @@ try {
     ['woken', measureWokenWatches],
     ['kueue', measureKueue],
     ['sdk', measureSdk],
+    ['multikueue', measureMultiKueue],
   ] as const;
   for (const [name, measure] of sections) {
     if (!settings.sections.has(name)) continue;

@@ -13,11 +13,14 @@ export const SECTIONS = [
   'woken',
   'kueue',
   'sdk',
+  'multikueue',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
+/** Sections run only when BENCH_SECTIONS names them: `multikueue` needs a second cluster in the stack. */
+const ASKED_FOR_ONLY: readonly Section[] = ['multikueue'];
 
 export interface BenchSettings {
-  /** BENCH_SECTIONS: a comma-separated subset of SECTIONS (default all). */
+  /** BENCH_SECTIONS: a comma-separated subset of SECTIONS (default all but multikueue). */
   sections: Set<Section>;
   /** BENCH_LATENCY_STARTS: sequential Starts measured, and as many direct runs. */
   latencyStarts: number;
@@ -51,6 +54,8 @@ export interface BenchSettings {
   wokenQuietSeconds: number;
   /** BENCH_KUEUE_JOBS: Kueue-mode TrainJobs taken one after another from Start to running pods on the real Kueue. */
   kueueJobs: number;
+  /** BENCH_MULTIKUEUE_JOBS: jobs taken from Start to Outcome each way (one cluster, MultiKueue), alternately. */
+  multiKueueJobs: number;
   /**
    * BENCH_TUNING: worker options over the product's DEFAULT_WORKER_TUNING, as JSON, e.g.
    * '{"maxConcurrentActivityTaskExecutions":100}' to measure the SDK's default slots.
@@ -73,7 +78,7 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
 }
 
 function sectionsOf(raw: string | undefined): Set<Section> {
-  if (!raw) return new Set(SECTIONS);
+  if (!raw) return new Set(SECTIONS.filter((s) => !ASKED_FOR_ONLY.includes(s)));
   const names = raw
     .split(',')
     .map((s) => s.trim())
@@ -136,6 +141,7 @@ export function benchSettings(env: NodeJS.ProcessEnv = process.env): BenchSettin
     wokenRecheck: env.BENCH_WOKEN_RECHECK || '15m',
     wokenQuietSeconds: positiveInt(env, 'BENCH_WOKEN_QUIET_SECONDS', 720),
     kueueJobs: positiveInt(env, 'BENCH_KUEUE_JOBS', 20),
+    multiKueueJobs: positiveInt(env, 'BENCH_MULTIKUEUE_JOBS', 20),
     tuning: tuningOf(env.BENCH_TUNING),
     preload: (env.BENCH_PRELOAD ?? '')
       .split(',')

@@ -54,6 +54,12 @@ const FIXTURES: Record<string, string> = {
   [DASHBOARD_FILE]: `${JSON.stringify({ title: 'dispatch-kubeflow', uid: 'dispatch-kubeflow', panels: [] }, null, 2)}\n`,
 };
 
+/** MultiKueue's worker clusters: one Secret each, one with its own key, one name a subdomain. */
+const WORKER_CLUSTERS = [
+  { name: 'worker-east', kubeconfigSecret: { name: 'worker-east-kubeconfig' } },
+  { name: 'worker.west', kubeconfigSecret: { name: 'worker-clusters', key: 'west' } },
+];
+
 /** Every optional part on, in Kueue mode, with TrainJobs in a namespace apart from the worker's. */
 const everything = (jobsNamespace: string) => ({
   mode: 'kueue',
@@ -77,6 +83,7 @@ const everything = (jobsNamespace: string) => ({
   prometheusRule: { enabled: true, labels: { release: 'kube-prometheus-stack' } },
   dashboard: { enabled: true },
   extraEnv: [{ name: 'DISPATCH_TRACING', value: 'otlp' }],
+  kueue: { multiKueue: { clusters: WORKER_CLUSTERS } },
 });
 
 /** The chart with the dashboard and the alerts: its own files where it has them, stand-ins where not. */
@@ -100,6 +107,8 @@ const WORKER_KINDS = [
   'ClusterRoleBinding',
 ];
 const KUEUE_KINDS = ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'];
+/** MultiKueue's reader of the manager's MultiKueueClusters. */
+const MULTIKUEUE_KINDS = ['ClusterRole', 'ClusterRoleBinding'];
 
 /** The RBAC objects without their labels: what they grant, where, and to whom. */
 function rbacOf(objects: Manifest[]) {
@@ -162,6 +171,24 @@ describe('deploy/helm/dispatch-kubeflow', () => {
     expect(runs[2]!.stdout).toContain('namespace');
   });
 
+  it('fails `helm lint` on worker clusters it cannot mount or configure: outside Kueue mode, without a Secret, a kubeconfig path instead, a name that is not a DNS subdomain, none', async () => {
+    const withClusters = (clusters: unknown[], mode = 'kueue') => ({ mode, kueue: { multiKueue: { clusters } } });
+    const runs = await Promise.all([
+      lintChart(withClusters(WORKER_CLUSTERS, 'plain')),
+      lintChart(withClusters([{ name: 'worker-east' }])),
+      lintChart(withClusters([{ name: 'worker-east', kubeconfig: '/etc/worker-east.kubeconfig' }])),
+      lintChart(withClusters([{ name: 'Worker_East', kubeconfigSecret: { name: 's' } }])),
+      lintChart(withClusters([])),
+    ]);
+    expect(runs.map((r) => r.code)).toEqual([1, 1, 1, 1, 1]);
+    const said = runs.map((r) => `${r.stdout}${r.stderr}`);
+    expect(said[0]).toContain('/kueue/multiKueue');
+    expect(said[1]).toContain('kubeconfigSecret');
+    expect(said[2]).toContain('kubeconfig');
+    expect(said[3]).toMatch(/name/);
+    expect(said[4]).toMatch(/clusters/);
+  });
+
   it('renders the worker and its RBAC; Kueue mode adds its Role and ClusterRole; every optional part adds a PodDisruptionBudget, a ServiceMonitor, a PrometheusRule and the dashboard', () => {
     expect(kinds(rendered.default)).toEqual([...WORKER_KINDS].sort());
     expect(kinds(rendered.kueue)).toEqual([...WORKER_KINDS, ...KUEUE_KINDS].sort());
@@ -169,12 +196,40 @@ describe('deploy/helm/dispatch-kubeflow', () => {
       [
         ...WORKER_KINDS,
         ...KUEUE_KINDS,
+        ...MULTIKUEUE_KINDS,
         'PodDisruptionBudget',
         'ServiceMonitor',
         'PrometheusRule',
         'ConfigMap',
       ].sort(),
     );
+  });
+
+  it("mounts each worker cluster's kubeconfig read-only from its Secret at the path the configuration gives it, and grants get, list and watch on MultiKueueClusters only with them", () => {
+    const config = configOf(rendered.everything);
+    const pod = one<V1Deployment>(rendered.everything, 'Deployment').spec!.template.spec!;
+    // Every file the pod sees, by its path: each projected Secret's item under its volume's mount.
+    const files = new Map<string, { secret: string; key: string; readOnly: boolean | undefined }>();
+    for (const mount of pod.containers[0]!.volumeMounts!) {
+      const volume = pod.volumes!.find((v) => v.name === mount.name)!;
+      for (const source of volume.projected?.sources ?? [])
+        for (const item of source.secret?.items ?? [])
+          files.set(`${mount.mountPath}/${item.path}`, { secret: source.secret!.name!, key: item.key, readOnly: mount.readOnly });
+    }
+    expect(config.kueue.multiKueue!.clusters.map((c) => [c.name, files.get(c.kubeconfig)])).toEqual(
+      WORKER_CLUSTERS.map((c) => [c.name, { secret: c.kubeconfigSecret.name, key: c.kubeconfigSecret.key ?? 'kubeconfig', readOnly: true }]),
+    );
+    expect(files.size).toBe(WORKER_CLUSTERS.length);
+    const rule = (objects: Manifest[]) =>
+      all<{ metadata: { name: string }; rules?: { resources?: string[]; verbs: string[] }[] }>(objects, 'ClusterRole')
+        .flatMap((r) => r.rules ?? [])
+        .filter((r) => r.resources?.includes('multikueueclusters'));
+    expect(rule(rendered.everything)).toEqual([{ apiGroups: ['kueue.x-k8s.io'], resources: ['multikueueclusters'], verbs: ['get', 'list', 'watch'] }]);
+    expect([...rule(rendered.default), ...rule(rendered.kueue)]).toEqual([]);
+    for (const set of [rendered.default, rendered.kueue]) {
+      expect(configOf(set).kueue.multiKueue).toBeUndefined();
+      expect(one<V1Deployment>(set, 'Deployment').spec!.template.spec!.volumes!.some((v) => v.projected)).toBe(false);
+    }
   });
 
   describe.each([
@@ -372,7 +427,7 @@ describe('deploy/helm/dispatch-kubeflow', () => {
         chart: bare.dir,
       });
       expect(kinds(objects)).toEqual(
-        [...WORKER_KINDS, ...KUEUE_KINDS, 'PodDisruptionBudget', 'ServiceMonitor'].sort(),
+        [...WORKER_KINDS, ...KUEUE_KINDS, ...MULTIKUEUE_KINDS, 'PodDisruptionBudget', 'ServiceMonitor'].sort(),
       );
     } finally {
       bare.dispose();

@@ -27,10 +27,11 @@ import {
   kustomize,
   one,
   PLAIN,
+  readManifests,
   REPO,
   type Manifest,
 } from './manifests.js';
-import { describeAccess, granted, neededAccesses, operationAccesses, writeGateAccesses } from './rbac.js';
+import { describeAccess, granted, neededAccesses, operationAccesses, workerClusterAccesses, writeGateAccesses } from './rbac.js';
 
 const builds = { plain: kustomize(PLAIN), kueue: kustomize(KUEUE) };
 const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
@@ -213,5 +214,27 @@ describe.each(Object.entries(builds))('deploy/kubernetes, %s mode', (mode, objec
 
   it("runs the image of this version: the package's, pinned", () => {
     expect(workerOf(objects).image).toBe(`dispatch-kubeflow:${version}`);
+  });
+});
+
+describe('deploy/kubernetes/multikueue-worker-rbac.yaml (applied on each MultiKueue worker cluster)', () => {
+  const objects = readManifests(join(KUEUE, '..', 'multikueue-worker-rbac.yaml'));
+  const namespace = configOf(builds.kueue).namespace;
+
+  it("grants, in the configuration's namespace, exactly what the worker calls there: the runtime copies (create, get, list, delete) and pods (list), nothing cluster-scoped", () => {
+    expect(objects.map((o) => o.kind).sort()).toEqual(['Role', 'RoleBinding', 'Secret', 'ServiceAccount']);
+    for (const object of objects) expect(object.metadata.namespace, object.kind).toBe(namespace);
+    const described = (accesses: Parameters<typeof describeAccess>[0][]) => accesses.map(describeAccess).sort();
+    expect(described(granted(objects))).toEqual(described(workerClusterAccesses(namespace)));
+  });
+
+  it("binds the Role to its ServiceAccount, whose long-lived token the kubeconfig carries", () => {
+    const account = one<V1ServiceAccount>(objects, 'ServiceAccount');
+    const binding = one<V1RoleBinding>(objects, 'RoleBinding');
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: one<V1Role>(objects, 'Role').metadata.name });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: account.metadata.name, namespace }]);
+    const token = one<{ type: string; metadata: { annotations: Record<string, string> } }>(objects, 'Secret');
+    expect(token.type).toBe('kubernetes.io/service-account-token');
+    expect(token.metadata.annotations['kubernetes.io/service-account.name']).toBe(account.metadata.name);
   });
 });

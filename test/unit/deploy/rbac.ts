@@ -72,8 +72,14 @@ export function operationAccesses(config: Config): (Access & { calledBy: string 
   ];
   if (config.mode !== 'kueue') return plain;
   const check = config.kueue.admissionCheck;
+  // MultiKueue (deploy/helm's multikueue-rbac.yaml): the manager's MultiKueueClusters, read to tell a
+  // connected worker cluster from a lost one (their Active condition; docs/multikueue.md).
+  const multiKueue = config.kueue.multiKueue
+    ? ['get', 'list', 'watch'].map((verb) => ({ verb, group: Kueue.group, resource: 'multikueueclusters', calledBy: 'MultiKueue: a worker cluster connected or lost (its Active condition)' }))
+    : [];
   return [
     ...plain,
+    ...multiKueue,
     { verb: 'list', group: Kueue.group, resource: Kueue.workloadPlural, namespace, calledBy: 'step 9, Open/Hold/Release/Stop, Watch, the admission check controller' },
     { verb: 'watch', group: Kueue.group, resource: Kueue.workloadPlural, namespace, calledBy: 'step 9 and Watch: one watch of the Workloads with a job-uid label' },
     { verb: 'patch', group: Kueue.group, resource: Kueue.workloadPlural, namespace, calledBy: 'Hold and Release: spec.active' },
@@ -136,6 +142,25 @@ export function deniedAccesses(config: Config, otherNamespace: string): Access[]
     checks('delete', { name: check }),
     checks('create'),
     { verb: 'patch', group: Kueue.group, resource: 'clusterqueues', name: check },
+    ...(config.kueue.multiKueue
+      ? [
+          ...['create', 'update', 'patch', 'delete'].map((verb) => ({ verb, group: Kueue.group, resource: 'multikueueclusters' })),
+          { verb: 'list', group: Kueue.group, resource: 'multikueueconfigs' },
+          { verb: 'get', group: '', resource: 'secrets', namespace: 'kueue-system' },
+        ]
+      : []),
     { verb: 'patch', group: Kueue.group, resource: 'localqueues', subresource: 'status', namespace, name: config.kueue.queue },
+  ];
+}
+
+/**
+ * What the worker needs on each MultiKueue worker cluster, in the configuration's namespace
+ * (deploy/kubernetes/multikueue-worker-rbac.yaml, docs/multikueue.md): the runtime copies of step 5,
+ * its undo, Start's undo and the collector, and the pods of a job that failed there (Watch's exit code).
+ */
+export function workerClusterAccesses(namespace: string): Access[] {
+  return [
+    ...['create', 'get', 'list', 'delete'].map((verb) => ({ verb, group: Trainer.group, resource: Trainer.trainingRuntimePlural, namespace })),
+    { verb: 'list', group: '', resource: 'pods', namespace },
   ];
 }

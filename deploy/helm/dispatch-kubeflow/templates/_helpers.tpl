@@ -105,13 +105,48 @@ scheme: HTTPS
 {{- if eq .Values.mode "kueue" }}true{{ end }}
 {{- end }}
 
+{{/*
+MultiKueue's worker clusters (kueue.multiKueue.clusters, docs/multikueue.md), each
+{name, kubeconfigSecret: {name, key}}: nothing without them. Refused outside Kueue mode, as the
+configuration refuses kueue.multiKueue there.
+*/}}
+{{- define "dispatch-kubeflow.workerClusters" -}}
+{{- $clusters := dig "multiKueue" "clusters" list (.Values.kueue | default dict) -}}
+{{- if and $clusters (not (include "dispatch-kubeflow.kueueMode" .)) }}
+{{- fail "kueue.multiKueue needs mode: kueue" }}
+{{- end -}}
+{{- if $clusters }}{{ toYaml $clusters }}{{ end -}}
+{{- end }}
+
+{{/* Where the worker clusters' kubeconfig files are mounted, one file <name>.kubeconfig each. */}}
+{{- define "dispatch-kubeflow.workerClustersDir" -}}
+/etc/dispatch-kubeflow/clusters
+{{- end }}
+
+{{/*
+The configuration's kueue: the values, with each worker cluster's kubeconfigSecret replaced by the
+path its file is mounted at (the volume `worker-clusters` of _worker-deployment.tpl).
+*/}}
+{{- define "dispatch-kubeflow.kueueConfig" -}}
+{{- $kueue := omit .Values.kueue "multiKueue" -}}
+{{- with include "dispatch-kubeflow.workerClusters" . | fromYamlArray }}
+{{- $dir := include "dispatch-kubeflow.workerClustersDir" $ -}}
+{{- $clusters := list -}}
+{{- range . }}
+{{- $clusters = append $clusters (dict "name" .name "kubeconfig" (printf "%s/%s.kubeconfig" $dir .name)) -}}
+{{- end }}
+{{- $_ := set $kueue "multiKueue" (dict "clusters" $clusters) -}}
+{{- end }}
+{{- toYaml $kueue }}
+{{- end }}
+
 {{/* The worker's configuration file (docs/contract.md §5). */}}
 {{- define "dispatch-kubeflow.config" -}}
 namespace: {{ include "dispatch-kubeflow.jobsNamespace" . }}
 mode: {{ .Values.mode }}
 {{- if include "dispatch-kubeflow.kueueMode" . }}
 kueue:
-  {{- toYaml .Values.kueue | nindent 2 }}
+  {{- toYaml (include "dispatch-kubeflow.kueueConfig" . | fromYaml) | nindent 2 }}
 {{- end }}
 {{ toYaml .Values.config }}
 temporal:

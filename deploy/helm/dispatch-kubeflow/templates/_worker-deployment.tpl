@@ -8,6 +8,7 @@ TEMPORAL_* variables (docs/deploy.md); secrets come from the Secrets the values 
 {{- $tlsDir := "/etc/dispatch-kubeflow/temporal-tls" -}}
 {{- $endpointsTls := .Values.endpointsTls -}}
 {{- $endpointsTlsDir := include "dispatch-kubeflow.endpointsTlsDir" . -}}
+{{- $workerClusters := include "dispatch-kubeflow.workerClusters" . | fromYamlArray -}}
 {{- if and $endpointsTls.enabled (not $endpointsTls.secretName) }}
 {{- fail "endpointsTls.enabled needs endpointsTls.secretName: the Secret holding the certificate and its key" }}
 {{- end -}}
@@ -178,6 +179,11 @@ spec:
               mountPath: {{ $endpointsTlsDir }}
               readOnly: true
             {{- end }}
+            {{- if $workerClusters }}
+            - name: worker-clusters
+              mountPath: {{ include "dispatch-kubeflow.workerClustersDir" . }}
+              readOnly: true
+            {{- end }}
             - name: tmp
               mountPath: /tmp
       volumes:
@@ -193,6 +199,19 @@ spec:
         - name: endpoints-tls
           secret:
             secretName: {{ $endpointsTls.secretName }}
+        {{- end }}
+        {{- if $workerClusters }}
+        # MultiKueue's worker clusters: each one's kubeconfig from its Secret, as <name>.kubeconfig.
+        - name: worker-clusters
+          projected:
+            sources:
+              {{- range $workerClusters }}
+              - secret:
+                  name: {{ .kubeconfigSecret.name }}
+                  items:
+                    - key: {{ .kubeconfigSecret.key | default "kubeconfig" }}
+                      path: {{ .name }}.kubeconfig
+              {{- end }}
         {{- end }}
         - name: tmp
           emptyDir:
