@@ -9,6 +9,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
 import { watchActivities, type WatchCall } from '../../../src/activities/watch-activities.js';
 import { watchCheckActivities } from '../../../src/activities/watch-check.js';
+import { MultiKueueClusterReads } from '../../../src/activities/worker-cluster-reads.js';
 import { BatchedLists } from '../../../src/kube/batched-lists.js';
 import { TRAINJOBS } from '../../../src/kube/objects.js';
 import type { Config } from '../../../src/model/config.js';
@@ -147,5 +148,27 @@ describe("a running job's worker cluster, lost", () => {
     const answer = (await single.check()) as { state: { reasons: string[] } };
     expect(answer.state.reasons.join('\n')).not.toContain('worker cluster');
     expect(single.manager.calls).not.toContain('get multikueueclusters');
+  });
+});
+
+describe('MultiKueueClusterReads', () => {
+  it('one read per cluster serves every Watch for its freshness, then reads again; a refusal is an answer, never a throw', async () => {
+    const manager = new FakeCluster('manager');
+    manager.put('multikueueclusters', mkc('True', 'Active', 'Connected'));
+    let now = 0;
+    const reads = new MultiKueueClusterReads(manager.kube, 100, 3_000, () => now);
+    const all = await Promise.all(Array.from({ length: 50 }, () => reads.read('v1beta2', 'worker-1')));
+    expect(new Set(all).size).toBe(1);
+    expect(all[0]).toMatchObject({ name: 'worker-1', found: { metadata: { name: 'worker-1' } } });
+    now = 2_999;
+    await reads.read('v1beta2', 'worker-1');
+    expect(manager.calls).toEqual(['get multikueueclusters']);
+    now = 3_000;
+    expect(await reads.read('v1beta2', 'worker-2')).toEqual({ name: 'worker-2', absent: true });
+    await reads.read('v1beta2', 'worker-1');
+    expect(manager.calls).toEqual(['get multikueueclusters', 'get multikueueclusters', 'get multikueueclusters']);
+    manager.silent = true;
+    now = 10_000;
+    expect(await reads.read('v1beta2', 'worker-1')).toEqual({ name: 'worker-1', unread: expect.stringContaining('no answer from the Kubernetes API') });
   });
 });
