@@ -4,7 +4,7 @@
 // MultiKueueCluster is not Active: first among its reasons, and only while the job has not ended.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Observed, WorkerClusterRead } from '../../../../src/core/operations/observed.js';
+import { clusterOf, type Observed, type WorkerClusterRead } from '../../../../src/core/operations/observed.js';
 import { stateOf } from '../../../../src/core/operations/phase.js';
 import { podsSource, waitsForWorkerPods, withoutExitCode, workerClusterNote } from '../../../../src/core/operations/worker-cluster.js';
 import type { Outcome } from '../../../../src/model/operations.js';
@@ -40,7 +40,9 @@ describe('podsSource: where a Failed job\'s pods are listed', () => {
     fc.assert(
       fc.property(arbObserved, (observed) => {
         const source = podsSource(observed, ['worker-1']);
-        const named = stateOf(REF, observed).cluster;
+        // clusterOf, not a state's cluster: a state of another UID's TrainJob is Absent without one, and
+        // Watch never reaches outcomeOf with it (firstRead answers Absent before).
+        const named = clusterOf(observed).cluster;
         expect(source.on).toBe(named === undefined ? 'manager' : named === 'worker-1' ? 'worker' : 'nowhere');
       }),
     );
