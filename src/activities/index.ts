@@ -22,6 +22,7 @@ import { trainJobActivities } from './trainjob-activities.js';
 import { undoStartActivities } from './undo-start-activities.js';
 import { watchActivities, type CountUnanswered } from './watch-activities.js';
 import { watchCheckActivities } from './watch-check.js';
+import { MultiKueueClusterReads } from './worker-cluster-reads.js';
 import type { SharedLists } from '../kube/shared-lists.js';
 import { workloadActivities } from './workload-activities.js';
 import { WorkloadChecks } from '../kube/workload-checks.js';
@@ -59,6 +60,8 @@ export function createActivities(deps: ActivityDeps) {
   };
   // One per worker: the Workload waits and the Watches of every workflow share its lists.
   const lists = deps.lists ?? new BatchedLists(env.kube, env.requestTimeoutMs);
+  // MultiKueue: the manager's MultiKueueClusters, each read shared by every Watch for a few seconds.
+  const reads = new MultiKueueClusterReads(env.kube, env.requestTimeoutMs);
   const runtimeCalls = runtimeActivities(env);
   const trainJobCalls = trainJobActivities(env, deps.settings);
   const place = () => ({ namespace: deps.settings.config.namespace, taskQueue: deps.settings.config.temporal.taskQueue });
@@ -75,9 +78,9 @@ export function createActivities(deps: ActivityDeps) {
     ...workloadActivities(new WorkloadChecks(lists)),
     ...keptAlive(operationActivities(env)),
     // Watch heartbeats on its own, with each check.
-    ...watchActivities(env, lists, deps.countWatchUnanswered),
+    ...watchActivities(env, lists, deps.countWatchUnanswered, reads),
     // A woken Watch's one read (docs/contract.md §9b), a local activity.
-    ...watchCheckActivities(env, lists, deps.countWatchUnanswered),
+    ...watchCheckActivities(env, lists, deps.countWatchUnanswered, reads),
   };
   return typedFailures(guardNamespace(activities, place, deps.onForeignWorkflow));
 }

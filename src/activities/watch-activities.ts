@@ -18,6 +18,8 @@ import type { TrainJob, Workload } from '../model/kube.js';
 import type { Outcome, Phase, TrainJobRef, TrainJobState } from '../model/operations.js';
 import type { Pod } from '../model/kube.js';
 import { watchOutcome } from '../core/operations/watch-outcome.js';
+import { podsSource, waitsForWorkerPods, withoutExitCode } from '../core/operations/worker-cluster.js';
+import { MultiKueueClusterReads, withWorkerCluster, workerPodsOf, type WorkerPods } from './worker-cluster-reads.js';
 import { identityRefusals } from '../core/operations/identity.js';
 import { trimTrainJob, trimWorkload } from '../core/objects/observed-trim.js';
 import { stateOf } from '../core/operations/phase.js';
@@ -26,7 +28,7 @@ import { type Observed } from '../core/operations/observed.js';
 import { untilChanged, type SharedLists } from '../kube/shared-lists.js';
 import { callsFor, sleepOrWake, type ActivityEnv } from './context.js';
 import type { WATCH_CALLS } from '../observability/metrics.js';
-import { type KubeAnswer } from '../kube/call.js';
+import { describeRefusal, type KubeAnswer } from '../kube/call.js';
 import { refused, type KubeRefusal } from '../kube/read-trainjob.js';
 import { TRAINJOBS, workloads, type ObjectCalls } from '../kube/objects.js';
 
@@ -112,13 +114,41 @@ export async function firstRead(calls: ObjectCalls, config: Config, ref: TrainJo
   return read ? { trainJob: read } : {};
 }
 
-/** The outcome of what one check observed, if it has one; a Failed one with its pods when they are read. */
-export async function outcomeOf(calls: ObjectCalls, ref: TrainJobRef, observed: Observed, jobId: string | undefined): Promise<Outcome | undefined> {
+/**
+ * The outcome of what one check observed, if it has one; a Failed one with its pods when they are
+ * read. With MultiKueue (`workers`), the pods of the worker cluster the Workload names, where
+ * MultiKueue's copy ran (the manager has none): unanswered there, the Watch waits as for the
+ * manager, but only until timeouts.call after the failure, and then answers without the exit code,
+ * its message saying why (docs/multikueue.md, "Operations and Watch").
+ */
+export async function outcomeOf(calls: ObjectCalls, ref: TrainJobRef, observed: Observed, jobId: string | undefined, workers?: WorkerPods): Promise<Outcome | undefined> {
   const observedAt = new Date().toISOString();
   const outcome = watchOutcome(ref, { ...observed, pods: [], observedAt });
   if (outcome?.phase !== 'Failed' || observed.trainJob === undefined || jobId === undefined) return outcome;
-  const pods = (await calls.listPods(ref.namespace, `${Labels.jobId}=${jobId}`).catch(unansweredAs('pods'))) as KubeAnswer<{ items?: Pod[] }>;
-  return pods.answered === 'ok' ? watchOutcome(ref, { ...observed, pods: pods.value.items ?? [], observedAt }) : outcome;
+  const selector = `${Labels.jobId}=${jobId}`;
+  const source = workers === undefined ? ({ on: 'manager' } as const) : podsSource(observed, workers.names);
+  if (source.on === 'nowhere') return withoutExitCode(outcome, source.why);
+  if (source.on === 'manager' || workers === undefined) {
+    const pods = (await calls.listPods(ref.namespace, selector).catch(unansweredAs('pods'))) as KubeAnswer<{ items?: Pod[] }>;
+    return pods.answered === 'ok' ? watchOutcome(ref, { ...observed, pods: pods.value.items ?? [], observedAt }) : outcome;
+  }
+  const on = `worker cluster ${source.cluster}`;
+  let pods: KubeAnswer<{ items?: Pod[] }>;
+  try {
+    pods = (await workers.calls(source.cluster).listPods(ref.namespace, selector)) as KubeAnswer<{ items?: Pod[] }>;
+  } catch (error) {
+    if (error instanceof DispatchError) throw error;
+    const problem = `${on}: ${error instanceof Error ? error.message : String(error)}`;
+    if (waitsForWorkerPods(Date.parse(outcome.finishedAt), Date.now(), workers.boundMs)) throw new WaitedOut('pods', problem);
+    return withoutExitCode(outcome, `${on} has not answered the pod list since the job failed at ${outcome.finishedAt} (${problem})`);
+  }
+  if (pods.answered === 'definite') return withoutExitCode(outcome, `${on} refused the pod list: ${describeRefusal(pods)}`);
+  const answered = watchOutcome(ref, { ...observed, pods: pods.value.items ?? [], observedAt })!;
+  if (answered.exitCode !== undefined) return answered;
+  return withoutExitCode(
+    answered,
+    `no pod labelled ${selector} on ${on} has a node container that terminated non-zero (MultiKueue deletes the worker's copy, and its pods, once the job has finished)`,
+  );
 }
 
 /**
@@ -159,7 +189,7 @@ async function observe(lists: SharedLists, config: Config, ref: TrainJobRef, job
   return { trainJob, config, ...(workload ? { workload: trimWorkload(workload) } : {}) };
 }
 
-export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnanswered: CountUnanswered = () => {}) {
+export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnanswered: CountUnanswered = () => {}, reads = new MultiKueueClusterReads(env.kube, env.requestTimeoutMs)) {
   return {
     async watchTrainJob(input: WatchInput): Promise<WatchAnswer> {
       const ctx = Context.current();
@@ -184,10 +214,10 @@ export function watchActivities(env: ActivityEnv, lists: SharedLists, countUnans
             first = { jobId: read.trainJob?.metadata.labels?.[Labels.jobId] };
           }
           const observed: Observed = first.jobId === undefined ? { config } : await observe(lists, config, ref, first.jobId, calls, ctx.cancellationSignal);
-          const outcome = await outcomeOf(calls, ref, observed, first.jobId);
+          const outcome = await outcomeOf(calls, ref, observed, first.jobId, workerPodsOf(env, config));
           since = undefined;
           if (outcome) return { outcome, checks };
-          const state = stateOf(ref, observed);
+          const state = stateOf(ref, await withWorkerCluster(observed, reads));
           if (state.phase !== input.shownPhase || shownSilence || Date.now() >= sliceEnd) return { state, checks };
           ctx.heartbeat({ checks, phase: state.phase, reasons: state.reasons } satisfies WatchProgress);
         } catch (error) {

@@ -4,7 +4,8 @@
 //
 // One read of the TrainJob by name (the API server's own answer: a wake comes from the worker's
 // watch, which may be behind another worker's), in Kueue mode its Workload from the shared lists,
-// and the pods of a Failed one. Classified as the Watch activity classifies a check: an outcome,
+// and the pods of a Failed one (with MultiKueue, on the worker cluster it ran on), and while it runs
+// on a worker cluster, that cluster's MultiKueueCluster (worker-cluster-reads.ts). Classified as the Watch activity classifies a check: an outcome,
 // the state, a refusal (not dispatch's), or unanswered, which the workflow waits out with its own
 // timer (it never gives up: docs/contract.md §9a).
 import { Context } from '@temporalio/activity';
@@ -19,6 +20,7 @@ import { stateOf } from '../core/operations/phase.js';
 import { workloads } from '../kube/objects.js';
 import type { SharedLists } from '../kube/shared-lists.js';
 import { callsFor, type ActivityEnv } from './context.js';
+import { MultiKueueClusterReads, withWorkerCluster, workerPodsOf } from './worker-cluster-reads.js';
 import { firstRead, outcomeOf, refusedCall, WaitedOut, unansweredAs, type CountUnanswered } from './watch-activities.js';
 
 export interface WatchCheckInput {
@@ -34,7 +36,7 @@ export type WatchCheck =
   /** A call went unanswered: the Watch waits and checks again. */
   | { unanswered: { problem: string } };
 
-export function watchCheckActivities(env: ActivityEnv, lists: SharedLists, countUnanswered: CountUnanswered = () => {}) {
+export function watchCheckActivities(env: ActivityEnv, lists: SharedLists, countUnanswered: CountUnanswered = () => {}, reads = new MultiKueueClusterReads(env.kube, env.requestTimeoutMs)) {
   return {
     async checkWatchedTrainJob(input: WatchCheckInput): Promise<WatchCheck> {
       const { config, ref } = input;
@@ -57,8 +59,8 @@ export function watchCheckActivities(env: ActivityEnv, lists: SharedLists, count
           const workload = workloadOfTrainJob(ofUid.value as Workload[], ref.uid);
           if (workload) observed = { ...observed, workload: trimWorkload(workload) };
         }
-        const outcome = await outcomeOf(calls, ref, observed, trainJob?.metadata.labels?.[Labels.jobId]);
-        return outcome ? { outcome } : { state: stateOf(ref, observed) };
+        const outcome = await outcomeOf(calls, ref, observed, trainJob?.metadata.labels?.[Labels.jobId], workerPodsOf(env, config));
+        return outcome ? { outcome } : { state: stateOf(ref, await withWorkerCluster(observed, reads)) };
       } catch (error) {
         if (!(error instanceof WaitedOut)) throw error;
         countUnanswered(error.call, error.status);

@@ -45,6 +45,14 @@ export const admissionChecks = (version: string): ClusterKind => ({
   kind: 'AdmissionCheck',
 });
 
+/** MultiKueue: the manager's MultiKueueCluster of a worker cluster (its name), whose condition Active says Kueue reaches it. */
+export const multiKueueClusters = (version: string): ClusterKind => ({
+  group: Kueue.group,
+  version,
+  plural: 'multikueueclusters',
+  kind: 'MultiKueueCluster',
+});
+
 /** A page of a list: its items, the snapshot's resourceVersion and, unless it is the last, where the next begins. */
 export interface ListPage {
   items?: KubeObject[];

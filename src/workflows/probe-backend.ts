@@ -3,6 +3,7 @@
 // no node matches, stopped as soon as it has been started, or, when its Start ended with something
 // perhaps made, stopped by name and attempt token (patch PROBE_STOPS_UNKNOWN, retired: docs/versioning.md).
 import { CancellationScope, deprecatePatch, isCancellation, uuid4, workflowInfo } from '@temporalio/workflow';
+import type { Config } from '../model/config.js';
 import { Probe } from '../model/constants.js';
 import { DispatchError, type ErrorType } from '../model/errors.js';
 import type { BackendGates } from '../model/results.js';
@@ -13,6 +14,14 @@ import { classify } from './failures.js';
 import { ProgressReporter } from './progress.js';
 import { runStart } from './run-start.js';
 import { PROBE_STOPS_UNKNOWN, WorkflowTypes } from '../contract/names.js';
+
+/**
+ * The mode and Kueue configuration the probe's undo is given, as Start's own undo is: with
+ * kueue.multiKueue, the undo deletes the probe's runtime copy on every worker cluster too (by name
+ * and token, only while unowned), rather than leaving it to the collector. Activity input only: the
+ * same command (an activity's input is not compared on replay), so no patch.
+ */
+const undoConfig = (config: Config) => ({ mode: config.mode, kueue: config.kueue });
 
 /** A failed gate's refusal: its reasons each prefixed by the gate, as step 1 of Start reports them. */
 function refusalOf(gate: string, error: unknown, step: number): { reasons: string[]; definite: boolean } {
@@ -50,12 +59,12 @@ function mayHaveMade(error: unknown): error is DispatchError {
  * if the workflow is cancelled meanwhile, and then rethrows that cancellation. Answers the reasons
  * of a stop that failed too.
  */
-async function stopWhatMayExist(acts: StartActivities, input: { namespace: string; name: string; step: number }): Promise<string[]> {
-  const { namespace, name, step } = input;
+async function stopWhatMayExist(acts: StartActivities, input: { namespace: string; name: string; step: number; config: Config }): Promise<string[]> {
+  const { namespace, name, step, config } = input;
   const token = attemptToken(namespace, name, Probe.attempt);
   let reasons: string[] = [];
   try {
-    await CancellationScope.nonCancellable(() => acts.undoStart({ namespace, name, token, ownerSet: false, step }));
+    await CancellationScope.nonCancellable(() => acts.undoStart({ namespace, name, token, ownerSet: false, step, ...undoConfig(config) }));
   } catch (error) {
     reasons = classify(error, step, 'ErrOutcomeUnknown', `stopping TrainJob ${namespace}/${name}`).reasons.map((r) => `start: the stop failed too: ${r}`);
   }
@@ -103,7 +112,7 @@ export async function ProbeBackend(): Promise<BackendGates> {
     try {
       const started = await runStart(probe, config, progress, { probe: true });
       const token = attemptToken(namespace, started.name, Probe.attempt);
-      await acts.undoStart({ namespace, name: started.name, token, trainJobUid: started.uid, ownerSet: true, step: 0 });
+      await acts.undoStart({ namespace, name: started.name, token, trainJobUid: started.uid, ownerSet: true, step: 0, ...undoConfig(config) });
       start = true;
     } catch (error) {
       reasons.push(...refusalOf('start', error, 0).reasons);
@@ -114,7 +123,7 @@ export async function ProbeBackend(): Promise<BackendGates> {
         // nothing replay against the build recorded before (test/histories/builds.json).
         deprecatePatch(PROBE_STOPS_UNKNOWN);
         const name = trainJobName(probe.request.job, probe.request.submission);
-        reasons.push(...(await stopWhatMayExist(acts, { namespace, name, step: error.step })));
+        reasons.push(...(await stopWhatMayExist(acts, { namespace, name, step: error.step, config })));
       }
     }
   }

@@ -1,7 +1,7 @@
 // What the operations after Start decide from: the objects as read, and the configuration's mode.
 import type { Config } from '../../model/config.js';
 import { Labels } from '../../model/constants.js';
-import type { TrainJob, Workload } from '../../model/kube.js';
+import type { KubeObject, TrainJob, Workload } from '../../model/kube.js';
 import { isBeingDeleted } from '../objects/deletion.js';
 import { describeObject, show } from '../objects/describe.js';
 
@@ -15,7 +15,20 @@ export interface Observed {
   /** Kueue mode: the Workload labelled `kueue.x-k8s.io/job-uid=<uid>` (workloadOfTrainJob); ignored in plain mode. */
   workload?: Workload;
   config: OperationConfig;
+  /**
+   * MultiKueue, a Watch: the manager's MultiKueueCluster of the job's worker cluster (worker-cluster.ts);
+   * a state says when it is not Active.
+   */
+  workerCluster?: WorkerClusterRead;
 }
+
+/** The MultiKueueCluster of the job's worker cluster as the manager answered (read by name). */
+export type WorkerClusterRead =
+  | { name: string; found: KubeObject }
+  /** The manager answered 404: no MultiKueueCluster of that name. */
+  | { name: string; absent: true }
+  /** Not read: unanswered, or refused (RBAC); why. */
+  | { name: string; unread: string };
 
 /**
  * The observed Workload when it is this TrainJob's and the mode is Kueue's; a note says why one

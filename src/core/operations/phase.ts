@@ -18,6 +18,9 @@
 //   so; an Open or a Release writes spec.suspend false again (plans.ts).
 // - Running: spec.suspend false; in Kueue mode also a Workload whose `Admitted` is True.
 // - Queued (Kueue mode only): opened, and neither admitted nor unsuspended.
+//
+// With MultiKueue, a state that has not ended says first when the job's worker cluster may be lost
+// (its MultiKueueCluster not Active, worker-cluster.ts); the phase is still the manager's.
 import { Annotations } from '../../model/constants.js';
 import { ConditionStatus, OperationAnnotations, OperationAnnotationValues, WorkloadConditions } from '../../model/constants.js';
 import type { TrainJob, Workload } from '../../model/kube.js';
@@ -31,6 +34,7 @@ import { checkStateOf, isWorkloadInactive } from '../objects/workloads.js';
 import { isHeldMarked, isOpenedMarked, isSuspended } from './facts.js';
 import { clusterOf, observedWorkload, type Observed, type OperationConfig } from './observed.js';
 import { terminalOf } from './terminal.js';
+import { workerClusterNote } from './worker-cluster.js';
 
 export interface PhaseView {
   phase: Phase;
@@ -140,5 +144,8 @@ export function stateOf(ref: TrainJobRef, observed: Observed): TrainJobState {
       ],
     };
   }
-  return { ref, ...phaseOf(observed), ...clusterOf(observed) };
+  const view = phaseOf(observed);
+  // A worker cluster Kueue may have lost comes first: the Watch's current details show the first reason.
+  const lost = view.phase === 'Succeeded' || view.phase === 'Failed' || view.phase === 'Absent' ? undefined : workerClusterNote(observed.workerCluster, observed);
+  return { ref, ...view, ...(lost === undefined ? {} : { reasons: [lost, ...view.reasons] }), ...clusterOf(observed) };
 }

@@ -277,6 +277,20 @@ describe('deploy/helm/dispatch-kubeflow', () => {
     });
   });
 
+  it("with kueue.multiKueue, grants get on each worker cluster's MultiKueueCluster by name, and that alone more", async () => {
+    const clusters = [
+      { name: 'worker-1', kubeconfig: '/etc/dispatch-kubeflow/clusters/worker-1.kubeconfig' },
+      { name: 'worker-2', kubeconfig: '/etc/dispatch-kubeflow/clusters/worker-2.kubeconfig' },
+    ];
+    const objects = await renderChart({ namespace: release.name, values: { mode: 'kueue', kueue: { multiKueue: { clusters } } } });
+    const config = configOf(objects);
+    expect(config.kueue.multiKueue).toEqual({ clusters });
+    const described = (accesses: Parameters<typeof describeAccess>[0][]) => accesses.map(describeAccess).sort();
+    expect(described(granted(objects))).toEqual(described(neededAccesses(config)));
+    const more = described(granted(objects)).filter((a) => !described(granted(rendered.kueue)).includes(a));
+    expect(more).toEqual(['get multikueueclusters.kueue.x-k8s.io worker-1 cluster-wide', 'get multikueueclusters.kueue.x-k8s.io worker-2 cluster-wide']);
+  });
+
   it("lets the ServiceAccount itself do every access the worker's calls need, and none of their neighbours, with the TrainJobs in a namespace apart from the worker's (the RBAC created for real)", async () => {
     // A release name of its own: its cluster-scoped objects are stored, for the length of this test.
     const objects = await renderChart({

@@ -86,6 +86,14 @@ export function operationAccesses(config: Config): (Access & { calledBy: string 
     { verb: 'patch', group: Kueue.group, resource: Kueue.workloadPlural, subresource: 'status', namespace, calledBy: "the admission check controller: dispatch's check Ready" },
     { verb: 'get', group: Kueue.group, resource: 'admissionchecks', name: check, calledBy: "the admission check controller: dispatch's AdmissionCheck" },
     { verb: 'patch', group: Kueue.group, resource: 'admissionchecks', subresource: 'status', name: check, calledBy: 'the admission check controller: Active True' },
+    // With kueue.multiKueue only: Watch reads the MultiKueueCluster of its job's worker cluster, by name.
+    ...(config.kueue.multiKueue?.clusters ?? []).map(({ name }) => ({
+      verb: 'get',
+      group: Kueue.group,
+      resource: 'multikueueclusters',
+      name,
+      calledBy: "Watch: the job's worker cluster's MultiKueueCluster (Active)",
+    })),
   ];
 }
 

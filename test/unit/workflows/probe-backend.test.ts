@@ -83,6 +83,9 @@ async function probe(
   return { ...ended, stubs, name };
 }
 
+/** The configuration's mode and Kueue settings, which the probe's stop is given as Start's undo is (MultiKueue's worker copies). */
+const undoConfig = (config = configOf()) => ({ mode: config.mode, kueue: config.kueue });
+
 /** What the probe's stop is given after a Start that may have made something: no UID, looked up by token. */
 const stopByName = (name: string, step: number): UndoStartInput => ({
   namespace: NAMESPACE,
@@ -90,6 +93,7 @@ const stopByName = (name: string, step: number): UndoStartInput => ({
   token: attemptToken(NAMESPACE, name, Probe.attempt),
   ownerSet: false,
   step,
+  ...undoConfig(),
 });
 
 const UP_TO_STEP_5 = ['readRuntime', 'createRuntimeCopy'];
@@ -101,7 +105,7 @@ describe('ProbeBackend with stubbed activities on the time-skipping server', () 
     expect(gates).toEqual({ reach: true, write: true, start: true, reasons: [], checkedAt: expect.any(String) });
     expect(name).toMatch(PROBE_NAME);
     expect(stubs.inputsOf('stopTrainJob')).toEqual([
-      { namespace: NAMESPACE, name, token: attemptToken(NAMESPACE, name, Probe.attempt), trainJobUid: TRAINJOB_UID, ownerSet: true, step: 0 },
+      { namespace: NAMESPACE, name, token: attemptToken(NAMESPACE, name, Probe.attempt), trainJobUid: TRAINJOB_UID, ownerSet: true, step: 0, ...undoConfig() },
     ]);
   });
 

@@ -1,5 +1,6 @@
 // An in-memory API server for namespaced custom objects, enough for the activities' creates, gets
-// and deletes by UID precondition: 409 on a name taken, 404 on a name free, 409 on a precondition
+// and deletes by UID precondition, gets of cluster-scoped objects (put with no namespace), and pod
+// lists: 409 on a name taken, 404 on a name free, 409 on a precondition
 // that does not hold. `silent` makes every call go unanswered (a refused connection); `refuse`
 // answers every create with that refusal.
 import { ApiException } from '@kubernetes/client-node';
@@ -50,6 +51,16 @@ export class FakeCluster {
     return this.objects.get(`${plural}/${namespace}/${name}`);
   }
 
+  /** The objects of a kind in a namespace with a label `key=value` or `key in (a,b)` (batched lists), or all. */
+  private list(plural: string, namespace: string, selector = '') {
+    const set = /^(\S+) in \((.*)\)$/.exec(selector);
+    const [key, values] = set ? [set[1], set[2]!.split(',')] : [selector.split('=')[0], [selector.split('=')[1]]];
+    const items = [...this.objects.entries()]
+      .filter(([k, o]) => k.startsWith(`${plural}/${namespace}/`) && (!key || values.includes(o.metadata?.labels?.[key] ?? '\u0000')))
+      .map(([, o]) => o);
+    return { items, metadata: { resourceVersion: String(this.uids) } };
+  }
+
   get kube(): KubeClients {
     const custom = {
       createNamespacedCustomObject: (p: Params) =>
@@ -65,13 +76,12 @@ export class FakeCluster {
           if (!found) throw status(404, 'NotFound');
           return found;
         }),
-      listNamespacedCustomObject: (p: Params & { labelSelector?: string }) =>
-        this.answer(`list ${p.plural}`, () => {
-          const [key, value] = (p.labelSelector ?? '').split('=');
-          const items = [...this.objects.entries()]
-            .filter(([k, o]) => k.startsWith(`${p.plural}/${p.namespace}/`) && (!key || o.metadata?.labels?.[key] === value))
-            .map(([, o]) => o);
-          return { items, metadata: { resourceVersion: String(this.uids) } };
+      listNamespacedCustomObject: (p: Params & { labelSelector?: string }) => this.answer(`list ${p.plural}`, () => this.list(p.plural, p.namespace, p.labelSelector)),
+      getClusterCustomObject: (p: { plural: string; name: string }) =>
+        this.answer(`get ${p.plural}`, () => {
+          const found = this.objects.get(`${p.plural}//${p.name}`);
+          if (!found) throw status(404, 'NotFound');
+          return found;
         }),
       deleteNamespacedCustomObject: (p: Params & { body: { preconditions: { uid: string; resourceVersion?: string } } }) =>
         this.answer(`delete ${p.plural}`, () => {
@@ -83,6 +93,9 @@ export class FakeCluster {
           return {};
         }),
     };
-    return { custom, server: this.name } as unknown as KubeClients;
+    const core = {
+      listNamespacedPod: (p: { namespace: string; labelSelector?: string }) => this.answer('list pods', () => this.list('pods', p.namespace, p.labelSelector)),
+    };
+    return { custom, core, server: this.name } as unknown as KubeClients;
   }
 }

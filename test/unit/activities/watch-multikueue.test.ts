@@ -1,0 +1,174 @@
+// Watch with MultiKueue (docs/contract.md §11, docs/multikueue.md "Operations and Watch"), its
+// activities against in-memory API servers, one a cluster: a Failed job's exit code comes from the
+// pods of the worker cluster its Workload names (MultiKueue's copy ran there; the manager has
+// none), waited for while that cluster does not answer, but only for timeouts.call after the
+// failure; and a running job whose worker cluster's MultiKueueCluster is not Active says so first
+// in its state's reasons. Without kueue.multiKueue nothing of this is asked.
+import { ApiException } from '@kubernetes/client-node';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { describe, expect, it } from 'vitest';
+import { watchActivities, type WatchCall } from '../../../src/activities/watch-activities.js';
+import { watchCheckActivities } from '../../../src/activities/watch-check.js';
+import { MultiKueueClusterReads } from '../../../src/activities/worker-cluster-reads.js';
+import { BatchedLists } from '../../../src/kube/batched-lists.js';
+import { TRAINJOBS } from '../../../src/kube/objects.js';
+import type { Config } from '../../../src/model/config.js';
+import { config, KUEUE } from '../../golden/cases.js';
+import { condition, NS, pod, REF, trainJob, workload } from '../core/operation-fixtures.js';
+import { FakeCluster } from './support/fake-cluster.js';
+
+const base = config(KUEUE);
+const MULTIKUEUE: Config = {
+  ...base,
+  timeouts: { ...base.timeouts, call: '1s' },
+  kueue: { ...base.kueue, multiKueue: { clusters: [{ name: 'worker-1', kubeconfig: '/w1' }, { name: 'worker-2', kubeconfig: '/w2' }] } },
+};
+const ONE_CLUSTER: Config = { ...base, timeouts: { ...base.timeouts, call: '1s' } };
+
+const failed = (at: string) => trainJob({ gatedBy: '', suspend: false, conditions: [condition('Failed', 'True', 'JobFailed', 'jobset failed', at)] });
+const running = () => trainJob({ gatedBy: '', suspend: false });
+const mkc = (status: 'True' | 'False', reason: string, message: string) => ({
+  apiVersion: 'kueue.x-k8s.io/v1beta2',
+  kind: 'MultiKueueCluster',
+  metadata: { name: 'worker-1' },
+  status: { conditions: [condition('Active', status, reason, message)] },
+});
+
+function setup(job: ReturnType<typeof trainJob>, cfg = MULTIKUEUE) {
+  const manager = new FakeCluster('manager');
+  const w1 = new FakeCluster('worker-1');
+  const w2 = new FakeCluster('worker-2');
+  // As read, with their own UIDs (the TrainJob's is the ref's): not through put, which gives new ones.
+  const keep = (plural: string, o: { metadata?: { name?: string } }) => manager.objects.set(`${plural}/${NS}/${o.metadata?.name ?? ''}`, o);
+  keep(TRAINJOBS.plural, job);
+  keep('workloads', workload({ cluster: 'worker-1', check: 'Ready', conditions: [condition('QuotaReserved'), condition('Admitted')] }));
+  const counted: WatchCall[] = [];
+  const count = (call: WatchCall) => void counted.push(call);
+  const env = { kube: manager.kube, requestTimeoutMs: 100, workerClusters: new Map([['worker-1', w1.kube], ['worker-2', w2.kube]]) };
+  const check = () => new MockActivityEnvironment().run(watchCheckActivities(env, new BatchedLists(env.kube, 100), count).checkWatchedTrainJob, { config: cfg, ref: REF });
+  const watch = () => new MockActivityEnvironment().run(watchActivities(env, new BatchedLists(env.kube, 100), count).watchTrainJob, { config: cfg, ref: REF, sliceMs: 5_000 });
+  return { manager, w1, w2, env, check, watch, counted };
+}
+
+describe("a Failed job's exit code with MultiKueue", () => {
+  it("comes from the pods of the worker cluster the Workload names, never the manager's (the woken check and the heartbeating Watch)", async () => {
+    for (const run of ['check', 'watch'] as const) {
+      const { manager, w1, w2, check, watch } = setup(failed(new Date().toISOString()));
+      manager.put('pods', pod('on-the-manager', { exitCode: 1 }));
+      w2.put('pods', pod('on-worker-2', { exitCode: 2 }));
+      w1.put('pods', pod('on-worker-1', { exitCode: 125 }));
+      const answer = await (run === 'check' ? check() : watch());
+      expect(answer, run).toMatchObject({ outcome: { ref: REF, phase: 'Failed', reason: 'JobFailed', message: 'jobset failed', exitCode: 125, cluster: 'worker-1' } });
+      expect(manager.calls, run).not.toContain('list pods');
+      expect(w2.calls, run).toEqual([]);
+    }
+  });
+
+  it('a worker cluster that does not answer is waited for (unanswered, naming it) while the failure is recent', async () => {
+    const { w1, check, counted } = setup(failed(new Date().toISOString()));
+    w1.silent = true;
+    expect(await check()).toEqual({ unanswered: { problem: expect.stringMatching(/^worker cluster worker-1: list pods in ml-jobs: no answer from the Kubernetes API \(ECONNREFUSED/) } });
+    expect(counted).toEqual(['pods']);
+  });
+
+  it('past timeouts.call after the failure, the outcome comes without the exit code, its message saying why', async () => {
+    const { w1, check } = setup(failed('2026-01-01T00:00:00Z'));
+    w1.silent = true;
+    const answer = await check();
+    expect(answer).toEqual({
+      outcome: {
+        ref: REF,
+        phase: 'Failed',
+        reason: 'JobFailed',
+        message: expect.stringMatching(/^jobset failed; exit code not read: worker cluster worker-1 has not answered the pod list since the job failed at 2026-01-01T00:00:00Z \(worker cluster worker-1: list pods/),
+        finishedAt: '2026-01-01T00:00:00Z',
+        cluster: 'worker-1',
+      },
+    });
+  });
+
+  it('a worker cluster that answers with no such pod (MultiKueue deleted its copy) or refuses: the outcome at once, without the exit code, saying why', async () => {
+    const gone = setup(failed(new Date().toISOString()));
+    const answer = await gone.check();
+    expect(answer).toMatchObject({ outcome: { phase: 'Failed', message: expect.stringContaining('exit code not read: no pod labelled dispatch.phpboyscout.uk/job-id=') } });
+    expect((answer as { outcome: object }).outcome).not.toHaveProperty('exitCode');
+
+    const refusing = setup(failed(new Date().toISOString()));
+    const kube = refusing.w1.kube;
+    kube.core.listNamespacedPod = () => Promise.reject(new ApiException(403, 'Forbidden', { reason: 'Forbidden', message: 'pods is forbidden: User "dispatch" cannot list resource "pods"' }, {}));
+    refusing.env.workerClusters.set('worker-1', kube);
+    expect(await refusing.check()).toMatchObject({ outcome: { phase: 'Failed', message: expect.stringContaining('exit code not read: worker cluster worker-1 refused the pod list: HTTP 403 Forbidden: pods is forbidden') } });
+  });
+
+  it('a cluster the configuration does not name: the outcome without the exit code, naming it; without kueue.multiKueue, the manager\'s pods as ever', async () => {
+    const unnamed = setup(failed(new Date().toISOString()), { ...MULTIKUEUE, kueue: { ...MULTIKUEUE.kueue, multiKueue: { clusters: [{ name: 'worker-2', kubeconfig: '/w2' }] } } });
+    expect(await unnamed.check()).toMatchObject({ outcome: { message: expect.stringContaining("exit code not read: worker cluster worker-1 is not in this worker's configuration") } });
+    expect([unnamed.w1.calls, unnamed.w2.calls]).toEqual([[], []]);
+
+    const single = setup(failed(new Date().toISOString()), ONE_CLUSTER);
+    single.manager.put('pods', pod('on-the-manager', { exitCode: 1 }));
+    expect(await single.check()).toMatchObject({ outcome: { exitCode: 1, message: 'jobset failed' } });
+    expect([single.w1.calls, single.w2.calls]).toEqual([[], []]);
+  });
+});
+
+describe("a running job's worker cluster, lost", () => {
+  it("says so first in the state's reasons when its MultiKueueCluster is not Active; nothing while Active", async () => {
+    const lost = setup(running());
+    lost.manager.put('multikueueclusters', mkc('False', 'ClientConnectionFailed', 'dial tcp 10.0.0.9:6443: connect: connection refused'));
+    const answer = await lost.check();
+    expect(answer).toMatchObject({ state: { phase: 'Running', cluster: 'worker-1' } });
+    const { reasons } = (answer as { state: { reasons: string[] } }).state;
+    expect(reasons[0]).toBe(
+      'worker cluster worker-1 lost: MultiKueueCluster worker-1 Active=False (ClientConnectionFailed: dial tcp 10.0.0.9:6443: connect: connection refused): Kueue requeues or fails the job after its workerLostTimeout',
+    );
+    expect(reasons[1]).toMatch(/condition Admitted is True/);
+
+    const active = setup(running());
+    active.manager.put('multikueueclusters', mkc('True', 'Active', 'Connected'));
+    expect(((await active.check()) as { state: { reasons: string[] } }).state.reasons.join('\n')).not.toContain('worker cluster');
+  });
+
+  it('the heartbeating Watch says the same; a MultiKueueCluster the manager refuses (no permission) is said, and never ends or stalls the Watch', async () => {
+    const lost = setup(running());
+    lost.manager.put('multikueueclusters', mkc('False', 'BadConfig', 'kubeconfig not found'));
+    expect(await lost.watch()).toMatchObject({ state: { phase: 'Running', reasons: [expect.stringMatching(/^worker cluster worker-1 lost: MultiKueueCluster worker-1 Active=False \(BadConfig/), expect.anything()] } });
+
+    const forbidden = setup(running());
+    const kube = forbidden.manager.kube;
+    kube.custom.getClusterCustomObject = () => Promise.reject(new ApiException(403, 'Forbidden', { reason: 'Forbidden', message: 'multikueueclusters.kueue.x-k8s.io "worker-1" is forbidden' }, {}));
+    forbidden.env.kube = kube;
+    const answer = await forbidden.check();
+    expect(answer).toMatchObject({ state: { phase: 'Running', reasons: [expect.stringMatching(/^worker cluster worker-1 not known to be reached: its MultiKueueCluster was not read \(HTTP 403 Forbidden/), expect.anything()] } });
+  });
+
+  it('without kueue.multiKueue no MultiKueueCluster is read', async () => {
+    const single = setup(running(), ONE_CLUSTER);
+    single.manager.put('multikueueclusters', mkc('False', 'ClientConnectionFailed', 'x'));
+    const answer = (await single.check()) as { state: { reasons: string[] } };
+    expect(answer.state.reasons.join('\n')).not.toContain('worker cluster');
+    expect(single.manager.calls).not.toContain('get multikueueclusters');
+  });
+});
+
+describe('MultiKueueClusterReads', () => {
+  it('one read per cluster serves every Watch for its freshness, then reads again; a refusal is an answer, never a throw', async () => {
+    const manager = new FakeCluster('manager');
+    manager.put('multikueueclusters', mkc('True', 'Active', 'Connected'));
+    let now = 0;
+    const reads = new MultiKueueClusterReads(manager.kube, 100, 3_000, () => now);
+    const all = await Promise.all(Array.from({ length: 50 }, () => reads.read('v1beta2', 'worker-1')));
+    expect(new Set(all).size).toBe(1);
+    expect(all[0]).toMatchObject({ name: 'worker-1', found: { metadata: { name: 'worker-1' } } });
+    now = 2_999;
+    await reads.read('v1beta2', 'worker-1');
+    expect(manager.calls).toEqual(['get multikueueclusters']);
+    now = 3_000;
+    expect(await reads.read('v1beta2', 'worker-2')).toEqual({ name: 'worker-2', absent: true });
+    await reads.read('v1beta2', 'worker-1');
+    expect(manager.calls).toEqual(['get multikueueclusters', 'get multikueueclusters', 'get multikueueclusters']);
+    manager.silent = true;
+    now = 10_000;
+    expect(await reads.read('v1beta2', 'worker-1')).toEqual({ name: 'worker-1', unread: expect.stringContaining('no answer from the Kubernetes API') });
+  });
+});
