@@ -108,8 +108,6 @@ const WORKER_KINDS = [
 ];
 const KUEUE_KINDS = ['Role', 'RoleBinding', 'ClusterRole', 'ClusterRoleBinding'];
 /** MultiKueue's reader of the manager's MultiKueueClusters. */
-const MULTIKUEUE_KINDS = ['ClusterRole', 'ClusterRoleBinding'];
-
 /** The RBAC objects without their labels: what they grant, where, and to whom. */
 function rbacOf(objects: Manifest[]) {
   return objects
@@ -196,7 +194,6 @@ describe('deploy/helm/dispatch-kubeflow', () => {
       [
         ...WORKER_KINDS,
         ...KUEUE_KINDS,
-        ...MULTIKUEUE_KINDS,
         'PodDisruptionBudget',
         'ServiceMonitor',
         'PrometheusRule',
@@ -224,7 +221,10 @@ describe('deploy/helm/dispatch-kubeflow', () => {
       all<{ metadata: { name: string }; rules?: { resources?: string[]; verbs: string[] }[] }>(objects, 'ClusterRole')
         .flatMap((r) => r.rules ?? [])
         .filter((r) => r.resources?.includes('multikueueclusters'));
-    expect(rule(rendered.everything)).toEqual([{ apiGroups: ['kueue.x-k8s.io'], resources: ['multikueueclusters'], verbs: ['get', 'list', 'watch'] }]);
+    // Watch reads each configured worker cluster's MultiKueueCluster by name, and nothing more.
+    expect(rule(rendered.everything)).toEqual([
+      { apiGroups: ['kueue.x-k8s.io'], resources: ['multikueueclusters'], resourceNames: WORKER_CLUSTERS.map((c) => c.name), verbs: ['get'] },
+    ]);
     expect([...rule(rendered.default), ...rule(rendered.kueue)]).toEqual([]);
     for (const set of [rendered.default, rendered.kueue]) {
       expect(configOf(set).kueue.multiKueue).toBeUndefined();
@@ -278,13 +278,10 @@ describe('deploy/helm/dispatch-kubeflow', () => {
   });
 
   it("with kueue.multiKueue, grants get on each worker cluster's MultiKueueCluster by name, and that alone more", async () => {
-    const clusters = [
-      { name: 'worker-1', kubeconfig: '/etc/dispatch-kubeflow/clusters/worker-1.kubeconfig' },
-      { name: 'worker-2', kubeconfig: '/etc/dispatch-kubeflow/clusters/worker-2.kubeconfig' },
-    ];
+    const clusters = ['worker-1', 'worker-2'].map((name) => ({ name, kubeconfigSecret: { name: `${name}-kubeconfig` } }));
     const objects = await renderChart({ namespace: release.name, values: { mode: 'kueue', kueue: { multiKueue: { clusters } } } });
     const config = configOf(objects);
-    expect(config.kueue.multiKueue).toEqual({ clusters });
+    expect(config.kueue.multiKueue).toEqual({ clusters: clusters.map(({ name }) => ({ name, kubeconfig: `/etc/dispatch-kubeflow/clusters/${name}.kubeconfig` })) });
     const described = (accesses: Parameters<typeof describeAccess>[0][]) => accesses.map(describeAccess).sort();
     expect(described(granted(objects))).toEqual(described(neededAccesses(config)));
     const more = described(granted(objects)).filter((a) => !described(granted(rendered.kueue)).includes(a));
@@ -441,7 +438,7 @@ describe('deploy/helm/dispatch-kubeflow', () => {
         chart: bare.dir,
       });
       expect(kinds(objects)).toEqual(
-        [...WORKER_KINDS, ...KUEUE_KINDS, ...MULTIKUEUE_KINDS, 'PodDisruptionBudget', 'ServiceMonitor'].sort(),
+        [...WORKER_KINDS, ...KUEUE_KINDS, 'PodDisruptionBudget', 'ServiceMonitor'].sort(),
       );
     } finally {
       bare.dispose();

@@ -72,14 +72,8 @@ export function operationAccesses(config: Config): (Access & { calledBy: string 
   ];
   if (config.mode !== 'kueue') return plain;
   const check = config.kueue.admissionCheck;
-  // MultiKueue (deploy/helm's multikueue-rbac.yaml): the manager's MultiKueueClusters, read to tell a
-  // connected worker cluster from a lost one (their Active condition; docs/multikueue.md).
-  const multiKueue = config.kueue.multiKueue
-    ? ['get', 'list', 'watch'].map((verb) => ({ verb, group: Kueue.group, resource: 'multikueueclusters', calledBy: 'MultiKueue: a worker cluster connected or lost (its Active condition)' }))
-    : [];
   return [
     ...plain,
-    ...multiKueue,
     { verb: 'list', group: Kueue.group, resource: Kueue.workloadPlural, namespace, calledBy: 'step 9, Open/Hold/Release/Stop, Watch, the admission check controller' },
     { verb: 'watch', group: Kueue.group, resource: Kueue.workloadPlural, namespace, calledBy: 'step 9 and Watch: one watch of the Workloads with a job-uid label' },
     { verb: 'patch', group: Kueue.group, resource: Kueue.workloadPlural, namespace, calledBy: 'Hold and Release: spec.active' },
