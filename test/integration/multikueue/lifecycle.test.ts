@@ -306,6 +306,12 @@ describe('MultiKueue: a TrainJob from Start to its end on a worker cluster', () 
       await untilRunningOnWorker(l, request.job);
       const workerWorkloads = (await workloadsIn(l.worker, l.ns)).map((w) => w.metadata?.uid);
       expect(workerWorkloads).toHaveLength(1);
+      // As for any job that has run a while: MultiKueue has copied the worker's status back, so
+      // the manager's TrainJob counts its jobs active.
+      await until("the manager's TrainJob status to count active jobs (copied from the worker's)", BOUND, async () => {
+        const job = (await trainJobOn(l.manager, l.ns, ref!.name)) as { status?: { jobsStatus?: { active?: number }[] } } | undefined;
+        return job?.status?.jobsStatus?.some((j) => (j.active ?? 0) > 0) ? true : undefined;
+      });
 
       const held = await l.h.client.hold(ref);
       expect(held).toMatchObject({ ref, phase: 'Held', held: true });
@@ -315,6 +321,9 @@ describe('MultiKueue: a TrainJob from Start to its end on a worker cluster', () 
       // removes the worker's TrainJob and Workload (multikueue/workload.go, step 2: no quota
       // reservation), and the worker's garbage collector its JobSet and pods.
       const evicted = await untilEvictedFromWorker(l, ref.name, request.job);
+      // Kueue's TrainJob integration on the manager ends the eviction only once the manager's
+      // TrainJob counts no active job (trainjob_controller.go Stop: "jobs are still active"), and
+      // nothing updates that status once MultiKueue has removed the worker's copy.
       const managerWl = await until("the manager's Workload evicted, its quota released", BOUND, async () => {
         const wl = await managerWorkload(l, ref!.uid);
         return wl && !isConditionTrue(wl, 'QuotaReserved') && !isConditionTrue(wl, 'Admitted') ? wl : undefined;
@@ -404,43 +413,60 @@ describe('MultiKueue: a TrainJob from Start to its end on a worker cluster', () 
     }
   }, TEST_TIMEOUT);
 
-  it('a worker cluster that does not answer step 5: ErrUnreachable at step 5, nothing of the attempt left on either cluster; healed, a new attempt succeeds', async () => {
-    const info = stack().info;
-    const proxy = await FaultProxy.start(adminAccess(info.workers![0]!.kube));
-    // The worker's kubeconfig for the worker cluster goes through the proxy (same identity, plain HTTP to the proxy).
-    const l = await lifecycle('mk-life-unreach', (ns) => writeKubeconfig({ ...proxy.accessFor(), namespace: ns }));
-    try {
-      const creates = proxy.inject({ method: 'POST', path: `/apis/${Trainer.apiVersion}/namespaces/${l.ns}/${Trainer.trainingRuntimePlural}`, action: 'hang', times: Infinity });
-      const request = startRequest();
-      const t0 = Date.now();
-      const error = await l.h.client.startTrainJob(request).then(
-        () => expect.unreachable('a Start whose worker cluster did not answer succeeded'),
-        (e: unknown) => e as DispatchError,
-      );
-      expect(error).toBeInstanceOf(DispatchError);
-      console.log(`[mk-lifecycle] worker cluster unanswered at step 5: ${Date.now() - t0} ms, ${error.type} step ${error.step}: ${error.message}`);
-      expect(error).toMatchObject({ type: 'ErrUnreachable', step: 5 });
-      expect(error.message).toContain(l.workerName);
-      expect(creates.hits).toBeGreaterThan(0);
-      // The undo deleted the manager's copy before answering; nothing reached the worker.
-      const left = await until('nothing of the attempt left on the manager', BOUND, async () => ((await managedObjects(l.manager, l.ns)).length === 0 ? [] : undefined));
-      expect(left).toEqual([]);
-      expect(await managedObjects(l.worker, l.ns)).toEqual([]);
-      expect(await workloadsIn(l.manager, l.ns)).toEqual([]);
+  // hang: nothing reaches the worker cluster; drop-response: every create lands there and its
+  // answer is lost (so is the AlreadyExists of each retry): a copy of this attempt's exists that
+  // step 5 never heard of, and must still be undone (docs/contract.md §11).
+  const unanswered = [
+    ['hang', 'nothing reaches it'],
+    ['drop-response', 'its creates land but their answers are lost'],
+  ] as const;
+  for (const [action, what] of unanswered) {
+    it(`a worker cluster that does not answer step 5 (${what}): ErrUnreachable at step 5, nothing of the attempt left on either cluster; healed, a new attempt succeeds`, async () => {
+      const info = stack().info;
+      const proxy = await FaultProxy.start(adminAccess(info.workers![0]!.kube));
+      // The worker's kubeconfig for the worker cluster goes through the proxy (same identity, plain HTTP to the proxy).
+      const l = await lifecycle(`mk-life-${action}`, (ns) => writeKubeconfig({ ...proxy.accessFor(), namespace: ns }));
+      try {
+        const creates = proxy.inject({ method: 'POST', path: `/apis/${Trainer.apiVersion}/namespaces/${l.ns}/${Trainer.trainingRuntimePlural}`, action, times: Infinity });
+        const request = startRequest();
+        const t0 = Date.now();
+        const error = await l.h.client.startTrainJob(request).then(
+          () => expect.unreachable('a Start whose worker cluster did not answer succeeded'),
+          (e: unknown) => e as DispatchError,
+        );
+        expect(error).toBeInstanceOf(DispatchError);
+        const landed = proxy.requests.filter((r) => r.fault === action && r.upstreamStatus !== undefined).map((r) => `${r.method} ${r.upstreamStatus}`);
+        console.log(`[mk-lifecycle] worker cluster unanswered (${action}) at step 5: ${Date.now() - t0} ms, ${error.type} step ${error.step}: ${error.message}; creates that reached the worker: ${JSON.stringify(landed)}`);
+        expect(error).toMatchObject({ type: 'ErrUnreachable', step: 5 });
+        expect(error.message).toContain(l.workerName);
+        expect(creates.hits).toBeGreaterThan(0);
+        if (action === 'drop-response') expect(landed).toContain('POST 201');
+        // Step 5 undid what the attempt made before answering: nothing of it on either cluster.
+        expect((await managedObjects(l.manager, l.ns)).map(describeObject)).toEqual([]);
+        expect((await managedObjects(l.worker, l.ns)).map(describeObject)).toEqual([]);
+        expect(await workloadsIn(l.manager, l.ns)).toEqual([]);
 
-      proxy.clear();
-      const started = await l.h.client.startTrainJob({ ...request, attempt: request.attempt + 1 });
-      const ref = refOf(started);
-      expect(await runtimeOn(l.worker, l.ns, started.runtimeCopy)).toBeDefined();
-      expect(await runtimeOn(l.manager, l.ns, started.runtimeCopy)).toBeDefined();
-      expect(await l.h.client.stop(ref)).toMatchObject({ phase: 'Absent' });
-      await untilGoneEverywhere(l, ref);
-      await untilCopyCollected(l, started.runtimeCopy);
-    } finally {
-      await l.h.close();
-      await proxy.close();
-    }
-  }, TEST_TIMEOUT);
+        proxy.clear();
+        const started = await l.h.client.startTrainJob({ ...request, attempt: request.attempt + 1 });
+        const ref = refOf(started);
+        expect(await runtimeOn(l.worker, l.ns, started.runtimeCopy)).toBeDefined();
+        expect(await runtimeOn(l.manager, l.ns, started.runtimeCopy)).toBeDefined();
+        expect(await l.h.client.stop(ref)).toMatchObject({ phase: 'Absent' });
+        await untilGoneEverywhere(l, ref);
+        await untilCopyCollected(l, started.runtimeCopy);
+      } finally {
+        // Whatever step 5 left on the worker cluster goes with the collector (through the healed
+        // proxy), so that the audit below counts only what the collector could not take.
+        proxy.clear();
+        await until('the collector to leave nothing of the test on the worker cluster', BOUND, async () => {
+          await l.collect();
+          return (await managedObjects(l.worker, l.ns)).length === 0 ? true : undefined;
+        }).catch(() => undefined);
+        await l.h.close();
+        await proxy.close();
+      }
+    }, TEST_TIMEOUT);
+  }
 
   it("leaves nothing on either cluster: no dispatch-labelled TrainJob or runtime copy, no Workload in the file's namespaces", async () => {
     const info = stack().info;
