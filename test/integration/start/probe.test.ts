@@ -235,7 +235,10 @@ describe('ProbeBackend when its Start ends with something perhaps made (fault pr
     expect(gates.reasons).toEqual([expect.stringContaining(`start: ${reason} ${suite.ns.name}/${name}`)]);
 
     const stop = (await probeActivities(suite.h)).find((c) => c.type === 'stopTrainJob');
-    expect(stop?.input).toEqual({ namespace: suite.ns.name, name, token: attemptToken(suite.ns.name, name, Probe.attempt), ownerSet: false, step });
+    // With the configuration's mode and Kueue settings, as Start's own undo (with kueue.multiKueue
+    // it removes the probe's copies on the worker clusters too).
+    const { mode, kueue } = suite.h.config;
+    expect(stop?.input).toEqual({ namespace: suite.ns.name, name, token: attemptToken(suite.ns.name, name, Probe.attempt), ownerSet: false, step, mode, kueue });
     expect(stop?.result).toEqual({ deleted: deleted.map((kind) => `${kind} ${suite.ns.name}/${name}`) });
     // The copy goes at once; a TrainJob's pods and JobSet go through the garbage collector: wait (bounded).
     const left = async () => {
