@@ -3,6 +3,7 @@
 // killed; the TrainJob completes while no worker is up; a worker process started afterwards
 // answers Succeeded, woken by its first list (the TrainJob ended within watchRecheck), long
 // before the Watch's timer (an hour here), and it is that worker that completes the Watch.
+import { readFileSync } from 'node:fs';
 import type { WorkflowHandle } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { operationWorkflowId } from '../../../src/contract/names.js';
@@ -24,6 +25,21 @@ const layoutOf = (events: HistoryEvent[]) =>
       e.workflowTaskFailedEventAttributes?.cause ??
       (e.workflowTaskCompletedEventAttributes ? JSON.stringify(e.workflowTaskCompletedEventAttributes.sdkMetadata ?? {}) : ''),
   ]);
+
+/**
+ * What there is to go on when the Watch has not answered, in the assertion's message (CI keeps the
+ * failures' summary, not the tests' output): its history's layout, its pending workflow task (on
+ * which queue, which attempt, since when) and the end of the third worker's log.
+ */
+async function whyNoAnswer(handle: WorkflowHandle, logFile: string): Promise<string> {
+  const layout = JSON.stringify(layoutOf((await handle.fetchHistory()).events ?? []));
+  const pending = (await handle.describe()).raw.pendingWorkflowTask;
+  const task = pending
+    ? JSON.stringify({ state: pending.state, attempt: pending.attempt, scheduled: pending.scheduledTime?.seconds?.toString(), started: pending.startedTime?.seconds?.toString() })
+    : 'none';
+  const log = readFileSync(logFile, 'utf8').split('\n').slice(-80).join('\n');
+  return `no answer within 120 s; history: ${layout}; pending workflow task: ${task}; now ${Math.floor(Date.now() / 1000)}; the third worker's log ends:\n${log}`;
+}
 
 describe('kill -9 of every worker while a Watch waits', () => {
   const lab = reliabilityLab('watch-crash');
@@ -51,12 +67,11 @@ describe('kill -9 of every worker while a Watch waits', () => {
 
     const tStart = Date.now();
     const third = await lab.worker(config, 'watch-w3');
-    // A Watch that does not answer leaves its history's layout in the output (the workflow task
-    // failures and the SDK flags each completed task recorded): the one time this failed in CI, a
-    // replay error with the dev server's history gone with the run was all there was to go on.
+    // A Watch that does not answer fails with its history's layout (the workflow task failures and
+    // the SDK flags each completed task recorded), its pending task and the new worker's log: twice
+    // in CI it did not answer, with nothing kept to go on (the dev server's history gone with the run).
     const answer = await Promise.race([handle.result(), new Promise<undefined>((resolve) => setTimeout(resolve, 120_000, undefined))]);
-    if (answer === undefined) console.log('[watch-crash] no answer; history:', JSON.stringify(layoutOf((await handle.fetchHistory()).events ?? [])));
-    expect(answer).toMatchObject({ ref, phase: 'Succeeded' });
+    expect(answer, answer === undefined ? await whyNoAnswer(handle, third.logFile) : 'the answer').toMatchObject({ ref, phase: 'Succeeded' });
     const recoveredMs = Date.now() - tStart;
     const events = (await lab.env.client.workflow.getHandle(operationWorkflowId('watch', ref)).fetchHistory()).events ?? [];
     const lastTask = events.filter((e) => e.workflowTaskCompletedEventAttributes).at(-1);
