@@ -167,6 +167,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         signal: signalWake(options.client),
         runningWatches: runningWatches(options.client),
         count: (result) => metrics.watchWakes.inc({ result }),
+        log,
       })
     : undefined;
   const taskQueue = config.temporal.taskQueue;

@@ -59,6 +59,8 @@ export interface WakeQueueOptions {
   /** Sends `wake` to the workflow: `not-watched` when there is no such workflow running. */
   signal(workflowId: string): Promise<'signalled' | 'not-watched'>;
   count(result: WakeResult): void;
+  /** Told of each signal that failed, with why, before it is sent again (or given up). */
+  failed?(workflowId: string, error: unknown, attempts: number): void;
   now(): number;
   maxInFlight: number;
   /** timeouts.watchRecheck: how long a failed wake is tried again, from its first failure. */
@@ -91,10 +93,11 @@ export function createWakeQueue(options: WakeQueueOptions): WakeQueue {
   let inFlight = 0;
 
   /** Sends a failed wake again later; it stays pending meanwhile, so later changes ride with it. */
-  const retryLater = (id: string) => {
+  const retryLater = (id: string, error: unknown) => {
     const failed = failures.get(id) ?? { count: 0, since: now() };
     failed.count += 1;
     failures.set(id, failed);
+    options.failed?.(id, error, failed.count);
     // A change heard while this signal was in flight rides with the next try.
     if (changedInFlight.delete(id)) count('coalesced');
     if (stopped() || now() - failed.since >= recheckMs) {
@@ -113,14 +116,18 @@ export function createWakeQueue(options: WakeQueueOptions): WakeQueue {
       const id = queue.shift()!;
       inFlight += 1;
       inFlightIds.add(id);
+      let why: unknown;
       void options
         .signal(id)
-        .catch(() => 'failed' as const)
+        .catch((error: unknown) => {
+          why = error;
+          return 'failed' as const;
+        })
         .then((result) => {
           count(result);
           inFlight -= 1;
           inFlightIds.delete(id);
-          if (result === 'failed') retryLater(id);
+          if (result === 'failed') retryLater(id, why);
           else {
             failures.delete(id);
             // A Watch that is not running has nothing to read again.

@@ -27,6 +27,7 @@
 // between the two lists. What is in neither list is found by the sweep (watch-sweep.ts).
 import { createHash } from 'node:crypto';
 import type { Config } from '../model/config.js';
+import type { Log } from '../observability/log.js';
 import { Labels, Trainer } from '../model/constants.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import type { TrainJob, Workload } from '../model/kube.js';
@@ -49,6 +50,11 @@ export interface WatchWakerOptions {
   /** Sends `wake` to the workflow: `not-watched` when there is no such workflow running. */
   signal(workflowId: string): Promise<'signalled' | 'not-watched'>;
   count?(result: WakeResult): void;
+  /**
+   * The waker's own lines: how many Watches a worker's first list woke (after every worker was
+   * down, the one sign that they were), and each wake that failed and is sent again.
+   */
+  log?: Log;
   maxInFlight?: number;
   /** The first wait before a failed wake is sent again (default FIRST_RETRY_MS). */
   firstRetryMs?: number;
@@ -104,6 +110,7 @@ export function viewDigest({ kind, object }: Pick<FeedChange, 'kind' | 'object'>
 export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   const { config, lists } = options;
   const count = options.count ?? (() => {});
+  const log = options.log ?? (() => {});
   const now = options.now ?? Date.now;
   const recheckMs = toMillis(parseGoDuration(config.timeouts.watchRecheck)!);
   /** The digest of the view last acted on, by object UID. */
@@ -121,6 +128,8 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
   const queue = createWakeQueue({
     signal: options.signal,
     count,
+    failed: (workflowId, error, attempts) =>
+      log('wake of a Watch failed; sent again later', { workflowId, attempts, error: error instanceof Error ? error.message : String(error) }, 'warn'),
     now,
     maxInFlight: options.maxInFlight ?? MAX_IN_FLIGHT,
     recheckMs,
@@ -153,6 +162,10 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
     return at !== undefined && now() - Date.parse(at) <= recheckMs;
   };
 
+  /** The Watches the TrainJobs' first list woke, told once that list is through. */
+  const firstListWakes = new Set<string>();
+  let firstListed = false;
+
   const hear = (change: FeedChange) => {
     if (stopped) return;
     const { object, deleted } = change;
@@ -166,19 +179,34 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
     }
     if (change.seen === 'first-list' && !endedRecently(change)) return;
     const id = watchIdOf(change);
-    if (id !== undefined) queue.wake(id);
+    if (id === undefined) return;
+    if (change.seen === 'first-list') firstListWakes.add(id);
+    queue.wake(id);
+  };
+
+  const listed = (uids: ReadonlySet<string>) => {
+    if (!firstListed) {
+      firstListed = true;
+      log('first list of the TrainJobs: woke the Watches of those that ended within watchRecheck or are being deleted', {
+        namespace: config.namespace,
+        trainJobs: uids.size,
+        watchesWoken: firstListWakes.size,
+      });
+      firstListWakes.clear();
+    }
+    sweep.listed(uids);
   };
 
   return {
     hear,
-    listed: sweep.listed,
+    listed,
     idle: () => new Promise<void>((resolve) => {
       idlers.push(resolve);
       settleIdlers();
     }),
     run(stop) {
       const unsubscribe = feeds.map((f) =>
-        lists.subscribe(f.kind, config.namespace, f.label, hear, f.kind === TRAINJOBS ? sweep.listed : undefined),
+        lists.subscribe(f.kind, config.namespace, f.label, hear, f.kind === TRAINJOBS ? listed : undefined),
       );
       const keepInStep = () => {
         for (const f of feeds) lists.snapshot(f.kind, config.namespace, f.label);

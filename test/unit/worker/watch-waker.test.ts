@@ -253,6 +253,39 @@ describe('the Watch waker', () => {
     expect(h.signalled).toEqual(['watch/ml/deleting/uid-deleting', 'watch/ml/ended-now/uid-ended-now', 'watch/ml/running/uid-running']);
   });
 
+  it("says once, when the first list is through, how many Watches it woke; a failed wake is a warning with its cause and try", async () => {
+    const lines: { message: string; fields?: Record<string, unknown>; level?: string }[] = [];
+    let failures = 1;
+    const waker = createWatchWaker({
+      config,
+      firstRetryMs: 1,
+      now: () => NOW,
+      lists: { subscribe: () => () => {}, snapshot: () => undefined },
+      sweepEveryMs: 0,
+      log: (message, fields, level) => lines.push({ message, fields, level }),
+      signal: async () => {
+        if (failures-- > 0) throw new Error('deadline exceeded');
+        return 'signalled';
+      },
+    });
+    const ended = new Date(NOW - 60_000).toISOString();
+    waker.hear(change(trainJob('ended', '1', ended), 'first-list'));
+    waker.hear(change(trainJob('running', '1'), 'first-list'));
+    waker.listed(new Set(['uid-ended', 'uid-running']));
+    await waker.idle();
+    // A later list (a relist) says nothing more.
+    waker.listed(new Set(['uid-ended', 'uid-running']));
+    await waker.idle();
+    expect(lines).toEqual([
+      {
+        message: 'first list of the TrainJobs: woke the Watches of those that ended within watchRecheck or are being deleted',
+        fields: { namespace: 'ml', trainJobs: 2, watchesWoken: 1 },
+        level: undefined,
+      },
+      { message: 'wake of a Watch failed; sent again later', fields: { workflowId: 'watch/ml/ended/uid-ended', attempts: 1, error: 'deadline exceeded' }, level: 'warn' },
+    ]);
+  });
+
   // An API server restart right after a Start, then a Stop: the TrainJob came and went while the
   // feed's watch was broken, so neither list holds it and no change is heard (chaos, Kueue stops).
   it('after a list, wakes the running Watches whose TrainJob the list did not hold; asks Temporal again while it does not answer', async () => {
