@@ -23,6 +23,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          exclude: ['test/integration/multikueue/**'],
           globalSetup: ['test/integration/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
@@ -30,6 +31,21 @@ export default defineConfig({
           maxWorkers: 2,
           // Vitest runs projects with different maxWorkers in separate groups; this one after unit.
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          // The two-cluster suite (npm run test:multikueue, docs/multikueue.md): each file starts a
+          // manager and a worker cluster of its own, a dozen servers, beside the run's shared stack.
+          // One file at a time, after the integration group: started beside the crash tests of that
+          // group, the clusters' start-up took the 2-core machine from tests that wait on timing.
+          name: 'multikueue',
+          include: ['test/integration/multikueue/**/*.test.ts'],
+          globalSetup: ['test/integration/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
         },
       },
       // `reliability` (npm run test:reliability, docs/reliability.md): the whole reliability suite,
@@ -55,7 +71,7 @@ export default defineConfig({
                 // One file at a time: kill -9, outages and load must not overlap, and the figures
                 // they report must not be another file's.
                 maxWorkers: 1,
-                sequence: { groupOrder: 2 },
+                sequence: { groupOrder: 3 },
               },
             },
           ]

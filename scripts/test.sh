@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): static checks, the Go client's vet and unit tests, then
-# every test of the unit and integration projects against the real servers, which are built first
+# every test of the unit, integration and multikueue projects against the real servers, which are built first
 # if not cached (the integration project runs the Go client's integration tests too); then, on a
 # whole run (no arguments), the short chaos schedule and the quick API server outage and Temporal
 # restart tests (docs/reliability.md).
@@ -33,7 +33,8 @@ bash scripts/ensure-postgres.sh # the PostgreSQL smoke suite (test/integration/p
 echo "== tests"
 npx vitest run --coverage "$@"
 
-# Arguments select tests of the two projects above; only a whole run goes on to the faults.
+# Arguments select tests of the projects above (unit, integration, multikueue); only a whole run
+# goes on to the faults.
 if [ "$#" -eq 0 ]; then
   echo "== faults: the short chaos schedule (a fixed seed), then the quick outage and restart tests"
   npm run test:chaos -- --seed 20261201 --jobs 24 --concurrency 6 --fault-gap 4
