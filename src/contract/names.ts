@@ -215,6 +215,17 @@ export const WATCH_WOKEN = 'watch-woken';
 export const WATCH_FIRST_TASK_OPEN = 'watch-first-task-open';
 
 /**
+ * WatchTrainJob decides its branch when it starts, before its first local activity: runs begun
+ * under it take watch-woken's and watch-first-task-open's new branches without asking for them
+ * after a read (workflows/watch-trainjob.ts). Core (SDK 1.24) can record a local activity's marker
+ * in a task whose completion the workflow had not yet seen the result in (a workflow task
+ * heartbeat while the activity ends); a replay then hands the result over a task early, asks for a
+ * patch before its marker, and fails ("Non-deprecated patch marker encountered for change
+ * watch-woken"): a Watch no new worker could answer.
+ */
+export const WATCH_BRANCH_AT_START = 'watch-branch-at-start';
+
+/**
  * HoldTrainJob in Kueue mode, once it has read the TrainJob's Workload: the Workload's spec.active
  * false first, then the `held` annotation on the TrainJob, so that an admission check controller's
  * Ready write made after the Hold began fails its resourceVersion test (docs/contract.md §9). A Hold
@@ -232,4 +243,5 @@ export const PATCH_IDS = [
   WATCH_WOKEN,
   WATCH_FIRST_TASK_OPEN,
   HOLD_DEACTIVATES_WORKLOAD_FIRST,
+  WATCH_BRANCH_AT_START,
 ] as const;

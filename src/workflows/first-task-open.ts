@@ -13,7 +13,15 @@
 import { patched, sleep } from '@temporalio/workflow';
 import { WATCH_FIRST_TASK_OPEN } from '../contract/names.js';
 
-/** Before a Watch ends in the run's first pass (before any wait): one 1 ms timer, on the new branch. */
-export async function keepFirstTaskOpen(): Promise<void> {
+/** How a Watch keeps its first task open before it ends in the run's first pass. */
+export type FirstTaskOpen = () => Promise<void>;
+
+/** Runs begun before patch watch-branch-at-start: asks for the patch there, after the read; one 1 ms timer on the new branch. */
+export const keepFirstTaskOpen: FirstTaskOpen = async () => {
   if (patched(WATCH_FIRST_TASK_OPEN)) await sleep(1);
-}
+};
+
+/** Runs begun under watch-branch-at-start, which decided at their start: one 1 ms timer, asking nothing. */
+export const firstTaskStaysOpen: FirstTaskOpen = async () => {
+  await sleep(1);
+};

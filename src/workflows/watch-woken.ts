@@ -18,7 +18,7 @@ import { parseGoDuration, toMillis } from '../model/duration.js';
 import type { Outcome, Phase } from '../model/operations.js';
 import { WATCH_WAKE_SIGNAL } from '../contract/names.js';
 import { classify } from './failures.js';
-import { keepFirstTaskOpen } from './first-task-open.js';
+import { keepFirstTaskOpen, type FirstTaskOpen } from './first-task-open.js';
 import type { OperationReporter } from './operation-progress.js';
 import type { OperationContext } from './run-operation.js';
 import { ACTIVITY_LABELS } from '../core/start/steps.js';
@@ -80,7 +80,13 @@ const unansweredOr =
     return { unanswered: { problem: classified.reasons[0] ?? 'no answer' } };
   };
 
-export async function watchWoken(input: unknown, wakes: Wakes, { ref, config, progress }: OperationContext, carried: WatchCarried = {}): Promise<Outcome> {
+export async function watchWoken(
+  input: unknown,
+  wakes: Wakes,
+  { ref, config, progress }: OperationContext,
+  carried: WatchCarried = {},
+  holdFirstTask: FirstTaskOpen = keepFirstTaskOpen,
+): Promise<Outcome> {
   const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
   const recheck = config.timeouts.watchRecheck ?? DEFAULT_RECHECK;
   const recheckMs = toMillis(parseGoDuration(recheck)!);
@@ -95,7 +101,7 @@ export async function watchWoken(input: unknown, wakes: Wakes, { ref, config, pr
     wakes.arm();
     const answer = await check({ config, ref }).catch(unansweredOr(ref));
     // An answer in the run's first pass may be in its first workflow task (first-task-open.ts).
-    if (pass === 1 && ('outcome' in answer || 'refused' in answer)) await keepFirstTaskOpen();
+    if (pass === 1 && ('outcome' in answer || 'refused' in answer)) await holdFirstTask();
     let waitMs = recheckMs;
     if ('unanswered' in answer) {
       // The sandbox's Date is the workflow task's time, recorded with it and the same on replay.

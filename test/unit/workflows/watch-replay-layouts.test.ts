@@ -72,9 +72,12 @@ describe('Watch histories of every task layout replay on a worker with nothing c
       const result = await worker.runUntil(wakes.then(() => handle.result()));
       expect(result).toMatchObject({ phase: 'Succeeded' });
       const history = await handle.fetchHistory();
-      expect(patchIds(history)).toContain('watch-woken');
-      // The Watches that end in their first pass take the new branch (a 1 ms timer before the end).
-      expect(patchIds(history).includes('watch-first-task-open')).toBe(layout.checks.length === 1);
+      // Decided at the start (patch watch-branch-at-start): neither later patch is asked for.
+      expect(patchIds(history)).toContain('watch-branch-at-start');
+      expect(patchIds(history)).not.toContain('watch-woken');
+      // The Watches that end in their first pass take first-task-open's new branch: a 1 ms timer before the end.
+      const oneMsTimers = (history.events ?? []).filter((e) => Number(e.timerStartedEventAttributes?.startToFireTimeout?.nanos ?? 0) === 1_000_000);
+      expect(oneMsTimers.length).toBe(layout.checks.length === 1 ? 1 : 0);
       if (process.env.DUMP_LAYOUT) console.log(layout.name, JSON.stringify((history.events ?? []).map((e) => [e.eventId?.toString(), e.eventType, e.markerRecordedEventAttributes?.markerName ?? e.workflowTaskFailedEventAttributes?.cause ?? ''])));
       await Worker.runReplayHistory({ workflowBundle: await workflowBundle(), replayName: layout.name }, history, layout.name);
     }, 60_000);

@@ -94,7 +94,7 @@ describe('Watch, woken (docs/contract.md §9b)', () => {
     });
     expect(ran.result).toEqual(SUCCEEDED);
     const events = await eventsOf(w.handle);
-    expect(events).toMatchObject({ timers: [420], fired: 0, signals: 1, activityTasks: 0, patches: expect.arrayContaining(['watch-woken']) });
+    expect(events).toMatchObject({ timers: [420], fired: 0, signals: 1, activityTasks: 0, patches: expect.arrayContaining(['watch-branch-at-start']) });
     expect(w.stubs.count('checkWatchedTrainJob')).toBe(2);
     expect(w.stubs.count('watchTrainJob')).toBe(0);
     expect((await w.handle.describe()).typedSearchAttributes.get(DispatchPhase)).toBe('Succeeded');
