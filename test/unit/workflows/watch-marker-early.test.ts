@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../../src/model/operations.js';
 import { WATCH_WAKE_SIGNAL, WorkflowTypes } from '../../../src/contract/names.js';
 import { REF } from '../core/operation-fixtures.js';
-import { loadHistory, patchIds } from '../replay/corpus.js';
+import { historyFiles, loadHistory, patchIds } from '../replay/corpus.js';
 import { historyFromJson, historyToJson, type History } from '../replay/history-json.js';
 import { configOf, workflowBundle } from './support/start-stubs.js';
 import { operationStubs } from './support/operation-stubs.js';
@@ -118,4 +118,10 @@ describe("a Watch whose first local activity's marker went out with a heartbeat 
     await replay(recorded, 'as recorded');
     await replay(split, 'split');
   }, 60_000);
+
+  it('every recorded Watch of the new branch (set 14) replays split so too', async () => {
+    const files = historyFiles('14-watch-branch-at-start');
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    for (const file of files) await replay(heartbeatAfterFirstLocalActivity(loadHistory('14-watch-branch-at-start', file).history), `14/${file} split`);
+  });
 });
