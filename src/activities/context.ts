@@ -2,6 +2,7 @@
 // heartbeat, so that a long wait is visible and a cancelled Start stops waiting.
 import { Context } from '@temporalio/activity';
 import type { KubeClients, WorkerClusterClients } from '../kube/clients.js';
+import type { RememberedFailures } from '../core/operations/node-failures.js';
 import type { CallContext } from '../kube/call.js';
 import { ObjectCalls } from '../kube/objects.js';
 import type { CreateWaits } from '../kube/create-or-adopt.js';
@@ -12,6 +13,8 @@ export interface ActivityEnv {
   requestTimeoutMs: number;
   /** MultiKueue: the worker clusters' clients, by name (docs/multikueue.md); none without it. */
   workerClusters?: WorkerClusterClients;
+  /** MultiKueue: what this worker's watch of the worker clusters' pods remembers of their failures. */
+  exitCodes?: RememberedFailures;
 }
 
 /** This activity's call bounds: its cancellation, and the per-request timeout. */

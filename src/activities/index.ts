@@ -12,6 +12,7 @@ import { logKubeCallsToActivities } from './kube-call-log.js';
 import { eachActivity, typedFailures } from './failures.js';
 import { foldedStartActivities, type TimeStep } from './folded-start-activities.js';
 import type { KubeClients, WorkerClusterClients } from '../kube/clients.js';
+import type { RememberedFailures } from '../core/operations/node-failures.js';
 import { gateActivities } from './gate-activities.js';
 import { guardNamespace, type OnForeignWorkflow } from './namespace-guard.js';
 import { operationActivities } from './operation-activities.js';
@@ -34,6 +35,8 @@ export interface ActivityDeps {
   kube: KubeClients;
   /** MultiKueue: the worker clusters' clients, by name (kube/clients.ts createWorkerClusterClients). */
   workerClusters?: WorkerClusterClients;
+  /** MultiKueue: the failed node containers this worker's watch saw on the worker clusters (src/worker/exit-code-memory.ts). */
+  exitCodes?: RememberedFailures;
   settings: SettingsView;
   requestTimeoutMs?: number;
   /** The lists the Workload waits and the Watches share; by default batched lists with no watch. */
@@ -57,6 +60,7 @@ export function createActivities(deps: ActivityDeps) {
     kube: deps.kube,
     requestTimeoutMs: deps.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     ...(deps.workerClusters ? { workerClusters: deps.workerClusters } : {}),
+    ...(deps.exitCodes ? { exitCodes: deps.exitCodes } : {}),
   };
   // One per worker: the Workload waits and the Watches of every workflow share its lists.
   const lists = deps.lists ?? new BatchedLists(env.kube, env.requestTimeoutMs);

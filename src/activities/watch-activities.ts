@@ -18,6 +18,7 @@ import type { TrainJob, Workload } from '../model/kube.js';
 import type { Outcome, Phase, TrainJobRef, TrainJobState } from '../model/operations.js';
 import type { Pod } from '../model/kube.js';
 import { watchOutcome } from '../core/operations/watch-outcome.js';
+import { jobKeyOf } from '../core/operations/node-failures.js';
 import { podsSource, waitsForWorkerPods, withoutExitCode } from '../core/operations/worker-cluster.js';
 import { MultiKueueClusterReads, withWorkerCluster, workerPodsOf, type WorkerPods } from './worker-cluster-reads.js';
 import { identityRefusals } from '../core/operations/identity.js';
@@ -117,9 +118,11 @@ export async function firstRead(calls: ObjectCalls, config: Config, ref: TrainJo
 /**
  * The outcome of what one check observed, if it has one; a Failed one with its pods when they are
  * read. With MultiKueue (`workers`), the pods of the worker cluster the Workload names, where
- * MultiKueue's copy ran (the manager has none): unanswered there, the Watch waits as for the
- * manager, but only until timeouts.call after the failure, and then answers without the exit code,
- * its message saying why (docs/multikueue.md, "Operations and Watch").
+ * MultiKueue's copy ran (the manager has none), and the failures this worker's watch of those pods
+ * remembers (MultiKueue deletes them about a second after the failure, often before the manager
+ * shows it): the first of both. Unanswered there and nothing remembered, the Watch waits as for
+ * the manager, but only until timeouts.call after the failure, and then answers without the exit
+ * code, its message saying why (docs/multikueue.md, "Operations and Watch").
  */
 export async function outcomeOf(calls: ObjectCalls, ref: TrainJobRef, observed: Observed, jobId: string | undefined, workers?: WorkerPods): Promise<Outcome | undefined> {
   const observedAt = new Date().toISOString();
@@ -133,21 +136,29 @@ export async function outcomeOf(calls: ObjectCalls, ref: TrainJobRef, observed: 
     return pods.answered === 'ok' ? watchOutcome(ref, { ...observed, pods: pods.value.items ?? [], observedAt }) : outcome;
   }
   const on = `worker cluster ${source.cluster}`;
+  const job = jobKeyOf(observed.trainJob);
+  const known = job === undefined ? undefined : workers.remembered?.failureOf(source.cluster, job);
+  const remembered = known === undefined ? [] : [known];
+  const withPods = (pods: readonly Pod[]) => watchOutcome(ref, { ...observed, pods, remembered, observedAt })!;
   let pods: KubeAnswer<{ items?: Pod[] }>;
   try {
     pods = (await workers.calls(source.cluster).listPods(ref.namespace, selector)) as KubeAnswer<{ items?: Pod[] }>;
   } catch (error) {
     if (error instanceof DispatchError) throw error;
+    // What this worker saw fail answers at once: the list could only add a failure its watch missed.
+    if (known !== undefined) return withPods([]);
     const problem = `${on}: ${error instanceof Error ? error.message : String(error)}`;
     if (waitsForWorkerPods(Date.parse(outcome.finishedAt), Date.now(), workers.boundMs)) throw new WaitedOut('pods', problem);
     return withoutExitCode(outcome, `${on} has not answered the pod list since the job failed at ${outcome.finishedAt} (${problem})`);
   }
-  if (pods.answered === 'definite') return withoutExitCode(outcome, `${on} refused the pod list: ${describeRefusal(pods)}`);
-  const answered = watchOutcome(ref, { ...observed, pods: pods.value.items ?? [], observedAt })!;
+  if (pods.answered === 'definite') {
+    return known !== undefined ? withPods([]) : withoutExitCode(outcome, `${on} refused the pod list: ${describeRefusal(pods)}`);
+  }
+  const answered = withPods(pods.value.items ?? []);
   if (answered.exitCode !== undefined) return answered;
   return withoutExitCode(
     answered,
-    `no pod labelled ${selector} on ${on} has a node container that terminated non-zero (MultiKueue deletes the worker's copy, and its pods, once the job has finished)`,
+    `no pod labelled ${selector} on ${on} has a node container that terminated non-zero, and this worker's watch of its pods saw none (MultiKueue deletes the worker's copy, and its pods, once the job has finished; a worker started after that has not seen them)`,
   );
 }
 

@@ -2,13 +2,15 @@
 // Watch reads about the worker cluster its job runs on. With the manager's client, the
 // MultiKueueCluster of that cluster (its condition Active: whether Kueue reaches it), shared by every
 // Watch of the worker for a few seconds so that 1,000 Watches cost one read per cluster per
-// WATCH_POLL_MS; and with that cluster's own client, a Failed job's pods for the exit code.
+// WATCH_POLL_MS; and with that cluster's own client, a Failed job's pods for the exit code, with
+// what the worker's watch of those pods remembers (src/worker/exit-code-memory.ts) once they are gone.
 import type { KubeClients, WorkerClusterClients } from '../kube/clients.js';
 import { describeRefusal } from '../kube/call.js';
 import { multiKueueClusters, ObjectCalls } from '../kube/objects.js';
 import { workerClustersOf } from '../core/start/worker-copies.js';
 import { clusterOf, type Observed, type WorkerClusterRead } from '../core/operations/observed.js';
 import { terminalOf } from '../core/operations/terminal.js';
+import type { RememberedFailures } from '../core/operations/node-failures.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { callContext, type ActivityEnv } from './context.js';
@@ -70,6 +72,8 @@ export interface WorkerPods {
   calls(cluster: string): ObjectCalls;
   /** How long after the failure an unanswered worker cluster is waited for (timeouts.call). */
   boundMs: number;
+  /** The failures this worker's watch of the worker clusters' pods remembers (none without one). */
+  remembered?: RememberedFailures;
 }
 
 /**
@@ -87,5 +91,6 @@ export function workerPodsOf(env: ActivityEnv, config: Config): WorkerPods | und
     names,
     calls: (cluster) => new ObjectCalls(clients.get(cluster)!, callContext(env)),
     boundMs: toMillis(parseGoDuration(config.timeouts.call)!),
+    ...(env.exitCodes ? { remembered: env.exitCodes } : {}),
   };
 }

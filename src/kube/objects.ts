@@ -5,6 +5,7 @@ import { Kueue, Trainer } from '../model/constants.js';
 import type { KubeObject } from '../model/kube.js';
 import type { RuntimeName } from '../core/objects/runtime-name.js';
 import type { KubeClients } from './clients.js';
+import { asSent } from './as-sent.js';
 import { kubeCall, type CallContext, type KubeAnswer } from './call.js';
 
 export interface NamespacedKind {
@@ -34,6 +35,20 @@ export const workloads = (version: string): NamespacedKind => ({
   plural: Kueue.workloadPlural,
   kind: 'Workload',
 });
+
+/**
+ * Core pods, for a feed of WatchedLists (a worker cluster's pods, src/worker/worker-pod-watch.ts).
+ * The core group is '': listed through CoreV1Api, watched at /api/v1 (collectionPath).
+ */
+export const PODS: NamespacedKind = { group: '', version: 'v1', plural: 'pods', kind: 'Pod' };
+
+const isCore = (kind: NamespacedKind) => kind.group === '';
+
+/** Where a kind's objects of a namespace are listed and watched: /api/<version>/... for the core group, /apis/<group>/<version>/... otherwise. */
+export function collectionPath(kind: NamespacedKind, namespace: string): string {
+  const root = isCore(kind) ? `/api/${kind.version}` : `/apis/${kind.group}/${kind.version}`;
+  return `${root}/namespaces/${namespace}/${kind.plural}`;
+}
 
 /** A cluster-scoped kind (dispatch's AdmissionCheck). */
 export type ClusterKind = NamespacedKind;
@@ -145,9 +160,10 @@ export class ObjectCalls {
 
   /** Pods by label selector (Watch: a failed job's pods, by its job-id label). */
   listPods(namespace: string, labelSelector: string): Promise<KubeAnswer<{ items?: KubeObject[] }>> {
-    return this.call(`list pods in ${namespace}`, (o) =>
-      this.kube.core.listNamespacedPod({ namespace, labelSelector }, o) as Promise<{ items?: KubeObject[] }>,
-    );
+    return this.call(`list pods in ${namespace}`, async (o) => {
+      const list = await this.kube.core.listNamespacedPod({ namespace, labelSelector }, o);
+      return { items: asSent(list.items ?? []) as unknown as KubeObject[] };
+    });
   }
 
   list(kind: NamespacedKind, namespace: string, labelSelector: string): Promise<KubeAnswer<{ items?: KubeObject[] }>> {
@@ -180,11 +196,29 @@ export class ObjectCalls {
 
   /** One page of a list (`limit` objects at most, from `continueFrom`); the last page has no `continue`. */
   listPage(kind: NamespacedKind, namespace: string, labelSelector: string, limit: number, continueFrom?: string): Promise<KubeAnswer<ListPage>> {
+    if (isCore(kind)) return this.listPodPage(kind, namespace, labelSelector, limit, continueFrom);
     return this.call(`list ${kind.plural} in ${namespace}`, (o) =>
       this.kube.custom.listNamespacedCustomObject(
         { ...kind, namespace, labelSelector, limit, ...(continueFrom ? { _continue: continueFrom } : {}) },
         o,
       ) as Promise<ListPage>,
     );
+  }
+
+  /**
+   * A page of pods, the only core kind listed in pages: CoreV1Api's typed list names the next
+   * page `_continue` and gives times as Dates, so its answer is put in ListPage's shape, and its
+   * pods as sent (as-sent.ts), here.
+   */
+  private listPodPage(kind: NamespacedKind, namespace: string, labelSelector: string, limit: number, continueFrom?: string): Promise<KubeAnswer<ListPage>> {
+    if (kind.plural !== PODS.plural) throw new Error(`no paged list of core ${kind.plural}`);
+    return this.call(`list pods in ${namespace}`, async (o) => {
+      const list = await this.kube.core.listNamespacedPod({ namespace, labelSelector, limit, ...(continueFrom ? { _continue: continueFrom } : {}) }, o);
+      const { resourceVersion, _continue: next } = list.metadata ?? {};
+      return {
+        items: asSent(list.items ?? []) as unknown as KubeObject[],
+        metadata: { ...(resourceVersion !== undefined ? { resourceVersion } : {}), ...(next ? { continue: next } : {}) },
+      };
+    });
   }
 }

@@ -13,7 +13,7 @@ import type { Watch } from '@kubernetes/client-node';
 import type { KubeObject } from '../model/kube.js';
 import type { KubeAnswer } from './call.js';
 import type { KubeClients } from './clients.js';
-import { LIST_PAGE_SIZE, ObjectCalls, type NamespacedKind } from './objects.js';
+import { collectionPath, LIST_PAGE_SIZE, ObjectCalls, type NamespacedKind } from './objects.js';
 import { feedKey, itemsOf, put, putKept, remove, type Feed } from './feed.js';
 import { FeedSubscribers, type FeedListener, type ListedListener } from './feed-subscribers.js';
 import { keptOf } from './kept.js';
@@ -161,11 +161,10 @@ export class WatchedLists implements SharedLists {
   }
 
   private async watch(feed: Feed, generation: number): Promise<void> {
-    const { group, version, plural } = feed.kind;
     let ended = false;
     const stop = await this.watcher
       .watch(
-        `/apis/${group}/${version}/namespaces/${feed.namespace}/${plural}`,
+        collectionPath(feed.kind, feed.namespace),
         {
           labelSelector: feed.label,
           resourceVersion: feed.resourceVersion,

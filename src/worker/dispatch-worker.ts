@@ -3,11 +3,13 @@
 // check controller (docs/contract.md §9), and stops cleanly on SIGTERM/SIGINT: it stops polling and
 // lets the activities it holds finish within the drain grace (core/drain.ts, docs/contract.md §10).
 import { Client } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { BatchedLists } from '../kube/batched-lists.js';
 import { createActivities } from '../activities/index.js';
 import { WatchedLists } from '../kube/watched-lists.js';
 import { clusterClients, type ClusterClientOptions } from './cluster-clients.js';
+import type { ExitCodeMemory } from './exit-code-memory.js';
+import type { WorkerPodWatch } from './worker-pod-watch.js';
 import { SettingsSource } from '../activities/settings-activities.js';
 import type { Config } from '../model/config.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
@@ -19,6 +21,7 @@ import { workflowCode } from './workflow-code.js';
 import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
 import { DEFAULT_VERSIONING_BEHAVIOR } from '../contract/versioning.js';
 import type { ActivityInterceptorsFactory, WorkerPlugin } from '@temporalio/worker';
+import { DEFAULT_WORKER_TUNING, type WorkerTuning } from './worker-tuning.js';
 import { metricsWorkerOptions } from '../observability/interceptors.js';
 import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
 import { openWorkflowCounter } from '../observability/open-workflows.js';
@@ -31,34 +34,7 @@ import { releaseIsolation } from './release-isolation.js';
 
 export const DEFAULT_PREFLIGHT_INTERVAL_MS = 5 * 60_000;
 
-/** Worker slots and caches: they change how much runs at once, never what a history holds. */
-export type WorkerTuning = Pick<
-  WorkerOptions,
-  | 'maxConcurrentActivityTaskExecutions'
-  | 'maxConcurrentActivityTaskPolls'
-  | 'maxConcurrentLocalActivityExecutions'
-  | 'maxConcurrentWorkflowTaskExecutions'
-  | 'maxConcurrentWorkflowTaskPolls'
-  | 'maxCachedWorkflows'
->;
-
-/**
- * The SDK's defaults, except where docs/performance.md measured better:
- * - activity slots: each Kueue-mode Start holds one for its whole Workload wait. With the SDK's
- *   100, 300 Starts had 100 waiting and the other Starts' Kubernetes calls starved until CallBound
- *   (191 of 300 failed); with 2,000, 1,000 waited at once and all completed.
- * - cached workflows: the SDK sizes the cache by heap size (thousands on a large host). A Start
- *   runs steps 2-8 in two workflow tasks around the step 6 activity (the other calls are local
- *   activities), so it needs the cache for those and again when its Workload wait ends; the least
- *   recently used go first, and a waiting Start evicted is replayed when its wait ends. With 1,000 waiting Starts the worker was 468 MiB
- *   with 50 cached and 518 MiB with 200, and drained them in about the same time. 200: at least the
- *   Starts in flight at the bench's busiest level (128 callers), so that no Start is evicted between
- *   its two workflow tasks and replayed for the second (docs/performance.md).
- */
-export const DEFAULT_WORKER_TUNING: WorkerTuning = {
-  maxConcurrentActivityTaskExecutions: 2000,
-  maxCachedWorkflows: 200,
-};
+export { DEFAULT_WORKER_TUNING, type WorkerTuning } from './worker-tuning.js';
 
 export interface DispatchWorkerOptions extends ClusterClientOptions {
   config: Config;
@@ -109,6 +85,10 @@ export interface DispatchWorker {
   admissionController?: AdmissionController;
   /** Wakes the Watches of the TrainJobs that change (docs/contract.md §9b), when the kube clients can watch. run() runs it. */
   waker?: WatchWaker;
+  /** MultiKueue: the watch of the worker clusters' pods that feeds `exitCodes` (docs/multikueue.md). run() runs it. */
+  podWatch?: WorkerPodWatch;
+  /** MultiKueue: the failed node containers that watch saw, which Watch reads. */
+  exitCodes?: ExitCodeMemory;
   /** How long a stopped worker lets its activities run, and when it gives up on them (from the configuration). */
   drain: DrainTimes;
   /** Whether workers of another namespace poll this worker's task queue (docs/contract.md §10). run() runs it. */
@@ -122,7 +102,7 @@ export interface DispatchWorker {
 
 export async function createDispatchWorker(options: DispatchWorkerOptions): Promise<DispatchWorker> {
   const { config } = options;
-  const { kube, workerClusters, copyCollector } = clusterClients(config, options);
+  const { kube, workerClusters, copyCollector, exitCodes, podWatch } = clusterClients(config, options);
   const gates = new SettingsSource(config);
   const callMs = toMillis(parseGoDuration(config.timeouts.call)!);
   const requestTimeoutMs = options.requestTimeoutMs ?? Math.min(10_000, callMs);
@@ -141,6 +121,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
   const activities = createActivities({
     kube,
     workerClusters,
+    ...(exitCodes ? { exitCodes } : {}),
     settings: gates,
     requestTimeoutMs,
     lists: lists ?? batched,
@@ -217,6 +198,8 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     ...(admissionController ? { admissionController } : {}),
     ...(lists ? { checks: lists } : {}),
     ...(waker ? { waker } : {}),
+    ...(podWatch ? { podWatch } : {}),
+    ...(exitCodes ? { exitCodes } : {}),
     queueSharing,
     preflight: () => runPreflight(options.client, taskQueue, gates),
     async run() {
@@ -233,12 +216,13 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
       const waking = waker?.run(stopLoops.signal);
       const sharing = queueSharing.run(stopLoops.signal);
       const collecting = copyCollector?.run(stopLoops.signal);
+      const watchingPods = podWatch?.run(stopLoops.signal);
       try {
         await running;
       } finally {
         stopLoops.abort();
         lists?.close();
-        await Promise.all([loop, controlling, waking, sharing, collecting]);
+        await Promise.all([loop, controlling, waking, sharing, collecting, watchingPods]);
       }
     },
     shutdown() {

@@ -37,7 +37,8 @@ import { watchWorkflowId } from '../contract/names.js';
 import { isBeingDeleted } from '../core/objects/deletion.js';
 import { terminalOf } from '../core/operations/terminal.js';
 import { TRAINJOBS, workloads, type NamespacedKind } from '../kube/objects.js';
-import { RETRY_MS, type FeedChange, type WatchedLists } from '../kube/watched-lists.js';
+import { keepInStep } from '../kube/keep-in-step.js';
+import type { FeedChange, WatchedLists } from '../kube/watched-lists.js';
 import { createRetryTimers, createWakeQueue, FIRST_RETRY_MS, MAX_IN_FLIGHT, type WakeResult } from './wake-queue.js';
 import { createWatchSweep, SWEEP_EVERY_MS } from './watch-sweep.js';
 
@@ -208,15 +209,12 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
       const unsubscribe = feeds.map((f) =>
         lists.subscribe(f.kind, config.namespace, f.label, hear, f.kind === TRAINJOBS ? listed : undefined),
       );
-      const keepInStep = () => {
+      const stopAsking = keepInStep(() => {
         for (const f of feeds) lists.snapshot(f.kind, config.namespace, f.label);
-      };
-      keepInStep();
-      const timer = setInterval(keepInStep, options.keepInStepMs ?? RETRY_MS);
-      timer.unref();
+      }, options.keepInStepMs);
       return new Promise<void>((resolve) => {
         const halt = () => {
-          clearInterval(timer);
+          stopAsking();
           for (const u of unsubscribe) u();
           stopped = true;
           queue.stop();

@@ -2,7 +2,8 @@
 // admission/), and nothing else. Activities return objects trimmed so, as
 // workflow histories record every activity result: a TrainJob as read carries its whole spec
 // (several KB), its trimmed form a few hundred bytes, and the plans decide the same from either.
-import type { ObjectMeta, TrainJob, Workload } from '../../model/kube.js';
+import { Trainer } from '../../model/constants.js';
+import type { ContainerStatus, ObjectMeta, Pod, TrainJob, Workload } from '../../model/kube.js';
 import { isRecord } from './fields.js';
 
 /** The fields of `from` named in `keys` that are present. */
@@ -33,4 +34,21 @@ export function trimWorkload(workload: Workload): Workload {
     spec: pick(workload.spec, ['active']),
     ...(Object.keys(status).length > 0 ? { status } : {}),
   };
+}
+
+/**
+ * metadata and the `node` containers' name, state.terminated and lastState.terminated: what the
+ * exit code is decided from (operations/node-failures.ts). A worker's feed of a worker cluster's
+ * pods keeps this, a few hundred bytes, of each of a whole job's pods.
+ */
+export function trimPod(pod: Pod): Pod {
+  const statuses = Array.isArray(pod.status?.containerStatuses) ? pod.status.containerStatuses : [];
+  const containerStatuses = statuses
+    .filter((c) => c?.name === Trainer.nodeContainer)
+    .map((c): ContainerStatus => {
+      const state = pick(c.state, ['terminated']);
+      const lastState = pick(c.lastState, ['terminated']);
+      return { name: c.name, ...(Object.keys(state).length > 0 ? { state } : {}), ...(Object.keys(lastState).length > 0 ? { lastState } : {}) };
+    });
+  return { metadata: trimMeta(pod.metadata), ...(containerStatuses.length > 0 ? { status: { containerStatuses } } : {}) };
 }

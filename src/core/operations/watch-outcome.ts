@@ -1,52 +1,31 @@
 // Watch's outcome (docs/contract.md §9): once the TrainJob has ended, its phase with the deciding
 // condition's reason, message and time, and for a failure the exit code of its first failed node.
-import { Labels, Trainer } from '../../model/constants.js';
-import type { TrainJob } from '../../model/kube.js';
 import { OutcomeReasons } from '../../model/constants.js';
+import type { Pod, TrainJob } from '../../model/kube.js';
 import type { Outcome, TrainJobRef } from '../../model/operations.js';
-import type { ContainerTerminated, Pod } from '../../model/kube.js';
-import { byteOrder } from '../objects/describe.js';
+import { firstFailure, jobKeyOf, nodeFailuresOf, type NodeFailure } from './node-failures.js';
 import { clusterOf, type Observed } from './observed.js';
 import { stateOf } from './phase.js';
 import { terminalOf } from './terminal.js';
 
-interface Termination {
-  pod: string;
-  terminated: ContainerTerminated;
-}
-
 /**
  * The exit code of the first `node` container, among the TrainJob's pods (its job-id and
  * submission labels, docs/contract.md §4), that terminated non-zero: the earliest by finishedAt
- * (one without comes last), then by pod name. A container's earlier run (lastState) counts too.
+ * (one without comes last), then by pod name (node-failures.ts). A container's earlier run
+ * (lastState) counts too, and so do `known` failures of its pods seen before (a worker's memory of
+ * a worker cluster's pods that are gone since, docs/multikueue.md).
  */
-export function exitCodeOf(trainJob: TrainJob, pods: readonly Pod[]): number | undefined {
-  const labels = trainJob.metadata?.labels ?? {};
-  const jobId = labels[Labels.jobId];
-  const submission = labels[Labels.submission];
-  if (jobId === undefined || submission === undefined) return undefined;
-  const ended: Termination[] = pods
-    .filter(
-      (p) =>
-        p.metadata?.labels?.[Labels.jobId] === jobId &&
-        p.metadata?.labels?.[Labels.submission] === submission,
-    )
-    .flatMap((p) =>
-      (Array.isArray(p.status?.containerStatuses) ? p.status.containerStatuses : [])
-        .filter((c) => c?.name === Trainer.nodeContainer)
-        .flatMap((c) => [c.state?.terminated, c.lastState?.terminated])
-        .filter((t): t is ContainerTerminated => Number.isInteger(t?.exitCode) && t?.exitCode !== 0)
-        .map((terminated) => ({ pod: p.metadata?.name ?? '', terminated })),
-    );
-  const key = (t: Termination) => t.terminated.finishedAt ?? '\uffff';
-  // Byte order, not the locale's: every worker sorts alike. Kubernetes writes these times to the second.
-  ended.sort((a, b) => byteOrder(key(a), key(b)) || byteOrder(a.pod, b.pod));
-  return ended[0]?.terminated.exitCode;
+export function exitCodeOf(trainJob: TrainJob, pods: readonly Pod[], known: readonly NodeFailure[] = []): number | undefined {
+  const job = jobKeyOf(trainJob);
+  if (job === undefined) return undefined;
+  return firstFailure([...nodeFailuresOf(job, pods), ...known])?.exitCode;
 }
 
 export interface WatchObservation extends Observed {
   /** The pods listed by the TrainJob's job-id label. */
   pods: readonly Pod[];
+  /** Failures of the TrainJob's node containers seen before, in pods that may be gone (exitCodeOf's `known`). */
+  remembered?: readonly NodeFailure[];
   /** When this was read (RFC 3339): an Absent outcome's finishedAt, and that of a condition without a time. */
   observedAt: string;
 }
@@ -71,7 +50,7 @@ export function watchOutcome(ref: TrainJobRef, observation: WatchObservation): O
   const terminal = terminalOf(observation);
   if (terminal === undefined || observation.trainJob === undefined) return undefined;
   const exitCode =
-    terminal.phase === 'Failed' ? exitCodeOf(observation.trainJob, observation.pods) : undefined;
+    terminal.phase === 'Failed' ? exitCodeOf(observation.trainJob, observation.pods, observation.remembered) : undefined;
   return {
     ref,
     phase: terminal.phase,

@@ -122,6 +122,8 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
   const controlling = worker.admissionController?.run(stopController.signal);
   // The Watch waker, as worker.run() runs it (docs/contract.md §9b).
   const waking = worker.waker?.run(stopController.signal);
+  // MultiKueue: the watch of the worker clusters' pods, as worker.run() runs it (docs/multikueue.md).
+  const watchingPods = worker.podWatch?.run(stopController.signal);
   const admin = createKubeClients(loadKubeConfig(writeKubeconfig(adminOf())));
   return {
     config,
@@ -134,7 +136,7 @@ export async function startDispatch(options: DispatchHarnessOptions): Promise<Di
       stopController.abort();
       worker.worker.shutdown();
       // The wakes in flight settle before the connection they use is closed.
-      await Promise.all([running, controlling, waking]);
+      await Promise.all([running, controlling, waking, watchingPods]);
       await env.teardown();
     },
   };

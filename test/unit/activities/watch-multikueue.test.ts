@@ -14,8 +14,10 @@ import { BatchedLists } from '../../../src/kube/batched-lists.js';
 import { TRAINJOBS } from '../../../src/kube/objects.js';
 import type { Config } from '../../../src/model/config.js';
 import { config, KUEUE } from '../../golden/cases.js';
-import { condition, NS, pod, REF, trainJob, workload } from '../core/operation-fixtures.js';
+import { condition, JOB_ID, NS, pod, REF, trainJob, workload } from '../core/operation-fixtures.js';
+import { Labels } from '../../../src/model/constants.js';
 import { FakeCluster } from './support/fake-cluster.js';
+import { ExitCodeMemory } from '../../../src/worker/exit-code-memory.js';
 
 const base = config(KUEUE);
 const MULTIKUEUE: Config = {
@@ -34,7 +36,7 @@ const mkc = (status: 'True' | 'False', reason: string, message: string) => ({
   status: { conditions: [condition('Active', status, reason, message)] },
 });
 
-function setup(job: ReturnType<typeof trainJob>, cfg = MULTIKUEUE) {
+function setup(job: ReturnType<typeof trainJob>, cfg = MULTIKUEUE, exitCodes?: ExitCodeMemory) {
   const manager = new FakeCluster('manager');
   const w1 = new FakeCluster('worker-1');
   const w2 = new FakeCluster('worker-2');
@@ -44,7 +46,7 @@ function setup(job: ReturnType<typeof trainJob>, cfg = MULTIKUEUE) {
   keep('workloads', workload({ cluster: 'worker-1', check: 'Ready', conditions: [condition('QuotaReserved'), condition('Admitted')] }));
   const counted: WatchCall[] = [];
   const count = (call: WatchCall) => void counted.push(call);
-  const env = { kube: manager.kube, requestTimeoutMs: 100, workerClusters: new Map([['worker-1', w1.kube], ['worker-2', w2.kube]]) };
+  const env = { kube: manager.kube, requestTimeoutMs: 100, workerClusters: new Map([['worker-1', w1.kube], ['worker-2', w2.kube]]), ...(exitCodes ? { exitCodes } : {}) };
   const check = () => new MockActivityEnvironment().run(watchCheckActivities(env, new BatchedLists(env.kube, 100), count).checkWatchedTrainJob, { config: cfg, ref: REF });
   const watch = () => new MockActivityEnvironment().run(watchActivities(env, new BatchedLists(env.kube, 100), count).watchTrainJob, { config: cfg, ref: REF, sliceMs: 5_000 });
   return { manager, w1, w2, env, check, watch, counted };
@@ -109,6 +111,59 @@ describe("a Failed job's exit code with MultiKueue", () => {
     single.manager.put('pods', pod('on-the-manager', { exitCode: 1 }));
     expect(await single.check()).toMatchObject({ outcome: { exitCode: 1, message: 'jobset failed' } });
     expect([single.w1.calls, single.w2.calls]).toEqual([[], []]);
+  });
+});
+
+describe("a Failed job's exit code with MultiKueue, from the worker's memory of the worker cluster's pods", () => {
+  /** A memory that heard, on `cluster`, the job's pod fail with `exitCode` at `at` (then MultiKueue deleted it). */
+  const remembering = (cluster: string, exitCode: number, at = '2026-01-01T00:00:00Z', name = `${cluster}-gone`) => {
+    const memory = new ExitCodeMemory({ keepMs: 3_600_000 });
+    memory.heard(cluster, pod(name, { exitCode, finishedAt: at }));
+    return memory;
+  };
+
+  it("answers with the remembered exit code when the worker cluster's pods are gone (the woken check and the heartbeating Watch)", async () => {
+    for (const run of ['check', 'watch'] as const) {
+      const { check, watch, w1 } = setup(failed(new Date().toISOString()), MULTIKUEUE, remembering('worker-1', 125));
+      const answer = await (run === 'check' ? check() : watch());
+      expect(answer, run).toEqual({ ...(run === 'watch' ? { checks: 1 } : {}), outcome: expect.objectContaining({ phase: 'Failed', message: 'jobset failed', exitCode: 125, cluster: 'worker-1' }) });
+      // The list was still asked: it could hold a failure the watch missed.
+      expect(w1.calls, run).toContain('list pods');
+    }
+  });
+
+  it("the first failure of both, the listed pods' and the remembered one", async () => {
+    const earlier = setup(failed(new Date().toISOString()), MULTIKUEUE, remembering('worker-1', 125, '2026-01-01T00:00:00Z'));
+    earlier.w1.put('pods', pod('still-there', { exitCode: 1, finishedAt: '2026-01-01T00:00:09Z' }));
+    expect(await earlier.check()).toMatchObject({ outcome: { exitCode: 125 } });
+    const later = setup(failed(new Date().toISOString()), MULTIKUEUE, remembering('worker-1', 125, '2026-01-01T00:00:09Z'));
+    later.w1.put('pods', pod('still-there', { exitCode: 1, finishedAt: '2026-01-01T00:00:00Z' }));
+    expect(await later.check()).toMatchObject({ outcome: { exitCode: 1 } });
+  });
+
+  it('a worker cluster that does not answer, or refuses, the pod list: the remembered exit code at once, without waiting', async () => {
+    const silent = setup(failed(new Date().toISOString()), MULTIKUEUE, remembering('worker-1', 125));
+    silent.w1.silent = true;
+    expect(await silent.check()).toMatchObject({ outcome: { exitCode: 125, message: 'jobset failed' } });
+    expect(silent.counted).toEqual([]);
+
+    const refusing = setup(failed(new Date().toISOString()), MULTIKUEUE, remembering('worker-1', 125));
+    const kube = refusing.w1.kube;
+    kube.core.listNamespacedPod = () => Promise.reject(new ApiException(403, 'Forbidden', { reason: 'Forbidden', message: 'pods is forbidden' }, {}));
+    refusing.env.workerClusters.set('worker-1', kube);
+    expect(await refusing.check()).toMatchObject({ outcome: { exitCode: 125, message: 'jobset failed' } });
+  });
+
+  it("only the memory of the Workload's cluster and of this job's submission counts; without either, the message says why as before", async () => {
+    const otherCluster = setup(failed(new Date().toISOString()), MULTIKUEUE, remembering('worker-2', 125));
+    const answer = await otherCluster.check();
+    expect(answer).toMatchObject({ outcome: { message: expect.stringContaining("exit code not read: no pod labelled dispatch.phpboyscout.uk/job-id=") } });
+    expect((answer as { outcome: object }).outcome).not.toHaveProperty('exitCode');
+    expect((answer as { outcome: { message: string } }).outcome.message).toContain("and this worker's watch of its pods saw none");
+
+    const otherSubmission = new ExitCodeMemory({ keepMs: 3_600_000 });
+    otherSubmission.heard('worker-1', pod('s11', { exitCode: 125 }, { [Labels.jobId]: JOB_ID, [Labels.submission]: '11' }));
+    expect(await setup(failed(new Date().toISOString()), MULTIKUEUE, otherSubmission).check()).not.toMatchObject({ outcome: { exitCode: expect.anything() } });
   });
 });
 

@@ -221,7 +221,7 @@ describe('deploy/kubernetes/multikueue-worker-rbac.yaml (applied on each MultiKu
   const objects = readManifests(join(KUEUE, '..', 'multikueue-worker-rbac.yaml'));
   const namespace = configOf(builds.kueue).namespace;
 
-  it("grants, in the configuration's namespace, exactly what the worker calls there: the runtime copies (create, get, list, delete) and pods (list), nothing cluster-scoped", () => {
+  it("grants, in the configuration's namespace, exactly what the worker calls there: the runtime copies (create, get, list, delete) and pods (list, watch), nothing cluster-scoped", () => {
     expect(objects.map((o) => o.kind).sort()).toEqual(['Role', 'RoleBinding', 'Secret', 'ServiceAccount']);
     for (const object of objects) expect(object.metadata.namespace, object.kind).toBe(namespace);
     const described = (accesses: Parameters<typeof describeAccess>[0][]) => accesses.map(describeAccess).sort();

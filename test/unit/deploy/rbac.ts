@@ -158,11 +158,12 @@ export function deniedAccesses(config: Config, otherNamespace: string): Access[]
 /**
  * What the worker needs on each MultiKueue worker cluster, in the configuration's namespace
  * (deploy/kubernetes/multikueue-worker-rbac.yaml, docs/multikueue.md): the runtime copies of step 5,
- * its undo, Start's undo and the collector, and the pods of a job that failed there (Watch's exit code).
+ * its undo, Start's undo and the collector, and the pods there (Watch's exit code: listed by Watch, watched by the worker).
  */
 export function workerClusterAccesses(namespace: string): Access[] {
   return [
     ...['create', 'get', 'list', 'delete'].map((verb) => ({ verb, group: Trainer.group, resource: Trainer.trainingRuntimePlural, namespace })),
-    { verb: 'list', group: '', resource: 'pods', namespace },
+    // Watch's list of a failed job's pods; the worker's watch of them (a list, then a watch) for its memory of their exit codes.
+    ...['list', 'watch'].map((verb) => ({ verb, group: '', resource: 'pods', namespace })),
   ];
 }
