@@ -6,7 +6,7 @@ import type { CallRecord, FaultRecord, LifecycleRecord } from './history.js';
 import { describe, faultsBehind, justifyRefusal, type JudgeOptions, type Justification } from './justify.js';
 import { ALL_FAULT_KINDS, SHAPES, type Operation, type Shape } from './schedule.js';
 
-const STOPS: ReadonlySet<Shape> = new Set(['stop-gated', 'stop-running', 'hold-stop']);
+const STOPS: ReadonlySet<Shape> = new Set(['stop-gated', 'stop-running', 'hold-stop', 'hold-release-stop']);
 export const shapeStops = (shape: Shape) => STOPS.has(shape);
 
 /** The phase a job of the shape ends in when it is left to run: its runtime's. */

@@ -47,6 +47,12 @@ export const UP_BETWEEN_MS = 15_000;
 
 /** How long an armed proxy fault waits for a matching request before it is disarmed. */
 const PROXY_ARMED_MS = 15_000;
+/**
+ * The worker cluster's proxy's: dispatch's requests there are sparse (step 5 at each Start, each
+ * worker's collector listing once a minute, a failed job's pod list), and armed for 15 s its faults
+ * took 1 of 11 (seed 20261201, 6 lifecycles at 3), so it waits long enough to meet a collector's pass.
+ */
+const WORKER_CLUSTER_ARMED_MS = 45_000;
 
 /** The workers' bound on one HTTP request (stack.ts REQUEST_TIMEOUT_MS): how long a request a proxy fault held, hung or dropped stays unanswered. */
 const REQUEST_BOUND_MS = 5_000;
@@ -179,7 +185,7 @@ export class Nemesis {
         const requests = proxy.requests;
         const seenBefore = requests.length;
         const armed = proxy.inject({ ...proxyRule(this.stack, target), action, times, ...(delayMs ? { delayMs } : {}) });
-        await sleepUnlessAborted(PROXY_ARMED_MS, signal);
+        await sleepUnlessAborted(fault.kind === 'worker-cluster-proxy' ? WORKER_CLUSTER_ARMED_MS : PROXY_ARMED_MS, signal);
         proxy.remove(armed);
         applied.hits = armed.hits;
         // One fault at a time per proxy (its part is the proxy): the requests that got this action since it was armed are its.

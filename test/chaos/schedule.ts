@@ -15,16 +15,21 @@ export const SHAPES = {
   'hold-stop': ['open', 'watch', 'hold', 'stop'],
   // Opened, its node container fails: Watch ends Failed (the MultiKueue schedule's; the exit code is on the worker cluster).
   'run-fail': ['open', 'watch'],
+  // Held while it runs, released, then stopped (the MultiKueue schedule's hold-release): with Kueue
+  // v0.19.2 a Hold after MultiKueue copied the job's status back keeps the manager's quota, and
+  // whether the Release runs the job again depends on that eviction ending (docs/multikueue.md,
+  // kubernetes-sigs/kueue#15380), so its end is a Stop rather than Succeeded.
+  'hold-release-stop': ['open', 'watch', 'hold', 'release', 'stop'],
 } as const satisfies Record<string, readonly Operation[]>;
 export type Shape = keyof typeof SHAPES;
 
 /** The single-cluster run's shapes (its seeds' plans are as they were before run-fail existed). */
 export const SHAPE_WEIGHTS: Readonly<Partial<Record<Shape, number>>> = { run: 45, 'hold-release': 20, 'stop-gated': 10, 'stop-running': 15, 'hold-stop': 10 };
-/** The MultiKueue run's (--multikueue): every shape, a failing job among them. */
-export const MULTIKUEUE_SHAPE_WEIGHTS: Readonly<Partial<Record<Shape, number>>> = { run: 30, 'run-fail': 15, 'hold-release': 20, 'stop-gated': 10, 'stop-running': 15, 'hold-stop': 10 };
+/** The MultiKueue run's (--multikueue): a failing job among them, and Hold/Release ended by a Stop. */
+export const MULTIKUEUE_SHAPE_WEIGHTS: Readonly<Partial<Record<Shape, number>>> = { run: 30, 'run-fail': 15, 'hold-release-stop': 20, 'stop-gated': 10, 'stop-running': 15, 'hold-stop': 10 };
 
 /** Shapes that act on a job while it runs use the long runtime, so that it still runs when they act. */
-const LONG_SHAPES: ReadonlySet<Shape> = new Set(['hold-release', 'stop-running', 'hold-stop']);
+const LONG_SHAPES: ReadonlySet<Shape> = new Set(['hold-release', 'stop-running', 'hold-stop', 'hold-release-stop']);
 /** The runtime each shape's job names. */
 const runtimeOf = (shape: Shape): LifecyclePlan['runtime'] => (shape === 'run-fail' ? 'fail' : LONG_SHAPES.has(shape) ? 'long' : 'short');
 
@@ -117,7 +122,10 @@ export const MULTIKUEUE_FAULT_WEIGHTS: FaultWeights = {
   'kueue-restart': 5,
   'trainer-restart': 5,
   'worker-cluster-proxy': 25,
-  'worker-cluster-apiserver-restart': 15,
+  // Less often than its Kueue: after a restart of the worker cluster's API server, its scheduler and
+  // Job controller were seen to miss pods for minutes (until the next restart's relist), which
+  // slows every job there without touching dispatch (docs/reliability.md).
+  'worker-cluster-apiserver-restart': 10,
   'worker-cluster-kueue-restart': 15,
 };
 

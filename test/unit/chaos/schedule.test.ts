@@ -77,7 +77,8 @@ describe('chaos schedule', () => {
     expect(new Set(plans.map((p) => p.mode))).toEqual(new Set(['kueue']));
     expect(plans.every((p) => p.multiKueue === true)).toBe(true);
     expect(new Set(plans.map((p) => p.shape))).toEqual(new Set(Object.keys(MULTIKUEUE_SHAPE_WEIGHTS)));
-    expect(new Set(Object.keys(MULTIKUEUE_SHAPE_WEIGHTS))).toEqual(new Set(Object.keys(SHAPES)));
+    expect(new Set([...Object.keys(MULTIKUEUE_SHAPE_WEIGHTS), ...Object.keys(SHAPE_WEIGHTS)])).toEqual(new Set(Object.keys(SHAPES)));
+    expect(Object.keys(MULTIKUEUE_SHAPE_WEIGHTS)).not.toContain('hold-release');
     for (const p of plans) expect(p.runtime === 'fail').toBe(p.shape === 'run-fail');
     const faults = planFaults(7, { count: 300, meanGapMs: 5_000, workers: 2, weights: MULTIKUEUE_FAULT_WEIGHTS });
     expect(new Set(faults.map((f) => f.kind))).toEqual(new Set(ALL_FAULT_KINDS));
