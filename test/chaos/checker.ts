@@ -5,9 +5,9 @@
 // (ends.ts), and each invariant checks at least its minimum of cases (invariants.ts).
 import type { Outcome, TrainJobState } from '../../src/model/operations.js';
 import type { StartResult } from '../../src/model/results.js';
-import { judgeOk, judgeShape, shapeStops } from './ends.js';
+import { finishedPhase, judgeOk, judgeShape, shapeStops } from './ends.js';
 import type { Answer, CallRecord, FaultRecord, FinalObject, FinalState, LifecycleRecord, RunHistory } from './history.js';
-import { incompleteAllowed, INVARIANTS, minimumCases, RECORD_ONLY, type Invariant } from './invariants.js';
+import { AFTER_CLEANUP, incompleteAllowed, INVARIANTS, minimumCases, RECORD_ONLY, type Invariant } from './invariants.js';
 import { isProbeJobId } from '../../src/core/start/probe.js';
 import { justifyRefusal, unjustifiedBecause, workersStart, type JudgeOptions, type Justification } from './justify.js';
 import type { Mode, Operation, Shape } from './schedule.js';
@@ -135,8 +135,9 @@ export function check(history: RunHistory, final: FinalState, options: JudgeOpti
   }
   checked['no-stuck-workflows'] += 1;
 
-  // An invariant that looked at fewer cases than the run's size demands proves too little.
-  for (const name of INVARIANTS) {
+  // An invariant that looked at fewer cases than the run's size demands proves too little (the
+  // cleanup audit's are counted where it runs: cluster-audit.ts).
+  for (const name of INVARIANTS.filter((n) => !AFTER_CLEANUP.has(n))) {
     const [got, min] = [checked[name], report.minimums[name]];
     if (got < min) report.violations.push({ invariant: name, detail: `checked ${got} cases; a run of ${history.lifecycles.length} lifecycles must check at least ${min}` });
   }
@@ -241,7 +242,23 @@ function checkLifecycle(lifecycle: LifecycleRecord, calls: CallRecord[], final: 
   const watched = okValues<Outcome>(of('watch'));
   if (startUid !== undefined && !stops) {
     const conditions = trainJobs[0]?.conditions ?? [];
-    judge('opened-jobs-reach-an-outcome', watched.some((o) => o.phase === 'Succeeded') && conditions.includes('Complete'), () => `opened, never stopped: Watch answered [${watched.map((o) => `${o.phase} ${o.reason}`).join('; ') || 'nothing'}], the TrainJob's conditions [${conditions.join(', ')}]`, job);
+    const phase = finishedPhase(shape);
+    const condition = phase === 'Failed' ? 'Failed' : 'Complete';
+    judge('opened-jobs-reach-an-outcome', watched.some((o) => o.phase === phase) && conditions.includes(condition), () => `opened, never stopped: Watch answered [${watched.map((o) => `${o.phase} ${o.reason}`).join('; ') || 'nothing'}], the TrainJob's conditions [${conditions.join(', ')}]`, job);
+  }
+  // MultiKueue: the job ran on a worker cluster (the Outcome names it: the Workload's status.clusterName),
+  // and a failed one's Outcome carries the exit code or says why it could not be read (docs/multikueue.md).
+  if (lifecycle.plan.multiKueue && startUid !== undefined && !stops) {
+    const ended = watched.find((o) => o.phase === finishedPhase(shape));
+    const clusters = options.workerClusters ?? [];
+    const ranThere = ended?.cluster !== undefined && clusters.includes(ended.cluster);
+    const exitCodeSaid = ended?.phase !== 'Failed' || (ended.exitCode !== undefined ? ended.exitCode === options.failExitCode : /exit code not read/.test(ended.message));
+    judge(
+      'ran-on-a-worker-cluster',
+      ranThere && exitCodeSaid,
+      () => `Watch's Outcome ${ended ? `${ended.phase}, cluster ${ended.cluster ?? 'none'}, exit code ${ended.exitCode ?? 'none'} (${ended.message})` : 'never came'}; the run's worker clusters: [${clusters.join(', ')}]${ranThere ? `: a Failed Outcome carries exit code ${options.failExitCode ?? 'unknown'} or says why it could not be read` : ''}`,
+      job,
+    );
   }
   if (startUid !== undefined && stops) {
     judge('stopped-jobs-are-gone', trainJobs.length === 0 && watched.every((o) => o.phase !== 'Failed'), () => `stopped; the cluster has ${trainJobs.length} TrainJob(s) ${name}, Watch answered [${watched.map((o) => o.phase).join(', ')}]`, job);

@@ -4,20 +4,23 @@
 import type { Outcome, TrainJobState } from '../../src/model/operations.js';
 import type { CallRecord, FaultRecord, LifecycleRecord } from './history.js';
 import { describe, faultsBehind, justifyRefusal, type JudgeOptions, type Justification } from './justify.js';
-import { FAULT_WEIGHTS, SHAPES, type FaultKind, type Operation, type Shape } from './schedule.js';
+import { ALL_FAULT_KINDS, SHAPES, type Operation, type Shape } from './schedule.js';
 
-const STOPS: ReadonlySet<Shape> = new Set(['stop-gated', 'stop-running', 'hold-stop']);
+const STOPS: ReadonlySet<Shape> = new Set(['stop-gated', 'stop-running', 'hold-stop', 'hold-release-stop']);
 export const shapeStops = (shape: Shape) => STOPS.has(shape);
+
+/** The phase a job of the shape ends in when it is left to run: its runtime's. */
+export const finishedPhase = (shape: Shape) => (shape === 'run-fail' ? 'Failed' : 'Succeeded');
 
 /** The phases each operation should answer in a shape (Start: a ref). Open and Release may find the job already finished. */
 export function intendedPhases(shape: Shape, op: Exclude<Operation, 'start'>): readonly string[] {
   const phases: Record<Exclude<Operation, 'start' | 'watch'>, readonly string[]> = {
-    open: ['Queued', 'Running', 'Succeeded'],
+    open: ['Queued', 'Running', finishedPhase(shape)],
     hold: ['Held'],
-    release: ['Queued', 'Running', 'Succeeded'],
+    release: ['Queued', 'Running', finishedPhase(shape)],
     stop: ['Absent'],
   };
-  if (op === 'watch') return shapeStops(shape) ? ['Absent'] : ['Succeeded'];
+  if (op === 'watch') return shapeStops(shape) ? ['Absent'] : [finishedPhase(shape)];
   return phases[op];
 }
 
@@ -60,7 +63,7 @@ export interface ShapeVerdict {
   unjustified: string[];
 }
 
-const ANY_FAULT = Object.keys(FAULT_WEIGHTS) as FaultKind[];
+const ANY_FAULT = ALL_FAULT_KINDS;
 
 /** Whether a lifecycle completed its shape: every planned call ended with the answer its shape intends. */
 export function judgeShape(lifecycle: LifecycleRecord, calls: readonly CallRecord[], faults: readonly FaultRecord[], options: JudgeOptions): ShapeVerdict {

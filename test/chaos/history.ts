@@ -108,4 +108,6 @@ export interface RunHistory {
   ran?: { from: number; to: number };
   /** The run's time budget for its lifecycles, and, when they outran it, when they were given up. */
   budget?: { ms: number; exceededAt?: number };
+  /** A MultiKueue run's (--multikueue): its worker clusters, and the exit code its failing jobs end with. */
+  multiKueue?: { workerClusters: string[]; failExitCode: number };
 }

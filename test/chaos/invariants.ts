@@ -19,11 +19,29 @@ export const INVARIANTS = [
   'stopped-jobs-are-gone',
   'no-stuck-workflows',
   'run-within-budget',
+  // --multikueue only (0 cases otherwise): each job left to run ran on a worker cluster, and
+  // nothing of any lifecycle is left on the manager or the worker cluster once cleanup is done.
+  'ran-on-a-worker-cluster',
+  'clusters-clean-after-cleanup',
 ] as const;
 export type Invariant = (typeof INVARIANTS)[number];
 
+/** Judged after the run's cleanup (cluster-audit.ts), not by check(): its cases are counted there. */
+export const AFTER_CLEANUP: ReadonlySet<Invariant> = new Set(['clusters-clean-after-cleanup']);
+/** The clusters the MultiKueue audit reads: the manager and the one worker cluster. */
+export const MULTIKUEUE_CLUSTERS = 2;
+
 /** Invariants judged on the recorded calls alone: settling cannot change their verdict. */
-export const RECORD_ONLY: ReadonlySet<Invariant> = new Set(['lifecycle-completes-shape', 'answers-justified', 'answers-agree', 'answers-match-the-cluster', 'outcome-unknown-is-in-flight', 'run-within-budget']);
+export const RECORD_ONLY: ReadonlySet<Invariant> = new Set([
+  'lifecycle-completes-shape',
+  'answers-justified',
+  'answers-agree',
+  'answers-match-the-cluster',
+  'outcome-unknown-is-in-flight',
+  'run-within-budget',
+  // Judged on the Watch's recorded Outcome.
+  'ran-on-a-worker-cluster',
+]);
 
 /** The share of lifecycles that may end short of their shape, each justified: more fails the run. */
 export const INCOMPLETE_SHARE = 0.01;
@@ -31,7 +49,7 @@ export const incompleteAllowed = (lifecycles: number) => Math.floor(lifecycles *
 
 /** The cases each invariant looks at for one lifecycle that completed its shape. */
 function casesOf(lifecycle: LifecycleRecord): Record<Exclude<Invariant, 'outcome-unknown-is-in-flight' | 'no-stuck-workflows' | 'run-within-budget'>, number> {
-  const { shape, mode } = lifecycle.plan;
+  const { shape, mode, multiKueue } = lifecycle.plan;
   const calls = plannedCalls(lifecycle).length;
   const stops = shapeStops(shape);
   return {
@@ -42,11 +60,16 @@ function casesOf(lifecycle: LifecycleRecord): Record<Exclude<Invariant, 'outcome
     'answers-match-the-cluster': calls,
     'one-trainjob-per-started-attempt': stops ? 0 : 1,
     'nothing-without-a-start': 1,
-    // A finished job keeps its copy, JobSet and Job (and Workload); and its TrainJob's one copy is counted.
-    'no-orphans': stops ? 0 : 4 + (mode === 'kueue' ? 1 : 0),
+    // A finished job keeps its copy, JobSet and Job (and Workload); and its TrainJob's one copy is
+    // counted. With MultiKueue the JobSet and Job are on the worker cluster: the manager keeps the
+    // copy and the Workload.
+    'no-orphans': stops ? 0 : multiKueue ? 3 : 4 + (mode === 'kueue' ? 1 : 0),
     'find-agrees': 1,
     'opened-jobs-reach-an-outcome': stops ? 0 : 1,
     'stopped-jobs-are-gone': stops ? 1 : 0,
+    'ran-on-a-worker-cluster': multiKueue && !stops ? 1 : 0,
+    // One case per cluster: nothing of its name left there.
+    'clusters-clean-after-cleanup': multiKueue ? MULTIKUEUE_CLUSTERS : 0,
   };
 }
 

@@ -6,12 +6,16 @@
 // client losing Temporal: Watch ends only with an Outcome (docs/contract.md §9a).
 import type { Outcome, TrainJobState } from '../../src/model/operations.js';
 import type { Answer, CallRecord, FaultRecord } from './history.js';
-import { FAULT_WEIGHTS, type FaultKind, type Mode } from './schedule.js';
+import { ALL_FAULT_KINDS, type Mode } from './schedule.js';
 import type { Windows } from './windows.js';
 
 export interface JudgeOptions {
   callBoundMs: number;
   windows: Windows;
+  /** With --multikueue: the worker clusters' names, where the jobs must run. */
+  workerClusters?: readonly string[];
+  /** The exit code of the `fail` runtime's node container, which a Failed Outcome's exitCode must be when it has one. */
+  failExitCode?: number;
 }
 
 export interface Justification {
@@ -49,7 +53,7 @@ export interface FaultRule {
   lacks?(answer: Refusal): string | undefined;
 }
 
-const ANY_FAULT = Object.keys(FAULT_WEIGHTS) as FaultKind[];
+const ANY_FAULT = ALL_FAULT_KINDS;
 /**
  * The parts a Kubernetes call goes through: the API server, the fault proxy, the worker running it,
  * and the admission webhooks of TrainJob writes. Kueue's TrainJob webhooks (mtrainjob, vtrainjob)
@@ -63,6 +67,10 @@ const gate = (answer: Refusal, name: string) => answer.step === 1 && answer.mess
 const UNANSWERED = /no answer|unanswered|was not right within|past its bound|timed out/i;
 const definite = (answer: Refusal) => (UNANSWERED.test(answer.message) ? `its reasons are those of a probe without a definite answer, which leaves the gate unknown (ErrUnreachable), not unproven: ${answer.message}` : undefined);
 const notWatch = (op: CallRecord['op']) => op !== 'watch';
+/** Step 5's refusal for a MultiKueue worker cluster: its reasons name the cluster (src/core/start/worker-copies.ts onWorker). */
+const atWorkerCluster = (op: CallRecord['op'], a: Refusal) => op === 'start' && a.step === 5 && a.message.includes('worker cluster ');
+/** The worker cluster's parts dispatch's calls go through (--multikueue): its API server and the proxy in front of it. */
+const WORKER_CLUSTER: readonly Cause[] = ['worker-cluster-apiserver-restart', 'worker-cluster-proxy'];
 
 /** The refusals a fault may cause, each with the parts that can cause it and its window. ErrInvalid is in none. */
 export const FAULT_RULES: readonly FaultRule[] = [
@@ -79,8 +87,9 @@ export const FAULT_RULES: readonly FaultRule[] = [
     id: 'gate-unsupported',
     rule: '§8: a probe definitely refused (a definite HTTP answer caused it) leaves the start gate unproven: Starts get ErrUnsupported at step 1 until a preflight proves it',
     applies: (op, a) => op === 'start' && a.type === 'ErrUnsupported' && gate(a, 'start'),
-    // A definite denial a fault can cause: the authorizer before it synced, a webhook whose cache lags.
-    kinds: ['apiserver-restart', 'trainer-restart', 'kueue-restart'],
+    // A definite denial a fault can cause: the authorizer before it synced (the manager's, or the
+    // worker cluster's, where the probe's step 5 makes its copy too), a webhook whose cache lags.
+    kinds: ['apiserver-restart', 'trainer-restart', 'kueue-restart', 'worker-cluster-apiserver-restart'],
     windowMs: ({ windows }, mode) => windows.answerMs + 2 * windows.probeMs[mode] + windows.preflightRetryMs,
     window: 'answered by back + first answer + the probe refused + the retry pause + the probe that proves it',
     answered: true,
@@ -104,6 +113,22 @@ export const FAULT_RULES: readonly FaultRule[] = [
     windowMs: ({ windows }) => windows.answerMs + windows.webhookLagMs,
     window: "answered by back + first answer + the webhook's cache lag",
     answered: true,
+  },
+  {
+    id: 'worker-cluster-unanswered',
+    rule: '§11: a worker cluster that has not answered step 5 two thirds into its bound fails the step, ErrUnreachable naming the cluster, its copies undone; the caller retries',
+    applies: (op, a) => a.type === 'ErrUnreachable' && atWorkerCluster(op, a),
+    kinds: WORKER_CLUSTER,
+    windowMs: ({ windows }) => windows.answerMs,
+    window: 'overlapping the call, or back + first answer before it was sent',
+  },
+  {
+    id: 'worker-cluster-rbac-403',
+    rule: "§11, §6: a worker cluster's refusal at step 5 for RBAC alone is ErrReadOnly, retried later; its restarted API server answers 403 until its authorizer has synced",
+    applies: (op, a) => a.type === 'ErrReadOnly' && atWorkerCluster(op, a),
+    kinds: ['worker-cluster-apiserver-restart'],
+    windowMs: ({ windows }) => windows.answerMs,
+    window: 'overlapping the call, or back + first answer before it was sent',
   },
   {
     id: 'unanswered',

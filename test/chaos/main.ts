@@ -3,6 +3,13 @@
 // once everything has settled, the checker judges the recorded calls and the final state. Prints
 // its seed first (a seed replays its schedule), progress while it runs, and a report at the end;
 // writes the whole record to .dev/chaos/<seed>-<time>/. Exits 1 on any violation.
+//
+// --multikueue: the same on a MultiKueue stack (stack.ts): a manager and one worker cluster, the
+// workers (Kueue mode) reaching the worker cluster through a fault proxy of its own; the schedule
+// adds the worker cluster's faults (its API server and Kueue restarted, its proxy's faults) and a
+// failing job's shape; the checker also requires each job left to run to have run on the worker
+// cluster, and, after a cleanup (every TrainJob left stopped), both clusters to hold nothing of the
+// run's namespace within a bound (cluster-audit.ts). docs/reliability.md, docs/multikueue.md.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,16 +17,19 @@ import { parseArgs } from 'node:util';
 import { repoRoot } from '../../dev/harness/paths.js';
 import { startRequest } from '../support/requests.js';
 import { BROKEN, type Broken } from './broken-worker.js';
-import { check, RECORD_ONLY, type CheckReport, type Violation } from './checker.js';
+import { check, RECORD_ONLY, type CheckReport, type JudgeOptions, type Violation } from './checker.js';
 import { workersStart } from './justify.js';
 import type { CallRecord, FaultRecord, LifecycleRecord, RunHistory } from './history.js';
 import { runLifecycle } from './lifecycle.js';
 import { Nemesis } from './nemesis.js';
 import { probeFigures, probeLine, refusalLines, refusalTable, type ProbeRun } from './refusals.js';
 import { checkLines, violationLine } from './report.js';
-import { describeFault, planFaults, planLifecycles, type FaultKind } from './schedule.js';
+import { describeFault, FAULT_WEIGHTS, MULTIKUEUE_FAULT_WEIGHTS, planFaults, planLifecycles, type FaultKind } from './schedule.js';
 import { readFinalState } from './snapshot.js';
-import { CHAOS_CALL_MS, startChaosStack, type ChaosStack } from './stack.js';
+import { CHAOS_CALL_MS, CHAOS_FAIL_EXIT_CODE, startChaosStack, type ChaosStack } from './stack.js';
+import { cleanUpAndAudit, CLEANUP_BOUND_MS, type CleanupResult } from './cleanup.js';
+import { mergeAudit } from './cluster-audit.js';
+import { MultiKueueNames } from '../../dev/harness/multikueue.js';
 import { CHAOS_WINDOWS } from './windows.js';
 
 const { values } = parseArgs({
@@ -33,8 +43,11 @@ const { values } = parseArgs({
     'budget-seconds': { type: 'string' },
     // Workers broken on purpose (broken-worker.ts), to see the checker fail a wrong product.
     broken: { type: 'string' },
+    // A manager and one MultiKueue worker cluster, with the worker cluster's faults.
+    multikueue: { type: 'boolean', default: false },
   },
 });
+const multiKueue = values.multikueue === true;
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
 const jobs = Number(values.jobs);
 const concurrency = Number(values.concurrency);
@@ -53,8 +66,8 @@ for (const [name, value] of Object.entries({ seed, jobs, concurrency, faultGapMs
 }
 if (values.broken !== undefined && !(BROKEN as readonly string[]).includes(values.broken)) throw new Error(`--broken: one of ${BROKEN.join(', ')}, not ${values.broken}`);
 const broken = values.broken as Broken | undefined;
-/** After the lifecycles: CallBound, the settle loop, the collector's restart (90 s), the report and the stack's stop (60 s). */
-const afterLifecyclesMs = CHAOS_CALL_MS + settleMs + 90_000 + 60_000;
+/** After the lifecycles: CallBound, the settle loop, the collector's restart (90 s), the MultiKueue cleanup (its Stops, 60 s, and its bound), the report and the stack's stop (60 s). */
+const afterLifecyclesMs = CHAOS_CALL_MS + settleMs + 90_000 + (multiKueue ? 60_000 + CLEANUP_BOUND_MS : 0) + 60_000;
 
 const runDir = join(repoRoot, '.dev', 'chaos', `${seed}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 mkdirSync(runDir, { recursive: true });
@@ -62,14 +75,14 @@ mkdirSync(runDir, { recursive: true });
 const ABANDONED_SETTLE_MS = 10_000;
 const t0 = Date.now();
 const log = (line: string) => process.stdout.write(`[chaos ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${line}\n`);
-log(`seed ${seed}, ${jobs} lifecycles, ${concurrency} at once, a fault every ~${faultGapMs / 1000} s; record in ${runDir}`);
-log(`replay: npm run test:chaos -- --seed ${seed} --jobs ${jobs} --concurrency ${concurrency} --fault-gap ${faultGapMs / 1000}`);
+log(`seed ${seed}, ${jobs} lifecycles, ${concurrency} at once, a fault every ~${faultGapMs / 1000} s${multiKueue ? ', MultiKueue (a manager and one worker cluster)' : ''}; record in ${runDir}`);
+log(`replay: npm run test:chaos -- --seed ${seed} --jobs ${jobs} --concurrency ${concurrency} --fault-gap ${faultGapMs / 1000}${multiKueue ? ' --multikueue' : ''}`);
 log(`budget: the lifecycles ${budgetMs / 1000} s from when the stack is up, the whole run ${(budgetMs + afterLifecyclesMs) / 1000} s from then${broken ? `; workers broken on purpose: ${broken}` : ''}`);
 
 async function main(): Promise<number> {
   const stateDir = mkdtempSync(join(tmpdir(), `dispatch-chaos-${seed}-`));
   const workersFrom = Date.now();
-  const stack = await startChaosStack({ stateDir, logDir: join(runDir, 'logs'), log, ...(broken ? { broken } : {}) });
+  const stack = await startChaosStack({ stateDir, logDir: join(runDir, 'logs'), log, multiKueue, ...(broken ? { broken } : {}) });
   const workersStarted = { from: workersFrom, to: Date.now() };
   // The whole run's bound: past it, whatever it waits for, the run gives up (its servers die with it).
   const overall = setTimeout(() => {
@@ -77,9 +90,9 @@ async function main(): Promise<number> {
     process.exit(1);
   }, budgetMs + afterLifecyclesMs);
   overall.unref();
-  const plans = planLifecycles(seed, jobs);
+  const plans = planLifecycles(seed, jobs, { multiKueue });
   // More faults than the run can use: the schedule is cut where the lifecycles end.
-  const faults = planFaults(seed, { count: 100_000, meanGapMs: faultGapMs, workers: stack.workers.length });
+  const faults = planFaults(seed, { count: 100_000, meanGapMs: faultGapMs, workers: stack.workers.length, weights: multiKueue ? MULTIKUEUE_FAULT_WEIGHTS : FAULT_WEIGHTS });
   const calls: CallRecord[] = [];
   const lifecycles: LifecycleRecord[] = [];
   const nemesis = new Nemesis(stack, log);
@@ -150,6 +163,7 @@ async function main(): Promise<number> {
       workersStarted,
       ran: { from: runStart, to: ranTo },
       budget: { ms: budgetMs, ...(exceededAt === undefined ? {} : { exceededAt }) },
+      ...(multiKueue ? { multiKueue: { workerClusters: [...(JUDGE.workerClusters ?? [])], failExitCode: CHAOS_FAIL_EXIT_CODE } } : {}),
     };
     if (exceededAt !== undefined) log(`${jobs - lifecycles.length} lifecycle(s) never begun for want of time`);
     const settleFrom = Date.now();
@@ -193,9 +207,21 @@ async function main(): Promise<number> {
       const after = left();
       collectedAfterRestart = before.filter((v) => !after.has(violationLine(v)));
     }
+    // MultiKueue: every TrainJob left stopped, then both clusters audited until clean or the bound.
+    let cleanup: CleanupResult | undefined;
+    if (multiKueue) {
+      cleanup = await cleanUpAndAudit(stack, history.lifecycles, final, { probeBoundMs: JUDGE.windows.probeBoundMs, log });
+      mergeAudit(report, cleanup.audit, history.lifecycles.length);
+    }
     const refusals = { ...refusalTable(history, report, JUDGE), probes: probeFigures(await probeRuns(stack), [...faultRecords, workersStart(workersStarted)], JUDGE) };
-    const summary = { ...summarize(history, nemesis, report, { lifecyclesSeconds, settleSeconds }), settled, collectedAfterRestart, refusals };
-    writeFileSync(join(runDir, 'history.json'), JSON.stringify({ history, faults: nemesis.applied, final }, null, 1));
+    const cleanupLine = cleanup && {
+      stopped: cleanup.stopped,
+      unstopped: cleanup.unstopped,
+      cleanSeconds: cleanup.audit.violations.length === 0 ? cleanup.tookMs / 1000 : undefined,
+      left: cleanup.state.clusters.map((c) => `${c.cluster}: ${c.trainJobs.length} TrainJobs, ${c.copies.length} copies, ${c.workloads.length} Workloads`),
+    };
+    const summary = { ...summarize(history, nemesis, report, { lifecyclesSeconds, settleSeconds }), settled, collectedAfterRestart, refusals, ...(cleanupLine ? { cleanup: cleanupLine } : {}) };
+    writeFileSync(join(runDir, 'history.json'), JSON.stringify({ history, faults: nemesis.applied, final, ...(cleanup ? { cleanup: cleanup.state } : {}) }, null, 1));
     writeFileSync(join(runDir, 'report.json'), JSON.stringify(summary, null, 2));
     writeFileSync(join(runDir, 'refusals.json'), JSON.stringify(refusals, null, 2));
     printReport(summary);
@@ -215,13 +241,17 @@ async function main(): Promise<number> {
   }
 }
 
-const JUDGE = { callBoundMs: CHAOS_CALL_MS, windows: CHAOS_WINDOWS };
+const JUDGE: JudgeOptions = {
+  callBoundMs: CHAOS_CALL_MS,
+  windows: CHAOS_WINDOWS,
+  ...(multiKueue ? { workerClusters: [MultiKueueNames.worker(1)], failExitCode: CHAOS_FAIL_EXIT_CODE } : {}),
+};
 
 /** The run's preflight probes (ProbeBackend workflows of its task queues that completed, started to closed): the measurement behind windows.ts's probeMs. */
 async function probeRuns(stack: ChaosStack): Promise<ProbeRun[]> {
   const runs: ProbeRun[] = [];
-  for (const mode of ['plain', 'kueue'] as const) {
-    const query = `TaskQueue = '${stack.configs[mode].temporal.taskQueue}' AND WorkflowType = 'ProbeBackend' AND ExecutionStatus = 'Completed'`;
+  for (const mode of stack.modes) {
+    const query = `TaskQueue = '${stack.configs[mode]!.temporal.taskQueue}' AND WorkflowType = 'ProbeBackend' AND ExecutionStatus = 'Completed'`;
     try {
       for await (const w of stack.temporalClient.workflow.list({ query })) if (w.closeTime) runs.push({ mode, from: w.startTime.getTime(), to: w.closeTime.getTime() });
     } catch (error) {
@@ -232,9 +262,9 @@ async function probeRuns(stack: ChaosStack): Promise<ProbeRun[]> {
 }
 
 function summarize(history: RunHistory, nemesis: Nemesis, report: CheckReport, times: { lifecyclesSeconds: number; settleSeconds: number }) {
-  const faultsByKind: Partial<Record<FaultKind | `proxy ${string}`, number>> = {};
+  const faultsByKind: Partial<Record<FaultKind | `${FaultKind} ${string}`, number>> = {};
   for (const { fault } of nemesis.applied) {
-    const key = fault.proxy ? (`proxy ${fault.proxy.action}` as const) : fault.kind;
+    const key = fault.proxy ? (`${fault.kind} ${fault.proxy.action}` as const) : fault.kind;
     faultsByKind[key] = (faultsByKind[key] ?? 0) + 1;
   }
   const answers: Record<string, number> = {};
@@ -244,9 +274,12 @@ function summarize(history: RunHistory, nemesis: Nemesis, report: CheckReport, t
   }
   const ended: Record<string, number> = {};
   for (const l of history.lifecycles) ended[l.ended?.how ?? 'sent every call'] = (ended[l.ended?.how ?? 'sent every call'] ?? 0) + 1;
+  const shapes: Record<string, number> = {};
+  for (const l of history.lifecycles) shapes[l.plan.shape] = (shapes[l.plan.shape] ?? 0) + 1;
   return {
     seed: history.seed,
     lifecycles: history.lifecycles.length,
+    shapes,
     byMode: { plain: history.lifecycles.filter((l) => l.plan.mode === 'plain').length, kueue: history.lifecycles.filter((l) => l.plan.mode === 'kueue').length },
     ended,
     faults: nemesis.applied.length,
@@ -261,9 +294,18 @@ function summarize(history: RunHistory, nemesis: Nemesis, report: CheckReport, t
   };
 }
 
-function printReport(summary: ReturnType<typeof summarize> & { settled: Violation[]; collectedAfterRestart: Violation[]; refusals: ReturnType<typeof refusalTable> & { probes: ReturnType<typeof probeFigures> } }): void {
+interface CleanupLine {
+  stopped: number;
+  unstopped: string[];
+  cleanSeconds: number | undefined;
+  left: string[];
+}
+
+function printReport(summary: ReturnType<typeof summarize> & { settled: Violation[]; collectedAfterRestart: Violation[]; refusals: ReturnType<typeof refusalTable> & { probes: ReturnType<typeof probeFigures> }; cleanup?: CleanupLine }): void {
+  const { cleanup } = summary;
   const lines = [
-    `seed ${summary.seed}: ${summary.lifecycles} lifecycles (${summary.byMode.plain} plain, ${summary.byMode.kueue} Kueue) in ${summary.lifecyclesSeconds.toFixed(0)} s, settled in ${summary.settleSeconds.toFixed(0)} s`,
+    `seed ${summary.seed}: ${summary.lifecycles} lifecycles (${summary.byMode.plain} plain, ${summary.byMode.kueue} Kueue${multiKueue ? ', MultiKueue' : ''}) in ${summary.lifecyclesSeconds.toFixed(0)} s, settled in ${summary.settleSeconds.toFixed(0)} s`,
+    `shapes: ${Object.entries(summary.shapes).map(([k, v]) => `${v} ${k}`).join(', ')}`,
     `lifecycles: ${Object.entries(summary.ended).map(([k, v]) => `${v} ${k}`).join(', ')}`,
     `faults: ${summary.faults} (${Object.entries(summary.faultsByKind).map(([k, v]) => `${v} ${k}`).join(', ')}); proxy faults that took a request: ${summary.proxyFaultsThatHit.length} of ${summary.proxyFaults}`,
     ...summary.proxyFaultsThatHit.map((line) => `  ${line}`),
@@ -275,6 +317,11 @@ function printReport(summary: ReturnType<typeof summarize> & { settled: Violatio
     ...summary.settled.map(violationLine),
     `collected only after kube-controller-manager was restarted (its collector had lost track; not violations): ${summary.collectedAfterRestart.length}`,
     ...summary.collectedAfterRestart.map(violationLine),
+    ...(cleanup
+      ? [
+          `cleanup: ${cleanup.stopped} TrainJob(s) stopped${cleanup.unstopped.length ? `, ${cleanup.unstopped.length} not: ${cleanup.unstopped.join('; ')}` : ''}; ${cleanup.cleanSeconds === undefined ? `not clean within ${CLEANUP_BOUND_MS / 1000} s` : `both clusters clean ${cleanup.cleanSeconds.toFixed(0)} s after the cleanup began`} (last read: ${cleanup.left.join('; ')})`,
+        ]
+      : []),
   ];
   for (const line of lines) log(line);
 }

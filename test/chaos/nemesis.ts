@@ -1,13 +1,15 @@
 // The nemesis: applies a chaos run's fault schedule (schedule.ts) to its live stack at the planned
 // moments. Each fault takes one part down (a worker killed, Temporal, the API server, Kueue or
-// Trainer stopped) and brings it back after its down time, or arms the fault proxy for the next few
-// matching requests. Faults of different parts overlap; a fault planned while its part is still
+// Trainer stopped; with --multikueue the worker cluster's API server or Kueue too) and brings it
+// back after its down time, or arms a fault proxy (the manager's, or the worker cluster's) for the
+// next few matching requests. Faults of different parts overlap; a fault planned while its part is still
 // down, or back for less than UP_BETWEEN_MS, is skipped (and counted), so no part's faults queue up.
 import type { FaultRule } from '../../dev/harness/fault-proxy.js';
 import { Kueue, Trainer } from '../../src/model/constants.js';
 import { sleepUnlessAborted } from '../../src/worker/preflight.js';
+import type { FaultProxy } from '../../dev/harness/fault-proxy.js';
 import type { ChaosStack } from './stack.js';
-import { describeFault, type FaultKind, type FaultPlan, type ProxyTarget } from './schedule.js';
+import { describeFault, isProxyKind, type FaultKind, type FaultPlan, type ProxyTarget } from './schedule.js';
 
 export interface AppliedFault {
   fault: FaultPlan;
@@ -45,6 +47,12 @@ export const UP_BETWEEN_MS = 15_000;
 
 /** How long an armed proxy fault waits for a matching request before it is disarmed. */
 const PROXY_ARMED_MS = 15_000;
+/**
+ * The worker cluster's proxy's: dispatch's requests there are sparse (step 5 at each Start, each
+ * worker's collector listing once a minute, a failed job's pod list), and armed for 15 s its faults
+ * took 1 of 11 (seed 20261201, 6 lifecycles at 3), so it waits long enough to meet a collector's pass.
+ */
+const WORKER_CLUSTER_ARMED_MS = 45_000;
 
 /** The workers' bound on one HTTP request (stack.ts REQUEST_TIMEOUT_MS): how long a request a proxy fault held, hung or dropped stays unanswered. */
 const REQUEST_BOUND_MS = 5_000;
@@ -55,23 +63,42 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 function proxyRule(stack: ChaosStack, target: ProxyTarget): Omit<FaultRule, 'action'> {
   const base = `/apis/${Trainer.group}/${Trainer.version}/namespaces/${stack.namespace}`;
   const trainJob = new RegExp(`^${base}/${Trainer.trainJobPlural}/[^/]+$`);
+  const runtime = new RegExp(`^${base}/${Trainer.trainingRuntimePlural}/[^/]+$`);
   const rules: Record<ProxyTarget, Omit<FaultRule, 'action'>> = {
     'create-trainjob': { method: 'POST', path: `${base}/${Trainer.trainJobPlural}` },
     'create-runtime': { method: 'POST', path: `${base}/${Trainer.trainingRuntimePlural}` },
     'patch-trainjob': { method: 'PATCH', path: trainJob },
-    'patch-runtime': { method: 'PATCH', path: new RegExp(`^${base}/${Trainer.trainingRuntimePlural}/[^/]+$`) },
+    'patch-runtime': { method: 'PATCH', path: runtime },
     'delete-trainjob': { method: 'DELETE', path: trainJob },
     'patch-workload': { method: 'PATCH', path: new RegExp(`^/apis/${Kueue.group}/[^/]+/namespaces/${stack.namespace}/${Kueue.workloadPlural}/`) },
     'read-trainjob': { method: 'GET', path: trainJob },
     list: { method: 'GET', path: /\/[a-z]+s$/, watch: false },
     any: { path: /.*/, watch: false },
+    // The worker cluster's (WORKER_CLUSTER_TARGETS).
+    'read-runtime': { method: 'GET', path: runtime },
+    'delete-runtime': { method: 'DELETE', path: runtime },
+    'list-runtimes': { method: 'GET', path: `${base}/${Trainer.trainingRuntimePlural}`, watch: false },
+    'list-pods': { method: 'GET', path: `/api/v1/namespaces/${stack.namespace}/pods`, watch: false },
   };
   return rules[target];
 }
 
+/** The proxy a fault arms: the worker cluster's for worker-cluster-proxy. */
+function proxyOf(stack: ChaosStack, fault: FaultPlan): FaultProxy {
+  if (fault.kind !== 'worker-cluster-proxy') return stack.proxy;
+  if (!stack.workerCluster) throw new Error(`fault ${fault.index}: a worker-cluster fault on a stack without a worker cluster (--multikueue)`);
+  return stack.workerCluster.proxy;
+}
+
+/** The worker cluster, for its faults. */
+function workerCluster(stack: ChaosStack, fault: FaultPlan) {
+  if (!stack.workerCluster) throw new Error(`fault ${fault.index}: a worker-cluster fault on a stack without a worker cluster (--multikueue)`);
+  return stack.workerCluster.cluster;
+}
+
 /** Takes a part down and brings it back; resolves once it is back. */
 async function downAndUp(stack: ChaosStack, fault: FaultPlan): Promise<void> {
-  const parts: Record<Exclude<FaultKind, 'proxy'>, { down: () => Promise<void>; up: () => Promise<void> }> = {
+  const parts: Record<Exclude<FaultKind, 'proxy' | 'worker-cluster-proxy'>, { down: () => Promise<void>; up: () => Promise<void> }> = {
     'worker-kill': {
       down: () => stack.killWorker(stack.workers[fault.worker ?? 0]!),
       up: () => stack.startWorker(stack.workers[fault.worker ?? 0]!),
@@ -81,8 +108,11 @@ async function downAndUp(stack: ChaosStack, fault: FaultPlan): Promise<void> {
     'apiserver-restart': { down: () => stack.cluster.apiServer.stop(1_000), up: () => stack.cluster.apiServer.start() },
     'kueue-restart': { down: () => stack.cluster.controllers.kueue!.kill(), up: () => stack.cluster.controllers.kueue!.start() },
     'trainer-restart': { down: () => stack.cluster.controllers.trainer!.kill(), up: () => stack.cluster.controllers.trainer!.start() },
+    // The worker cluster's: its etcd, controllers and KWOK go on, as on the manager.
+    'worker-cluster-apiserver-restart': { down: () => workerCluster(stack, fault).apiServer.stop(1_000), up: () => workerCluster(stack, fault).apiServer.start() },
+    'worker-cluster-kueue-restart': { down: () => workerCluster(stack, fault).controllers.kueue!.kill(), up: () => workerCluster(stack, fault).controllers.kueue!.start() },
   };
-  const part = parts[fault.kind as Exclude<FaultKind, 'proxy'>];
+  const part = parts[fault.kind as Exclude<FaultKind, 'proxy' | 'worker-cluster-proxy'>];
   await part.down();
   // Down for its time even when the run ends meanwhile: the part must come back either way.
   await sleep(fault.downMs);
@@ -130,7 +160,7 @@ export class Nemesis {
       this.busy.add(part);
       const task = (async () => {
         await this.apply(fault, t0, signal);
-        if (fault.kind !== 'proxy') await sleepUnlessAborted(UP_BETWEEN_MS, signal);
+        if (!isProxyKind(fault.kind)) await sleepUnlessAborted(UP_BETWEEN_MS, signal);
       })();
       const tracked = task.finally(() => {
         this.inFlight.delete(tracked);
@@ -140,6 +170,7 @@ export class Nemesis {
     }
     await Promise.all([...this.inFlight]);
     this.stack.proxy.clear();
+    this.stack.workerCluster?.proxy.clear();
   }
 
   private async apply(fault: FaultPlan, t0: number, signal: AbortSignal): Promise<void> {
@@ -150,13 +181,14 @@ export class Nemesis {
     try {
       if (fault.proxy) {
         const { action, target, times, delayMs } = fault.proxy;
-        const requests = this.stack.proxy.requests;
+        const proxy = proxyOf(this.stack, fault);
+        const requests = proxy.requests;
         const seenBefore = requests.length;
-        const armed = this.stack.proxy.inject({ ...proxyRule(this.stack, target), action, times, ...(delayMs ? { delayMs } : {}) });
-        await sleepUnlessAborted(PROXY_ARMED_MS, signal);
-        this.stack.proxy.remove(armed);
+        const armed = proxy.inject({ ...proxyRule(this.stack, target), action, times, ...(delayMs ? { delayMs } : {}) });
+        await sleepUnlessAborted(fault.kind === 'worker-cluster-proxy' ? WORKER_CLUSTER_ARMED_MS : PROXY_ARMED_MS, signal);
+        proxy.remove(armed);
         applied.hits = armed.hits;
-        // One proxy fault at a time (its part is the proxy): the requests that got this action since it was armed are its.
+        // One fault at a time per proxy (its part is the proxy): the requests that got this action since it was armed are its.
         const took = requests.slice(seenBefore).filter((r) => r.fault === action);
         if (took.length > 0) {
           const lasts = action === 'delay' ? (delayMs ?? 0) : action === 'reset' || action.startsWith('status-') ? 0 : REQUEST_BOUND_MS;

@@ -1,7 +1,7 @@
 // The final state a chaos run's checker judges: every object of the run's namespace that a Start
 // makes or that hangs off one (TrainJobs, runtime copies, Workloads, JobSets, Jobs, pods), the
 // workflows still running on the run's task queues, and Find's answer for every lifecycle.
-import { kubeCall } from '../../dev/harness/kube-access.js';
+import { kubeCall, type KubeAccess } from '../../dev/harness/kube-access.js';
 import { Annotations, Kueue, Labels, LabelValues, Trainer } from '../../src/model/constants.js';
 import type { KubeObject } from '../../src/model/kube.js';
 import type { FinalObject, FinalState, LifecycleRecord } from './history.js';
@@ -11,7 +11,7 @@ interface Listed extends KubeObject {
   status?: { conditions?: { type: string; status: string }[] };
 }
 
-function finalObject(o: Listed): FinalObject {
+export function finalObject(o: Listed): FinalObject {
   const meta = o.metadata ?? {};
   const token = meta.annotations?.[Annotations.attemptToken];
   const jobId = meta.labels?.[Labels.jobId];
@@ -28,11 +28,15 @@ function finalObject(o: Listed): FinalObject {
   };
 }
 
+/** The objects at `path` on the cluster `access` reaches (with a label selector), as the checker sees them. */
+export async function listObjects(access: KubeAccess, path: string, selector?: string): Promise<FinalObject[]> {
+  return ((await kubeCall(access, 'GET', `${path}${selector ? `?labelSelector=${encodeURIComponent(selector)}` : ''}`)) as { items: Listed[] }).items.map(finalObject);
+}
+
 /** Reads the final state; Find is asked as dispatch asks it, with the run's CallBound. */
 export async function readFinalState(stack: ChaosStack, lifecycles: readonly LifecycleRecord[], callBoundMs: number): Promise<FinalState> {
   const ns = stack.namespace;
-  const list = async (path: string, selector?: string) =>
-    ((await kubeCall(stack.admin, 'GET', `${path}${selector ? `?labelSelector=${encodeURIComponent(selector)}` : ''}`)) as { items: Listed[] }).items.map(finalObject);
+  const list = (path: string, selector?: string) => listObjects(stack.admin, path, selector);
   const managed = `${Labels.managedBy}=${LabelValues.managedBy}`;
   const trainer = `/apis/${Trainer.group}/${Trainer.version}/namespaces/${ns}`;
   const readAt = Date.now();

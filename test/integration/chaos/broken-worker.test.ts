@@ -8,6 +8,9 @@ import { repoRoot } from '../../../dev/harness/paths.js';
 
 /** How long the run's own stack may take to come up on two busy cores (measured 8-13 s idle; the chaos stack has four workers). */
 const STACK_UP_S = 120;
+/** The MultiKueue stack's: two clusters (up in 64 s on the loaded machine, --multikueue), and its cleanup's bound (150 s) after the settle. */
+const MULTIKUEUE_STACK_UP_S = 180;
+const MULTIKUEUE_CLEANUP_S = 150;
 /** What the run does after its lifecycles (main.ts): CallBound (30 s), then the settle loop (--settle-seconds), then stops its stack. */
 const AFTER_S = 30 + 10 + 30;
 
@@ -61,4 +64,21 @@ describe('the chaos run fails a broken worker within its budget', () => {
     expect(found).toContain('opened-jobs-reach-an-outcome');
     expect(ran.seconds).toBeLessThan(boundS);
   });
+
+  it("--multikueue, workers that make step 5's copy on the manager only: no job runs on the worker cluster (Trainer there finds no runtime), so none reaches its Outcome, ran-on-a-worker-cluster fails, and the run ends within its bound", { timeout: 900_000 }, async () => {
+    const budgetS = 120;
+    const boundS = MULTIKUEUE_STACK_UP_S + budgetS + AFTER_S + MULTIKUEUE_CLEANUP_S;
+    const ran = await chaos(['--seed', '37', '--budget-seconds', String(budgetS), '--broken', 'no-worker-copies', '--multikueue'], boundS + 60);
+    expect(ran.out).toContain('workers broken on purpose: no-worker-copies');
+    expect(ran.out).toContain('MultiKueue (a manager and one worker cluster)');
+    expect(ran.code, ran.out.slice(-4_000)).toBe(1);
+    const found = violations(ran.out);
+    const invariants = found.map((v) => v.invariant);
+    // Each job left to run never ran: the lifecycles outran the budget waiting for Watch.
+    expect(invariants).toContain('ran-on-a-worker-cluster');
+    expect(found).toContainEqual({ invariant: 'ran-on-a-worker-cluster', detail: expect.stringMatching(/^Watch's Outcome never came; the run's worker clusters: \[worker-1\]$/) });
+    expect(invariants).toContain('opened-jobs-reach-an-outcome');
+    expect(ran.seconds).toBeLessThan(boundS);
+  });
 });
+

@@ -35,6 +35,7 @@ function cleanRun(shapes: Shape[], options: { duplicated?: Operation[] } = {}): 
     const uid = `uid-${index}`;
     const ref = { namespace: NS, name, uid };
     const stops = shape.includes('stop');
+    const fails = shape === 'run-fail';
     lifecycles.push({ plan, jobId: `j${index}`, submission: 1, name });
     const answer = (op: Operation, value: unknown, seen: CallRecord['seen']) => {
       for (let copy = 0; copy < (plan.duplicated.includes(op) ? 2 : 1); copy++) {
@@ -48,12 +49,13 @@ function cleanRun(shapes: Shape[], options: { duplicated?: Operation[] } = {}): 
       answer(op, { ref, phase, held: op === 'hold', reasons: [] }, op === 'stop' ? {} : { uid });
     }
     // Watch, sent beside the others, answers last: the job finished, or was stopped.
-    answer('watch', stops ? { ref, phase: 'Absent', reason: 'Deleted', message: '', finishedAt: iso(t) } : { ref, phase: 'Succeeded', reason: 'Complete', message: '', finishedAt: iso(t) }, stops ? {} : { uid, finished: 'Complete' });
+    const ended = fails ? { ref, phase: 'Failed', reason: 'Failed', message: '', exitCode: 3, finishedAt: iso(t) } : { ref, phase: 'Succeeded', reason: 'Complete', message: '', finishedAt: iso(t) };
+    answer('watch', stops ? { ref, phase: 'Absent', reason: 'Deleted', message: '', finishedAt: iso(t) } : ended, stops ? {} : { uid, finished: fails ? 'Failed' : 'Complete' });
     if (stops) {
       final.finds[index] = { state: 'Absent' };
       return;
     }
-    final.trainJobs.push(obj(name, uid, [], { conditions: ['Complete'] }));
+    final.trainJobs.push(obj(name, uid, [], { conditions: [fails ? 'Failed' : 'Complete'] }));
     final.copies.push(obj(name, `copy-${index}`, [uid]));
     final.jobSets.push(obj(name, `js-${index}`, [uid]));
     final.jobs.push(obj(`${name}-node-0`, `job-${index}`, [`js-${index}`]));
@@ -472,5 +474,62 @@ describe('chaos checker: the rules of the amended contract, each failing a wrong
     made.history.ran = { from: made.history.calls[0]!.invokedAt, to: made.history.budget.exceededAt + 5_000 };
     const report = run(made);
     expect(report.violations).toEqual([{ invariant: 'run-within-budget', detail: "the lifecycles outran the run's budget of 60 s and were given up 60 s into the run" }]);
+  });
+});
+
+describe('chaos checker: the MultiKueue run (--multikueue)', () => {
+  const MK_OPTIONS = { ...OPTIONS, workerClusters: ['worker-1'], failExitCode: 3 };
+  /** A clean run as MultiKueue makes it: Kueue mode, the jobs' JobSets, Jobs and pods on the worker cluster, each Outcome naming it. */
+  const multiKueueRun = (shapes: Shape[]): Made => {
+    const made = cleanRun(shapes);
+    for (const l of made.history.lifecycles) Object.assign(l.plan, { mode: 'kueue', multiKueue: true });
+    for (const c of made.history.calls) if (c.op === 'watch' && c.answer.ok) (c.answer.value as { cluster?: string }).cluster = 'worker-1';
+    made.final.workloads = made.final.trainJobs.map((t) => obj(`trainjob-${t.name}-abcde`, `wl-${t.uid}`, [t.uid]));
+    Object.assign(made.final, { jobSets: [], jobs: [], pods: [] });
+    return made;
+  };
+  const mkRun = (made: Made) => check(made.history, made.final, MK_OPTIONS);
+  const watchOf = (made: Made, job: number) => callsOf(made, job, 'watch')[0]!.answer as { ok: true; value: { cluster?: string; exitCode?: number; message: string } };
+
+  it('a clean run: no violation, each job left to run checked to have run on the worker cluster, the cleanup audit not counted here', () => {
+    fc.assert(
+      fc.property(shapes, (list) => {
+        const made = multiKueueRun(list);
+        const report = mkRun(made);
+        expect(report.violations).toEqual([]);
+        expect(report.completed).toBe(list.length);
+        const left = list.filter((s) => !s.includes('stop')).length;
+        expect(report.checked['ran-on-a-worker-cluster']).toBe(left);
+        expect(report.minimums['ran-on-a-worker-cluster']).toBe(Math.max(0, left - Math.floor(list.length / 100)));
+        expect(report.minimums['clusters-clean-after-cleanup']).toBe(2 * list.length - 2 * Math.floor(list.length / 100));
+        expect(report.checked['clusters-clean-after-cleanup']).toBe(0);
+      }),
+    );
+  });
+
+  it('a job that did not run on a worker cluster (no cluster, another one), or failed with the wrong exit code or none said, breaks ran-on-a-worker-cluster', () => {
+    const made = multiKueueRun(['run', 'run-fail', 'run-fail']);
+    delete watchOf(made, 0).value.cluster;
+    watchOf(made, 1).value.exitCode = 1;
+    delete watchOf(made, 2).value.exitCode;
+    const found = mkRun(made).violations;
+    expect(found.map((v) => [v.invariant, v.job])).toEqual([
+      ['ran-on-a-worker-cluster', 0],
+      ['ran-on-a-worker-cluster', 1],
+      ['ran-on-a-worker-cluster', 2],
+    ]);
+    expect(found[0]!.detail).toMatch(/^Watch's Outcome Succeeded, cluster none, .*the run's worker clusters: \[worker-1\]$/);
+    // Without the exit code, the Outcome must say why (docs/multikueue.md): then it passes.
+    watchOf(made, 2).value.message = 'failed; exit code not read: worker cluster worker-1 answered no pod of it';
+    expect(mkRun(made).violations.map((v) => v.job)).toEqual([0, 1]);
+  });
+
+  it('a failed job Watch answered Succeeded, or that the manager does not show Failed, breaks opened-jobs-reach-an-outcome', () => {
+    const made = multiKueueRun(['run-fail']);
+    Object.assign(watchOf(made, 0).value, { phase: 'Succeeded' });
+    expect(invariantsOf(made)).toContain('opened-jobs-reach-an-outcome');
+    const conditions = multiKueueRun(['run-fail']);
+    conditions.final.trainJobs[0]!.conditions = ['Complete'];
+    expect(check(conditions.history, conditions.final, MK_OPTIONS).violations.map((v) => v.invariant)).toEqual(['opened-jobs-reach-an-outcome']);
   });
 });

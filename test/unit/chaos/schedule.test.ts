@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../../chaos/random.js';
-import { describeFault, planFaults, planLifecycles, SHAPES } from '../../chaos/schedule.js';
+import { ALL_FAULT_KINDS, describeFault, isProxyKind, MULTIKUEUE_FAULT_WEIGHTS, MULTIKUEUE_SHAPE_WEIGHTS, planFaults, planLifecycles, SHAPE_WEIGHTS, SHAPES, WORKER_CLUSTER_TARGETS } from '../../chaos/schedule.js';
 
 const seeds = fc.integer({ min: 0, max: 2 ** 31 - 1 });
 
@@ -56,6 +56,7 @@ describe('chaos schedule', () => {
           expect(Object.keys(SHAPES)).toContain(plan.shape);
           for (const op of plan.duplicated) expect(['start', ...SHAPES[plan.shape]]).toContain(op);
           expect(plan.runtime).toBe(plan.shape === 'run' || plan.shape === 'stop-gated' ? 'short' : 'long');
+          expect(plan.multiKueue).toBeUndefined();
         }
       }),
       { numRuns: 50 },
@@ -64,11 +65,30 @@ describe('chaos schedule', () => {
 
   it('over many lifecycles and faults, every shape, both modes and every kind of fault occur', () => {
     const plans = planLifecycles(7, 1_000);
-    expect(new Set(plans.map((p) => p.shape)).size).toBe(Object.keys(SHAPES).length);
+    expect(new Set(plans.map((p) => p.shape))).toEqual(new Set(Object.keys(SHAPE_WEIGHTS)));
     expect(new Set(plans.map((p) => p.mode))).toEqual(new Set(['plain', 'kueue']));
     const faults = planFaults(7, { count: 300, meanGapMs: 5_000, workers: 4 });
     expect(new Set(faults.map((f) => f.kind)).size).toBe(6);
     expect(new Set(faults.flatMap((f) => (f.proxy ? [f.proxy.action] : []))).size).toBe(7);
+  });
+
+  it('--multikueue: every lifecycle in Kueue mode and marked, every shape (a failing job among them, on the fail runtime); every kind of fault, the worker cluster proxy on its own targets', () => {
+    const plans = planLifecycles(7, 1_000, { multiKueue: true });
+    expect(new Set(plans.map((p) => p.mode))).toEqual(new Set(['kueue']));
+    expect(plans.every((p) => p.multiKueue === true)).toBe(true);
+    expect(new Set(plans.map((p) => p.shape))).toEqual(new Set(Object.keys(MULTIKUEUE_SHAPE_WEIGHTS)));
+    expect(new Set([...Object.keys(MULTIKUEUE_SHAPE_WEIGHTS), ...Object.keys(SHAPE_WEIGHTS)])).toEqual(new Set(Object.keys(SHAPES)));
+    expect(Object.keys(MULTIKUEUE_SHAPE_WEIGHTS)).not.toContain('hold-release');
+    for (const p of plans) expect(p.runtime === 'fail').toBe(p.shape === 'run-fail');
+    const faults = planFaults(7, { count: 300, meanGapMs: 5_000, workers: 2, weights: MULTIKUEUE_FAULT_WEIGHTS });
+    expect(new Set(faults.map((f) => f.kind))).toEqual(new Set(ALL_FAULT_KINDS));
+    for (const f of faults) {
+      expect(isProxyKind(f.kind)).toBe(f.proxy !== undefined);
+      if (f.kind === 'worker-cluster-proxy') expect(WORKER_CLUSTER_TARGETS).toContain(f.proxy!.target);
+      if (f.kind.startsWith('worker-cluster-')) expect(describeFault(f)).toMatch(new RegExp(`^${f.kind}[ ,]`));
+    }
+    // The single-cluster schedule never draws the worker cluster's faults.
+    expect(planFaults(7, { count: 300, meanGapMs: 5_000, workers: 4 }).filter((f) => f.kind.startsWith('worker-cluster-'))).toEqual([]);
   });
 
   it('the generator stays in its ranges', () => {
