@@ -131,12 +131,13 @@ export async function outcomeOf(calls: ObjectCalls, ref: TrainJobRef, observed: 
   const selector = `${Labels.jobId}=${jobId}`;
   const source = workers === undefined ? ({ on: 'manager' } as const) : podsSource(observed, workers.names);
   if (source.on === 'nowhere') return withoutExitCode(outcome, source.why);
+  const job = jobKeyOf(observed.trainJob);
+  if (workers !== undefined && source.on === 'manager') return withoutRecordedCluster(ref, observed, outcome, job, workers, observedAt);
   if (source.on === 'manager' || workers === undefined) {
     const pods = (await calls.listPods(ref.namespace, selector).catch(unansweredAs('pods'))) as KubeAnswer<{ items?: Pod[] }>;
     return pods.answered === 'ok' ? watchOutcome(ref, { ...observed, pods: pods.value.items ?? [], observedAt }) : outcome;
   }
   const on = `worker cluster ${source.cluster}`;
-  const job = jobKeyOf(observed.trainJob);
   const known = job === undefined ? undefined : workers.remembered?.failureOf(source.cluster, job);
   const remembered = known === undefined ? [] : [known];
   const withPods = (pods: readonly Pod[]) => watchOutcome(ref, { ...observed, pods, remembered, observedAt })!;
@@ -159,6 +160,23 @@ export async function outcomeOf(calls: ObjectCalls, ref: TrainJobRef, observed: 
   return withoutExitCode(
     answered,
     `no pod labelled ${selector} on ${on} has a node container that terminated non-zero, and this worker's watch of its pods saw none (MultiKueue deletes the worker's copy, and its pods, once the job has finished; a worker started after that has not seen them)`,
+  );
+}
+
+/**
+ * With worker clusters configured, a Failed job whose Workload names no worker cluster (Kueue
+ * copied the status back but could not record status.clusterName: its own webhook refused it in a
+ * chaos run, "when setting clusterName it must be one of the nominatedClusterNames"): the manager
+ * runs no pods, so the exit code is what this worker's watch of every worker cluster's pods
+ * remembers of the job, or the Outcome says why there is none.
+ */
+function withoutRecordedCluster(ref: TrainJobRef, observed: Observed, outcome: Outcome, job: ReturnType<typeof jobKeyOf>, workers: WorkerPods, observedAt: string): Outcome {
+  const remembered = job === undefined ? [] : workers.names.flatMap((cluster) => workers.remembered?.failureOf(cluster, job) ?? []);
+  const answered = watchOutcome(ref, { ...observed, pods: [], remembered, observedAt })!;
+  if (answered.exitCode !== undefined) return answered;
+  return withoutExitCode(
+    answered,
+    `Kueue recorded no worker cluster for the job (its Workload has no status.clusterName), and this worker's watch of the worker clusters' pods (${workers.names.join(', ')}) saw no node container of it terminate non-zero`,
   );
 }
 

@@ -167,6 +167,33 @@ describe("a Failed job's exit code with MultiKueue, from the worker's memory of 
   });
 });
 
+describe("a Failed job whose Workload names no worker cluster (Kueue's webhook refused status.clusterName), with MultiKueue", () => {
+  const withoutCluster = (memory?: ExitCodeMemory) => {
+    const s = setup(failed(new Date().toISOString()), MULTIKUEUE, memory);
+    const recorded = workload({ check: 'Ready', conditions: [condition('QuotaReserved'), condition('Admitted')] });
+    s.manager.objects.set(`workloads/${NS}/${recorded.metadata?.name ?? ''}`, recorded);
+    return s;
+  };
+
+  it("takes the exit code from this worker's memory of any worker cluster's pods; the manager's pods are not asked", async () => {
+    const memory = new ExitCodeMemory({ keepMs: 3_600_000 });
+    memory.heard('worker-2', pod('ran-there', { exitCode: 125, finishedAt: '2026-01-01T00:00:00Z' }));
+    const s = withoutCluster(memory);
+    const answer = await s.check();
+    expect(answer).toMatchObject({ outcome: { phase: 'Failed', exitCode: 125, message: 'jobset failed' } });
+    expect((answer as { outcome: object }).outcome).not.toHaveProperty('cluster');
+    expect(s.manager.calls).not.toContain('list pods');
+  });
+
+  it('says why there is no exit code when no worker remembers one', async () => {
+    const answer = await withoutCluster(new ExitCodeMemory({ keepMs: 3_600_000 })).check();
+    expect((answer as { outcome: { message: string } }).outcome.message).toBe(
+      "jobset failed; exit code not read: Kueue recorded no worker cluster for the job (its Workload has no status.clusterName), and this worker's watch of the worker clusters' pods (worker-1, worker-2) saw no node container of it terminate non-zero",
+    );
+    expect((answer as { outcome: object }).outcome).not.toHaveProperty('exitCode');
+  });
+});
+
 describe("a running job's worker cluster, lost", () => {
   it("says so first in the state's reasons when its MultiKueueCluster is not Active; nothing while Active", async () => {
     const lost = setup(running());
