@@ -2,7 +2,7 @@
 # The README's test command (`npm test`): static checks, the Go client's vet and unit tests, then
 # every test of the unit, integration and multikueue projects against the real servers, which are built first
 # if not cached (the integration project runs the Go client's integration tests too); then, on a
-# whole run (no arguments), the short chaos schedule and the quick API server outage and Temporal
+# whole run (no arguments), the short chaos schedules (one cluster, MultiKueue) and the quick API server outage and Temporal
 # restart tests (docs/reliability.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,8 +36,10 @@ npx vitest run --coverage "$@"
 # Arguments select tests of the projects above (unit, integration, multikueue); only a whole run
 # goes on to the faults.
 if [ "$#" -eq 0 ]; then
-  echo "== faults: the short chaos schedule (a fixed seed), then the quick outage and restart tests"
+  echo "== faults: the short chaos schedules (one cluster, then MultiKueue; fixed seeds), then the quick outage and restart tests"
   npm run test:chaos -- --seed 20261201 --jobs 24 --concurrency 6 --fault-gap 4
+  # The same on MultiKueue: a manager and a worker cluster, faults on both (about 3.5 minutes).
+  npm run test:chaos -- --seed 20261201 --jobs 12 --concurrency 4 --fault-gap 4 --multikueue
   # Selected by name: a rename would otherwise leave fewer tests (or none) running, and still pass.
   # Six steps with a 5 s API server outage, three Temporal restart points.
   report="$(mktemp -t dk-faults-XXXXXX.json)"
