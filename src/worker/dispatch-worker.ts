@@ -173,6 +173,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
   const { queueSharing } = release;
   metrics.observe({
     gates: () => gates.latestGates(),
+    ...(workerClusters.size > 0 ? { workerClusters: [...workerClusters.keys()] } : {}),
     openWorkflows: openWorkflowCounter(options.client, taskQueue, log),
     ...(admissionController ? { admission: () => admissionController.counters } : {}),
   });
