@@ -24,6 +24,7 @@ import { createDispatchMetrics, type DispatchMetrics } from '../observability/me
 import { openWorkflowCounter } from '../observability/open-workflows.js';
 import { stepOfActivity } from '../observability/steps.js';
 import { createWatchWaker, type WatchWaker } from './watch-waker.js';
+import { MultiKueueClusterReads } from '../activities/worker-cluster-reads.js';
 import { runningWatches } from './running-watches.js';
 import { signalWake } from './wake-signal.js';
 import type { QueueSharingCheck } from './queue-sharing.js';
@@ -167,6 +168,9 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         signal: signalWake(options.client),
         runningWatches: runningWatches(options.client),
         count: (result) => metrics.watchWakes.inc({ result }),
+        ...(workerClusters.size > 0
+          ? { workerClusters: { names: [...workerClusters.keys()], read: multiKueueClusterRead(new MultiKueueClusterReads(kube, requestTimeoutMs), config) } }
+          : {}),
       })
     : undefined;
   const taskQueue = config.temporal.taskQueue;
@@ -248,3 +252,6 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     },
   };
 }
+
+/** The Watch waker's read of a worker cluster's MultiKueueCluster, in the configured Workload API version. */
+const multiKueueClusterRead = (reads: MultiKueueClusterReads, config: Config) => (name: string) => reads.read(config.kueue.workloadVersion, name);
