@@ -1,7 +1,6 @@
-// The dispatch-kubeflow worker: serves the workflows and their activities on the configured task
-// queue, keeps the backend gates current with the preflight, in Kueue mode runs dispatch's admission
-// check controller (docs/contract.md §9), and stops cleanly on SIGTERM/SIGINT: it stops polling and
-// lets the activities it holds finish within the drain grace (core/drain.ts, docs/contract.md §10).
+// The dispatch-kubeflow worker: serves the workflows and activities on the configured task queue, keeps
+// the backend gates current (the preflight), in Kueue mode runs dispatch's admission check controller (§9),
+// and stops cleanly on SIGTERM/SIGINT: no more polling, held activities end within the drain grace (§10).
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { BatchedLists } from '../kube/batched-lists.js';
@@ -23,8 +22,7 @@ import { metricsWorkerOptions } from '../observability/interceptors.js';
 import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
 import { openWorkflowCounter } from '../observability/open-workflows.js';
 import { stepOfActivity } from '../observability/steps.js';
-import { createWatchWaker, type WatchWaker } from './watch-waker.js';
-import { MultiKueueClusterReads } from '../activities/worker-cluster-reads.js';
+import { createWatchWaker, wakerWorkerClusters, type WatchWaker } from './watch-waker.js';
 import { runningWatches } from './running-watches.js';
 import { signalWake } from './wake-signal.js';
 import type { QueueSharingCheck } from './queue-sharing.js';
@@ -168,9 +166,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         signal: signalWake(options.client),
         runningWatches: runningWatches(options.client),
         count: (result) => metrics.watchWakes.inc({ result }),
-        ...(workerClusters.size > 0
-          ? { workerClusters: { names: [...workerClusters.keys()], read: multiKueueClusterRead(new MultiKueueClusterReads(kube, requestTimeoutMs), config) } }
-          : {}),
+        ...wakerWorkerClusters([...workerClusters.keys()], kube, config, requestTimeoutMs),
       })
     : undefined;
   const taskQueue = config.temporal.taskQueue;
@@ -252,6 +248,3 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     },
   };
 }
-
-/** The Watch waker's read of a worker cluster's MultiKueueCluster, in the configured Workload API version. */
-const multiKueueClusterRead = (reads: MultiKueueClusterReads, config: Config) => (name: string) => reads.read(config.kueue.workloadVersion, name);

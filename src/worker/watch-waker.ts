@@ -44,6 +44,7 @@ import { createWorkerClusterWakes, POLL_MS } from './worker-cluster-wakes.js';
 
 export { FIRST_RETRY_MS, MAX_IN_FLIGHT, MAX_RETRY_MS, type WakeResult } from './wake-queue.js';
 export { SWEEP_EVERY_MS } from './watch-sweep.js';
+export { wakerWorkerClusters } from './worker-cluster-wakes.js';
 
 export interface WatchWakerOptions {
   config: Pick<Config, 'namespace' | 'mode' | 'kueue' | 'timeouts'>;

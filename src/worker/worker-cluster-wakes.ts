@@ -14,6 +14,9 @@
 // reason, not the message Kueue rewrites); a read that does not answer changes nothing; each wake
 // goes through the waker's queue (coalesced per Watch, MAX_IN_FLIGHT at once).
 import type { KubeObject } from '../model/kube.js';
+import type { Config } from '../model/config.js';
+import type { KubeClients } from '../kube/clients.js';
+import { MultiKueueClusterReads } from '../activities/worker-cluster-reads.js';
 import type { TrainJobRef } from '../model/operations.js';
 import type { WorkerClusterRead } from '../core/operations/observed.js';
 import { activeStateOf, trainJobsPlacedOn, wakesOnChange } from '../core/operations/worker-cluster-changes.js';
@@ -75,4 +78,14 @@ export function createWorkerClusterWakes(options: WorkerClusterWakesOptions): Wo
       stop.addEventListener('abort', () => clearInterval(timer), { once: true });
     },
   };
+}
+
+/**
+ * The Watch waker's option for the worker clusters `names` (none: no option): their
+ * MultiKueueClusters read on the manager, in the configured Workload API version.
+ */
+export function wakerWorkerClusters(names: readonly string[], manager: KubeClients, config: Pick<Config, 'kueue'>, requestTimeoutMs: number) {
+  if (names.length === 0) return {};
+  const reads = new MultiKueueClusterReads(manager, requestTimeoutMs);
+  return { workerClusters: { names, read: (name: string) => reads.read(config.kueue.workloadVersion, name) } };
 }
