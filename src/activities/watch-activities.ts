@@ -13,14 +13,10 @@ import { Context } from '@temporalio/activity';
 import type { Config } from '../model/config.js';
 import { Labels } from '../model/constants.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
-import { DispatchError } from '../model/errors.js';
 import type { TrainJob, Workload } from '../model/kube.js';
 import type { Outcome, Phase, TrainJobRef, TrainJobState } from '../model/operations.js';
-import type { Pod } from '../model/kube.js';
 import { watchOutcome } from '../core/operations/watch-outcome.js';
-import { jobKeyOf } from '../core/operations/node-failures.js';
-import { podsSource, waitsForWorkerPods, withoutExitCode } from '../core/operations/worker-cluster.js';
-import { MultiKueueClusterReads, withWorkerCluster, workerPodsOf, type WorkerPods } from './worker-cluster-reads.js';
+import { MultiKueueClusterReads, withWorkerCluster, workerPodsOf } from './worker-cluster-reads.js';
 import { identityRefusals } from '../core/operations/identity.js';
 import { trimTrainJob, trimWorkload } from '../core/objects/observed-trim.js';
 import { stateOf } from '../core/operations/phase.js';
@@ -28,9 +24,6 @@ import { workloadOfTrainJob } from '../core/objects/workloads.js';
 import { type Observed } from '../core/operations/observed.js';
 import { untilChanged, type SharedLists } from '../kube/shared-lists.js';
 import { callsFor, sleepOrWake, type ActivityEnv } from './context.js';
-import type { WATCH_CALLS } from '../observability/metrics.js';
-import { describeRefusal, type KubeAnswer } from '../kube/call.js';
-import { refused, type KubeRefusal } from '../kube/read-trainjob.js';
 import { TRAINJOBS, workloads, type ObjectCalls } from '../kube/objects.js';
 
 /** How often a Watch checks its TrainJob. */
@@ -63,40 +56,11 @@ interface WatchProgress {
   unansweredSince?: string;
 }
 
-/** The calls of a Watch that may go unanswered, as the metric labels them. */
-export type WatchCall = (typeof WATCH_CALLS)[number];
+import { refusedCall, unansweredAs, WaitedOut, type CountUnanswered } from './watch-calls.js';
+import { outcomeOf } from './failed-outcome.js';
 
-/**
- * What a Watch reports of a call the API left unanswered, or answered with a refusal it waits out
- * (`status`): Prometheus counters in the worker.
- */
-export type CountUnanswered = (call: WatchCall, status?: number) => void;
-
-/**
- * A call the API did not answer (kubeCall's retryable failure, or the batched lists' plain error), or
- * answered with a definite refusal that may pass (`status`): a restarted API server answers 403
- * until its authorizer has synced, and 5xx-like Statuses while it settles. A Watch ends only with an
- * Outcome (docs/contract.md §9c), so it waits both out alike, saying why and since when.
- */
-export class WaitedOut extends Error {
-  constructor(
-    readonly call: WatchCall,
-    cause: unknown,
-    readonly status?: number,
-  ) {
-    super(cause instanceof Error ? cause.message : String(cause));
-  }
-}
-
-export const unansweredAs =
-  (call: WatchCall) =>
-  (error: unknown): never => {
-    throw error instanceof DispatchError ? error : new WaitedOut(call, error);
-  };
-
-/** A definite refusal of a Watch's call, to be waited out (WaitedOut with its status), naming what was asked. */
-export const refusedCall = (ref: TrainJobRef, call: WatchCall, what: string, answer: KubeRefusal) =>
-  new WaitedOut(call, `${refused(ref, what, answer).reasons.join('; ')} (waited out: the Watch ends only with an outcome)`, answer.status);
+export { refusedCall, unansweredAs, WaitedOut, type CountUnanswered, type WatchCall } from './watch-calls.js';
+export { outcomeOf } from './failed-outcome.js';
 
 /**
  * A Watch's read of its TrainJob by name: the answer that ends the Watch at once (not dispatch's,
@@ -113,71 +77,6 @@ export async function firstRead(calls: ObjectCalls, config: Config, ref: TrainJo
     return { answer: { outcome: watchOutcome(ref, { trainJob: read, config, pods: [], observedAt: new Date().toISOString() })!, checks } };
   }
   return read ? { trainJob: read } : {};
-}
-
-/**
- * The outcome of what one check observed, if it has one; a Failed one with its pods when they are
- * read. With MultiKueue (`workers`), the pods of the worker cluster the Workload names, where
- * MultiKueue's copy ran (the manager has none), and the failures this worker's watch of those pods
- * remembers (MultiKueue deletes them about a second after the failure, often before the manager
- * shows it): the first of both. Unanswered there and nothing remembered, the Watch waits as for
- * the manager, but only until timeouts.call after the failure, and then answers without the exit
- * code, its message saying why (docs/multikueue.md, "Operations and Watch").
- */
-export async function outcomeOf(calls: ObjectCalls, ref: TrainJobRef, observed: Observed, jobId: string | undefined, workers?: WorkerPods): Promise<Outcome | undefined> {
-  const observedAt = new Date().toISOString();
-  const outcome = watchOutcome(ref, { ...observed, pods: [], observedAt });
-  if (outcome?.phase !== 'Failed' || observed.trainJob === undefined || jobId === undefined) return outcome;
-  const selector = `${Labels.jobId}=${jobId}`;
-  const source = workers === undefined ? ({ on: 'manager' } as const) : podsSource(observed, workers.names);
-  if (source.on === 'nowhere') return withoutExitCode(outcome, source.why);
-  const job = jobKeyOf(observed.trainJob);
-  if (workers !== undefined && source.on === 'manager') return withoutRecordedCluster(ref, observed, outcome, job, workers, observedAt);
-  if (source.on === 'manager' || workers === undefined) {
-    const pods = (await calls.listPods(ref.namespace, selector).catch(unansweredAs('pods'))) as KubeAnswer<{ items?: Pod[] }>;
-    return pods.answered === 'ok' ? watchOutcome(ref, { ...observed, pods: pods.value.items ?? [], observedAt }) : outcome;
-  }
-  const on = `worker cluster ${source.cluster}`;
-  const known = job === undefined ? undefined : workers.remembered?.failureOf(source.cluster, job);
-  const remembered = known === undefined ? [] : [known];
-  const withPods = (pods: readonly Pod[]) => watchOutcome(ref, { ...observed, pods, remembered, observedAt })!;
-  let pods: KubeAnswer<{ items?: Pod[] }>;
-  try {
-    pods = (await workers.calls(source.cluster).listPods(ref.namespace, selector)) as KubeAnswer<{ items?: Pod[] }>;
-  } catch (error) {
-    if (error instanceof DispatchError) throw error;
-    // What this worker saw fail answers at once: the list could only add a failure its watch missed.
-    if (known !== undefined) return withPods([]);
-    const problem = `${on}: ${error instanceof Error ? error.message : String(error)}`;
-    if (waitsForWorkerPods(Date.parse(outcome.finishedAt), Date.now(), workers.boundMs)) throw new WaitedOut('pods', problem);
-    return withoutExitCode(outcome, `${on} has not answered the pod list since the job failed at ${outcome.finishedAt} (${problem})`);
-  }
-  if (pods.answered === 'definite') {
-    return known !== undefined ? withPods([]) : withoutExitCode(outcome, `${on} refused the pod list: ${describeRefusal(pods)}`);
-  }
-  const answered = withPods(pods.value.items ?? []);
-  if (answered.exitCode !== undefined) return answered;
-  return withoutExitCode(
-    answered,
-    `no pod labelled ${selector} on ${on} has a node container that terminated non-zero, and this worker's watch of its pods saw none (MultiKueue deletes the worker's copy, and its pods, once the job has finished; a worker started after that has not seen them)`,
-  );
-}
-
-/**
- * With worker clusters configured, a Failed job whose Workload names no worker cluster (Kueue
- * copied the status back but could not record status.clusterName: its own webhook refused it in a
- * chaos run, "when setting clusterName it must be one of the nominatedClusterNames"): the manager
- * runs no pods, so the exit code is what this worker's watch of every worker cluster's pods
- * remembers of the job, or the Outcome says why there is none.
- */
-function withoutRecordedCluster(ref: TrainJobRef, observed: Observed, outcome: Outcome, job: ReturnType<typeof jobKeyOf>, workers: WorkerPods, observedAt: string): Outcome {
-  const remembered = job === undefined ? [] : workers.names.flatMap((cluster) => workers.remembered?.failureOf(cluster, job) ?? []);
-  const answered = watchOutcome(ref, { ...observed, pods: [], remembered, observedAt })!;
-  if (answered.exitCode !== undefined) return answered;
-  return withoutExitCode(
-    answered,
-    `Kueue recorded no worker cluster for the job (its Workload has no status.clusterName), and this worker's watch of the worker clusters' pods (${workers.names.join(', ')}) saw no node container of it terminate non-zero`,
-  );
 }
 
 /**

@@ -8,7 +8,7 @@
 // A worker cluster that does not answer, or refuses (no `list`/`watch` on pods), costs a list try
 // every RETRY_MS and nothing else: the feed stays down and retries, like the manager's feeds, and
 // nothing here is part of the worker's readiness. The memory then has nothing of that cluster and
-// the Watch reads its pods as before (watch-activities.ts outcomeOf), saying why when it cannot.
+// the Watch reads its pods as before (failed-outcome.ts outcomeOf), saying why when it cannot.
 import type { KubeClients, WorkerClusterClients } from '../kube/clients.js';
 import { PODS } from '../kube/objects.js';
 import type { SharedLists } from '../kube/shared-lists.js';
