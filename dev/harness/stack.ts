@@ -78,6 +78,11 @@ export interface StackTimings extends ClusterTimings {
 export interface Stack {
   info: StackInfo;
   timings: StackTimings;
+  /**
+   * A MultiKueue stack's worker clusters with their process controls (in StackInfo.workers order),
+   * for the tests that take one away (its API server stopped and started again).
+   */
+  workerClusters?: readonly { name: string; cluster: LocalCluster }[];
   stop(): Promise<void>;
 }
 
@@ -126,6 +131,7 @@ async function finishStack(parts: {
     return {
       info: { kube: kube.info, temporal: parts.temporal, logDir: parts.logDir, samples, ...(workers ? { workers, multiKueue: multiKueueInfo() } : {}) },
       timings: { ...kube.timings, temporal: parts.tTemporal, total: Date.now() - parts.t0 },
+      ...(parts.workers ? { workerClusters: parts.workers } : {}),
       stop,
     };
   } catch (err) {

@@ -80,7 +80,7 @@ export function createActivities(deps: ActivityDeps) {
     ...keptAlive(undoStartActivities(env)),
     // The Workload wait heartbeats on its own, with the deadline a retry resumes.
     ...workloadActivities(new WorkloadChecks(lists)),
-    ...keptAlive(operationActivities(env)),
+    ...keptAlive(operationActivities(env, reads)),
     // Watch heartbeats on its own, with each check.
     ...watchActivities(env, lists, deps.countWatchUnanswered, reads),
     // A woken Watch's one read (docs/contract.md §9b), a local activity.

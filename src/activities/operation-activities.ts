@@ -9,6 +9,8 @@ import { callsFor, sleep, type ActivityEnv } from './context.js';
 import { describeRefusal } from '../kube/call.js';
 import { TRAINJOBS } from '../kube/objects.js';
 import { readTrainJob, refused, type ObserveConfig, type ObservedObjects } from '../kube/read-trainjob.js';
+import type { WorkerClusterRead } from '../core/operations/observed.js';
+import { MultiKueueClusterReads, withWorkerCluster } from './worker-cluster-reads.js';
 
 export type WriteAnswer =
   | { applied: true }
@@ -30,11 +32,19 @@ export const STALE_WRITE_MAX_PAUSE_MS = 4_000;
 export const staleWritePauseMs = (staleInARow: number, activityMs: number) =>
   Math.min(STALE_WRITE_PAUSE_MS * 2 ** staleInARow, STALE_WRITE_MAX_PAUSE_MS, Math.floor(activityMs / 2));
 
-export function operationActivities(env: ActivityEnv) {
+export function operationActivities(env: ActivityEnv, reads = new MultiKueueClusterReads(env.kube, env.requestTimeoutMs)) {
   return {
-    /** Reads the TrainJob of the ref's name and, in Kueue mode, its Workload (src/kube/read-trainjob.ts). */
-    async observeTrainJob(input: { config: ObserveConfig; ref: TrainJobRef }): Promise<ObservedObjects> {
-      return readTrainJob(callsFor(env), input.config, input.ref);
+    /**
+     * Reads the TrainJob of the ref's name and, in Kueue mode, its Workload (src/kube/read-trainjob.ts);
+     * with MultiKueue, while the job runs on a worker cluster, that cluster's MultiKueueCluster too (the
+     * Watch's shared read), so that Open's, Hold's and Release's state says, as a Watch's does, when Kueue
+     * has lost it (docs/multikueue.md). Only the state's reasons change: the plans decide from the phase.
+     * A history recorded before replays its recorded result, which has no such field.
+     */
+    async observeTrainJob(input: { config: ObserveConfig; ref: TrainJobRef }): Promise<ObservedObjects & { workerCluster?: WorkerClusterRead }> {
+      const objects = await readTrainJob(callsFor(env), input.config, input.ref);
+      const { workerCluster } = await withWorkerCluster({ ...objects, config: input.config }, reads);
+      return workerCluster === undefined ? objects : { ...objects, workerCluster };
     },
 
     /**

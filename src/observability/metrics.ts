@@ -126,7 +126,7 @@ export function createDispatchMetrics(
   });
   const watchWakes = new Counter({
     name: 'dispatch_watch_wakes_total',
-    help: "Changes of dispatch TrainJobs and Workloads the worker's watch saw, by what became of the wake of their Watch: signalled, not-watched (no Watch running), failed, coalesced (nothing sent)",
+    help: "Changes of dispatch TrainJobs and Workloads the worker's watch saw (and, with MultiKueue, of a worker cluster's MultiKueueCluster, one per Watch of a job placed there), by what became of the wake of their Watch: signalled, not-watched (no Watch running), failed, coalesced (nothing sent)",
     labelNames: ['result'] as const,
     registers: [registry],
   });

@@ -4,6 +4,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { BackendGates } from '../model/results.js';
 import type { AdmissionControllerCounters } from '../core/admission/counters.js';
+import { workerClusterGates } from '../core/worker-cluster-gates.js';
 import { WATCH_WAIT_BOUNDS, type OpenWorkflowCounts, type WatchWaitBound } from './open-workflows.js';
 
 export const GATES = ['reach', 'write', 'start'] as const;
@@ -12,6 +13,8 @@ export const GATES = ['reach', 'write', 'start'] as const;
 export interface WorkerState {
   /** The latest preflight's gates; undefined before the first has ended. */
   gates?: () => BackendGates | undefined;
+  /** The MultiKueue worker clusters of the configuration (kueue.multiKueue), by name. */
+  workerClusters?: readonly string[];
   /** The admission check controller's counters (Kueue mode). */
   admission?: () => Readonly<AdmissionControllerCounters>;
   /** The open workflows of the task queue, as Temporal's visibility counts them (open-workflows.ts). */
@@ -33,6 +36,18 @@ export function createStateMetrics(registry: Registry): { observe(state: WorkerS
       if (!state.gates) return;
       const gates = state.gates();
       for (const gate of GATES) this.set({ gate }, gates?.[gate] ? 1 : 0);
+    },
+  });
+
+  new Gauge({
+    name: 'dispatch_worker_cluster_gate_proven',
+    help: "MultiKueue: 1 while the latest preflight proved the worker cluster (the write gate's reviews there allowed, and no gate's reason names it), else 0 (denied, unanswered, or not reviewed: the write gate unproven); none before the first preflight has ended",
+    labelNames: ['cluster'] as const,
+    registers,
+    collect() {
+      this.reset();
+      if (!state.gates || !state.workerClusters) return;
+      for (const [cluster, proven] of workerClusterGates(state.gates(), state.workerClusters)) this.set({ cluster }, proven ? 1 : 0);
     },
   });
 

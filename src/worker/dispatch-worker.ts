@@ -1,7 +1,6 @@
-// The dispatch-kubeflow worker: serves the workflows and their activities on the configured task
-// queue, keeps the backend gates current with the preflight, in Kueue mode runs dispatch's admission
-// check controller (docs/contract.md §9), and stops cleanly on SIGTERM/SIGINT: it stops polling and
-// lets the activities it holds finish within the drain grace (core/drain.ts, docs/contract.md §10).
+// The dispatch-kubeflow worker: serves the workflows and activities on the configured task queue, keeps
+// the backend gates current (the preflight), in Kueue mode runs dispatch's admission check controller (§9),
+// and stops cleanly on SIGTERM/SIGINT: no more polling, held activities end within the drain grace (§10).
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { BatchedLists } from '../kube/batched-lists.js';
@@ -26,7 +25,7 @@ import { metricsWorkerOptions } from '../observability/interceptors.js';
 import { createDispatchMetrics, type DispatchMetrics } from '../observability/metrics.js';
 import { openWorkflowCounter } from '../observability/open-workflows.js';
 import { stepOfActivity } from '../observability/steps.js';
-import { createWatchWaker, type WatchWaker } from './watch-waker.js';
+import { createWatchWaker, wakerWorkerClusters, type WatchWaker } from './watch-waker.js';
 import { runningWatches } from './running-watches.js';
 import { signalWake } from './wake-signal.js';
 import type { QueueSharingCheck } from './queue-sharing.js';
@@ -149,12 +148,14 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         runningWatches: runningWatches(options.client),
         count: (result) => metrics.watchWakes.inc({ result }),
         log,
+        ...wakerWorkerClusters([...workerClusters.keys()], kube, config, requestTimeoutMs),
       })
     : undefined;
   const taskQueue = config.temporal.taskQueue;
   const { queueSharing } = release;
   metrics.observe({
     gates: () => gates.latestGates(),
+    ...(workerClusters.size > 0 ? { workerClusters: [...workerClusters.keys()] } : {}),
     openWorkflows: openWorkflowCounter(options.client, taskQueue, log),
     ...(admissionController ? { admission: () => admissionController.counters } : {}),
   });

@@ -41,9 +41,12 @@ import { keepInStep } from '../kube/keep-in-step.js';
 import type { FeedChange, WatchedLists } from '../kube/watched-lists.js';
 import { createRetryTimers, createWakeQueue, FIRST_RETRY_MS, MAX_IN_FLIGHT, type WakeResult } from './wake-queue.js';
 import { createWatchSweep, SWEEP_EVERY_MS } from './watch-sweep.js';
+import type { WorkerClusterRead } from '../core/operations/observed.js';
+import { createWorkerClusterWakes, POLL_MS } from './worker-cluster-wakes.js';
 
 export { FIRST_RETRY_MS, MAX_IN_FLIGHT, MAX_RETRY_MS, type WakeResult } from './wake-queue.js';
 export { SWEEP_EVERY_MS } from './watch-sweep.js';
+export { wakerWorkerClusters } from './worker-cluster-wakes.js';
 
 export interface WatchWakerOptions {
   config: Pick<Config, 'namespace' | 'mode' | 'kueue' | 'timeouts'>;
@@ -68,6 +71,11 @@ export interface WatchWakerOptions {
   keepInStepMs?: number;
   /** The least time between two sweeps of the running Watches (default SWEEP_EVERY_MS). */
   sweepEveryMs?: number;
+  /**
+   * MultiKueue: the configured worker clusters' MultiKueueClusters, read by name; a change of one's
+   * Active condition wakes the Watches of the jobs placed there (worker-cluster-wakes.ts).
+   */
+  workerClusters?: { names: readonly string[]; read(name: string): Promise<WorkerClusterRead>; everyMs?: number };
   now?: () => number;
 }
 
@@ -212,6 +220,16 @@ export function createWatchWaker(options: WatchWakerOptions): WatchWaker {
       const stopAsking = keepInStep(() => {
         for (const f of feeds) lists.snapshot(f.kind, config.namespace, f.label);
       }, options.keepInStepMs);
+      const clusters = options.workerClusters;
+      if (clusters && clusters.names.length > 0 && config.mode === 'kueue') {
+        const kind = workloads(config.kueue.workloadVersion);
+        createWorkerClusterWakes({
+          clusters: clusters.names,
+          read: clusters.read,
+          workloads: () => lists.snapshot(kind, config.namespace, Labels.kueueJobUid),
+          wake: (ref) => queue.wake(watchWorkflowId(ref)),
+        }).run(stop, clusters.everyMs ?? POLL_MS);
+      }
       return new Promise<void>((resolve) => {
         const halt = () => {
           stopAsking();

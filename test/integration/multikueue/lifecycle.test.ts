@@ -8,12 +8,10 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminAccess } from '../../../dev/harness/cluster.js';
 import { kubeConfigFor } from '../../../dev/harness/kube-access.js';
-import { KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../../../dev/harness/samples.js';
 import { isConditionTrue } from '../../../src/core/objects/conditions.js';
 import { createKubeClients, type KubeClients } from '../../../src/kube/clients.js';
 import { Annotations, Kueue, Labels, Trainer } from '../../../src/model/constants.js';
 import { DispatchError } from '../../../src/model/errors.js';
-import type { ConfigInput } from '../../../src/model/config.js';
 import type { KubeObject, Workload } from '../../../src/model/kube.js';
 import type { TrainJobRef } from '../../../src/model/operations.js';
 import { clusterClients } from '../../../src/worker/cluster-clients.js';
@@ -23,7 +21,7 @@ import { failWith, readTrainJob, refOf, runFor } from '../operations/support.js'
 import { startDispatch, writeKubeconfig, type DispatchHarness } from '../support/dispatch.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import type { TestNamespace } from '../support/kube.js';
-import { multiKueueNamespace, multiKueueStack } from '../support/multikueue.js';
+import { multiKueueConfig, multiKueueNamespace, multiKueueStack } from '../support/multikueue.js';
 import { until } from '../support/operations.js';
 import { runtimeFixtures, type RuntimeEdit, type RuntimeRef } from '../support/runtimes.js';
 
@@ -64,15 +62,7 @@ async function lifecycle(prefix: string, workerKubeconfig?: (ns: string) => stri
   const workerInfo = info.workers![0]!;
   const ns = await multiKueueNamespace(info, prefix);
   namespaces.push(ns);
-  const config = {
-    mode: 'kueue',
-    kueue: {
-      queue: KUEUE_SAMPLE_QUEUE,
-      admissionCheck: KUEUE_SAMPLE_CHECK,
-      multiKueue: { clusters: [{ name: workerInfo.name, kubeconfig: workerKubeconfig?.(ns.name) ?? workerInfo.kube.kubeconfig }] },
-    },
-    timeouts: { workload: '30s', call: `${CALL_MS / 1000}s` },
-  } satisfies Omit<ConfigInput, 'namespace'>;
+  const config = multiKueueConfig(workerInfo, { workload: '30s', call: `${CALL_MS / 1000}s` }, workerKubeconfig?.(ns.name));
   const h = await startDispatch({ namespace: ns.name, cluster: info.kube, config });
   const collector = clusterClients(h.config).copyCollector;
   if (!collector) throw new Error('no copy collector: the configuration names no worker cluster');

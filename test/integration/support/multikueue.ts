@@ -7,7 +7,9 @@ import { adminAccess } from '../../../dev/harness/cluster.js';
 import { kubeCall, type KubeAccess } from '../../../dev/harness/kube-access.js';
 import { addMultiKueueNamespace, conditionOf } from '../../../dev/harness/multikueue.js';
 import { waitFor } from '../../../dev/harness/process.js';
-import { KUEUE_SAMPLE_QUEUE } from '../../../dev/harness/samples.js';
+import { KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../../../dev/harness/samples.js';
+import type { WorkerClusterInfo } from '../../../dev/harness/multikueue.js';
+import type { ConfigInput } from '../../../src/model/config.js';
 import { startTestStack, type Stack, type StackInfo } from '../../../dev/harness/stack.js';
 import { uniqueName, type TestNamespace } from './kube.js';
 
@@ -59,5 +61,21 @@ export async function multiKueueNamespace(info: StackInfo, prefix: string): Prom
     dispose: async () => {
       await Promise.all([manager, ...workers].map((access) => kubeCall(access, 'DELETE', `/api/v1/namespaces/${name}`).catch(() => undefined)));
     },
+  };
+}
+
+/**
+ * A dispatch worker's configuration on the MultiKueue stack: Kueue mode on the sample queue and
+ * check, with `worker` as its one worker cluster (its admin kubeconfig, or `kubeconfig`).
+ */
+export function multiKueueConfig(worker: WorkerClusterInfo, timeouts: NonNullable<ConfigInput['timeouts']>, kubeconfig?: string): Omit<ConfigInput, 'namespace'> {
+  return {
+    mode: 'kueue',
+    kueue: {
+      queue: KUEUE_SAMPLE_QUEUE,
+      admissionCheck: KUEUE_SAMPLE_CHECK,
+      multiKueue: { clusters: [{ name: worker.name, kubeconfig: kubeconfig ?? worker.kube.kubeconfig }] },
+    },
+    timeouts,
   };
 }

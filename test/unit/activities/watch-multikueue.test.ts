@@ -7,7 +7,9 @@
 import { ApiException } from '@kubernetes/client-node';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { describe, expect, it } from 'vitest';
+import { operationActivities } from '../../../src/activities/operation-activities.js';
 import { watchActivities, type WatchCall } from '../../../src/activities/watch-activities.js';
+import { planOpen } from '../../../src/core/operations/plans.js';
 import { watchCheckActivities } from '../../../src/activities/watch-check.js';
 import { MultiKueueClusterReads } from '../../../src/activities/worker-cluster-reads.js';
 import { BatchedLists } from '../../../src/kube/batched-lists.js';
@@ -222,6 +224,21 @@ describe("a running job's worker cluster, lost", () => {
     forbidden.env.kube = kube;
     const answer = await forbidden.check();
     expect(answer).toMatchObject({ state: { phase: 'Running', reasons: [expect.stringMatching(/^worker cluster worker-1 not known to be reached: its MultiKueueCluster was not read \(HTTP 403 Forbidden/), expect.anything()] } });
+  });
+
+  it("Open's read carries the same MultiKueueCluster, so its state says so first; the plan is unchanged (answer the state)", async () => {
+    const lost = setup(running());
+    lost.manager.put('multikueueclusters', mkc('False', 'ClientConnectionFailed', 'connection refused'));
+    const observe = () => new MockActivityEnvironment().run(operationActivities(lost.env).observeTrainJob, { config: MULTIKUEUE, ref: REF });
+    const read = (await observe()) as Awaited<ReturnType<ReturnType<typeof operationActivities>['observeTrainJob']>>;
+    expect(read.workerCluster).toMatchObject({ name: 'worker-1', found: { metadata: { name: 'worker-1' } } });
+    const plan = planOpen(REF, { ...read, config: MULTIKUEUE });
+    expect(plan).toMatchObject({ kind: 'done', state: { phase: 'Running', cluster: 'worker-1', reasons: [expect.stringMatching(/^worker cluster worker-1 lost: MultiKueueCluster worker-1 Active=False \(ClientConnectionFailed: connection refused\)/), expect.anything()] } });
+
+    const single = setup(running(), ONE_CLUSTER);
+    const plain = await new MockActivityEnvironment().run(operationActivities(single.env).observeTrainJob, { config: ONE_CLUSTER, ref: REF });
+    expect(plain).not.toHaveProperty('workerCluster');
+    expect(single.manager.calls).not.toContain('get multikueueclusters');
   });
 
   it('without kueue.multiKueue no MultiKueueCluster is read', async () => {

@@ -398,3 +398,31 @@ describe('the Watch waker', () => {
     expect(h.signalled).toEqual(['watch/ml/a/uid-a']);
   });
 });
+
+describe('MultiKueue: a worker cluster whose MultiKueueCluster changes', () => {
+  it("wakes, through the waker's queue, the Watches of the TrainJobs placed there (by the Workload feed), within a poll", async () => {
+    const placed = (job: string, cluster: string): KubeObject => ({ ...workload(job, '1'), status: { clusterName: cluster } }) as KubeObject;
+    let active = 'True';
+    const signalled: string[] = [];
+    const waker = createWatchWaker({
+      config,
+      lists: { subscribe: () => () => {}, snapshot: (kind) => (kind.plural === 'workloads' ? [placed('a', 'worker-1'), placed('b', 'worker-2')] : undefined) },
+      signal: async (id) => (signalled.push(id), 'signalled'),
+      workerClusters: {
+        names: ['worker-1'],
+        read: async (name) => ({ name, found: { metadata: { name }, status: { conditions: [{ type: 'Active', status: active, reason: 'R' }] } } as KubeObject }),
+        everyMs: 20,
+      },
+    });
+    const stop = new AbortController();
+    const running = waker.run(stop.signal);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(signalled).toEqual([]);
+    active = 'False';
+    const deadline = Date.now() + 5_000;
+    while (signalled.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(signalled).toEqual(['watch/ml/a/uid-a']);
+    stop.abort();
+    await running;
+  });
+});

@@ -186,6 +186,16 @@ describe('ProbeBackend with stubbed activities on the time-skipping server', () 
     expect(denied.gates!.writeUnknown).toBeUndefined();
   });
 
+  it("a worker cluster's review unanswered (checkWrite's ErrUnreachable without a definite answer): the write gate unknown, the reason naming the cluster", async () => {
+    const silentCluster = 'worker cluster worker-1: review create trainingruntimes in namespace ml-jobs: no answer from the Kubernetes API (ECONNREFUSED)';
+    const { gates } = await probe(configOf(), {}, {
+      checkWrite: async () => {
+        throw toApplicationFailure(new DispatchError('ErrUnreachable', [silentCluster], 1, undefined, { definite: false }));
+      },
+    });
+    expect(gates).toMatchObject({ reach: true, write: false, start: false, writeUnknown: true, reasons: [`write: ${silentCluster}`] });
+  });
+
   it('step 8 refused otherwise (a read-back that differs, or a 403): start unproven', async () => {
     for (const reason of ['spec.trainer.image: wrote a, read b', 'reading back TrainJob ml-jobs/x: HTTP 403 Forbidden: no']) {
       const { gates } = await probe(configOf(), { readBack: () => refused('ErrRejected', reason, 8) });

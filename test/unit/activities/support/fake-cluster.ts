@@ -21,6 +21,8 @@ export class FakeCluster {
   readonly calls: string[] = [];
   silent = false;
   refuse: ApiException<unknown> | undefined;
+  /** What its SelfSubjectAccessReviews deny, as "<verb> <resource>" (the rest is allowed). */
+  readonly denied = new Set<string>();
   /** The creationTimestamp of what is created or put without one. */
   createdAt = '2026-01-01T00:00:00Z';
   private uids = 0;
@@ -96,6 +98,15 @@ export class FakeCluster {
     const core = {
       listNamespacedPod: (p: { namespace: string; labelSelector?: string }) => this.answer('list pods', () => this.list('pods', p.namespace, p.labelSelector)),
     };
-    return { custom, core, server: this.name } as unknown as KubeClients;
+    const authorization = {
+      createSelfSubjectAccessReview: (p: { body: { spec: { resourceAttributes: { verb: string; resource: string } } } }) => {
+        const { verb, resource } = p.body.spec.resourceAttributes;
+        return this.answer(`review ${verb} ${resource}`, () => {
+          if (this.refuse) throw this.refuse;
+          return { ...p.body, status: { allowed: !this.denied.has(`${verb} ${resource}`) } };
+        });
+      },
+    };
+    return { custom, core, authorization, server: this.name } as unknown as KubeClients;
   }
 }
