@@ -47,6 +47,8 @@ export interface ActivityDeps {
   timeStep?: TimeStep;
   /** Told of each workflow refused for naming another namespace (the worker's metric and log). */
   onForeignWorkflow?: OnForeignWorkflow;
+  /** MultiKueue: the manager's MultiKueueClusters as read for this worker, shared with its Watch waker; by default one of its own. */
+  clusterReads?: MultiKueueClusterReads;
 }
 
 type ActivityFn = (...args: never[]) => Promise<unknown>;
@@ -65,7 +67,7 @@ export function createActivities(deps: ActivityDeps) {
   // One per worker: the Workload waits and the Watches of every workflow share its lists.
   const lists = deps.lists ?? new BatchedLists(env.kube, env.requestTimeoutMs);
   // MultiKueue: the manager's MultiKueueClusters, each read shared by every Watch for a few seconds.
-  const reads = new MultiKueueClusterReads(env.kube, env.requestTimeoutMs);
+  const reads = deps.clusterReads ?? new MultiKueueClusterReads(env.kube, env.requestTimeoutMs);
   const runtimeCalls = runtimeActivities(env);
   const trainJobCalls = trainJobActivities(env, deps.settings);
   const place = () => ({ namespace: deps.settings.config.namespace, taskQueue: deps.settings.config.temporal.taskQueue });

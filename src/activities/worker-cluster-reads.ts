@@ -34,9 +34,18 @@ export class MultiKueueClusterReads {
   ) {}
 
   read(version: string, name: string): Promise<WorkerClusterRead> {
-    const key = `${version}/${name}`;
-    const kept = this.reads.get(key);
+    const kept = this.reads.get(`${version}/${name}`);
     if (kept !== undefined && this.now() - kept.at < this.freshMs) return kept.read;
+    return this.readAnew(version, name);
+  }
+
+  /**
+   * A read that no kept read serves, and that serves the reads after it. The Watch waker's polls
+   * (src/worker/worker-cluster-wakes.ts): a Watch it wakes for a change must read that change, not
+   * a read of a moment before it kept for freshMs, or the change is acted on and never told.
+   */
+  readAnew(version: string, name: string): Promise<WorkerClusterRead> {
+    const key = `${version}/${name}`;
     // Its own bound, no activity's cancellation: the read is shared by every Watch that asks.
     const calls = new ObjectCalls(this.manager, { requestTimeoutMs: this.requestTimeoutMs });
     const read = calls.getClusterScoped(multiKueueClusters(version), name).then(

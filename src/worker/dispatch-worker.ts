@@ -5,6 +5,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { BatchedLists } from '../kube/batched-lists.js';
 import { createActivities } from '../activities/index.js';
+import { MultiKueueClusterReads } from '../activities/worker-cluster-reads.js';
 import { WatchedLists } from '../kube/watched-lists.js';
 import { clusterClients, type ClusterClientOptions } from './cluster-clients.js';
 import type { ExitCodeMemory } from './exit-code-memory.js';
@@ -117,8 +118,11 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
     metrics,
     ...(options.queueCheckIntervalMs !== undefined ? { queueCheckIntervalMs: options.queueCheckIntervalMs } : {}),
   });
+  // One per worker: the Watch waker's polls read anew through it, and the Watches they wake read that.
+  const clusterReads = new MultiKueueClusterReads(kube, requestTimeoutMs);
   const activities = createActivities({
     kube,
+    clusterReads,
     workerClusters,
     ...(exitCodes ? { exitCodes } : {}),
     settings: gates,
@@ -148,7 +152,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
         runningWatches: runningWatches(options.client),
         count: (result) => metrics.watchWakes.inc({ result }),
         log,
-        ...wakerWorkerClusters([...workerClusters.keys()], kube, config, requestTimeoutMs),
+        ...wakerWorkerClusters([...workerClusters.keys()], clusterReads, config),
       })
     : undefined;
   const taskQueue = config.temporal.taskQueue;

@@ -15,8 +15,7 @@
 // goes through the waker's queue (coalesced per Watch, MAX_IN_FLIGHT at once).
 import type { KubeObject } from '../model/kube.js';
 import type { Config } from '../model/config.js';
-import type { KubeClients } from '../kube/clients.js';
-import { MultiKueueClusterReads } from '../activities/worker-cluster-reads.js';
+import type { MultiKueueClusterReads } from '../activities/worker-cluster-reads.js';
 import type { TrainJobRef } from '../model/operations.js';
 import type { WorkerClusterRead } from '../core/operations/observed.js';
 import { activeStateOf, trainJobsPlacedOn, wakesOnChange } from '../core/operations/worker-cluster-changes.js';
@@ -82,10 +81,12 @@ export function createWorkerClusterWakes(options: WorkerClusterWakesOptions): Wo
 
 /**
  * The Watch waker's option for the worker clusters `names` (none: no option): their
- * MultiKueueClusters read on the manager, in the configured Workload API version.
+ * MultiKueueClusters read on the manager, in the configured Workload API version, through `reads`,
+ * the one the worker's activities read through: each poll reads anew, and the Watch it wakes is
+ * served that read (a read of its own, kept from just before the change, would hide it until the
+ * recheck, minutes later).
  */
-export function wakerWorkerClusters(names: readonly string[], manager: KubeClients, config: Pick<Config, 'kueue'>, requestTimeoutMs: number) {
+export function wakerWorkerClusters(names: readonly string[], reads: MultiKueueClusterReads, config: Pick<Config, 'kueue'>) {
   if (names.length === 0) return {};
-  const reads = new MultiKueueClusterReads(manager, requestTimeoutMs);
-  return { workerClusters: { names, read: (name: string) => reads.read(config.kueue.workloadVersion, name) } };
+  return { workerClusters: { names, read: (name: string) => reads.readAnew(config.kueue.workloadVersion, name) } };
 }

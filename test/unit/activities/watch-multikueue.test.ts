@@ -270,4 +270,20 @@ describe('MultiKueueClusterReads', () => {
     now = 10_000;
     expect(await reads.read('v1beta2', 'worker-1')).toEqual({ name: 'worker-1', unread: expect.stringContaining('no answer from the Kubernetes API') });
   });
+
+  it("the waker's readAnew is never served a kept read, and the reads after it are served its answer (a woken Watch reads the change)", async () => {
+    const manager = new FakeCluster('manager');
+    manager.put('multikueueclusters', mkc('True', 'Active', 'Connected'));
+    let now = 0;
+    const reads = new MultiKueueClusterReads(manager.kube, 100, 3_000, () => now);
+    // A Watch read the cluster a moment before Kueue lost it.
+    expect(await reads.read('v1beta2', 'worker-1')).toMatchObject({ found: { status: { conditions: [{ status: 'True' }] } } });
+    manager.put('multikueueclusters', mkc('False', 'ClientConnectionFailed', 'dial tcp: connection refused'));
+    now = 1_000;
+    // The waker's poll, within that read's freshness, reads the change...
+    expect(await reads.readAnew('v1beta2', 'worker-1')).toMatchObject({ found: { status: { conditions: [{ status: 'False' }] } } });
+    // ...and the Watch it wakes is served it, not the read kept from before.
+    expect(await reads.read('v1beta2', 'worker-1')).toMatchObject({ found: { status: { conditions: [{ status: 'False' }] } } });
+    expect(manager.calls).toEqual(['get multikueueclusters', 'get multikueueclusters']);
+  });
 });
