@@ -24,7 +24,7 @@ import { runLifecycle } from './lifecycle.js';
 import { Nemesis } from './nemesis.js';
 import { probeFigures, probeLine, refusalLines, refusalTable, type ProbeRun } from './refusals.js';
 import { checkLines, violationLine } from './report.js';
-import { describeFault, FAULT_WEIGHTS, MULTIKUEUE_FAULT_WEIGHTS, planFaults, planLifecycles, type FaultKind } from './schedule.js';
+import { describeFault, FAULT_WEIGHTS, MULTIKUEUE_FAULT_WEIGHTS, MULTIKUEUE_FIRST_FAULTS, planFaults, planLifecycles, type FaultKind } from './schedule.js';
 import { readFinalState } from './snapshot.js';
 import { CHAOS_CALL_MS, CHAOS_FAIL_EXIT_CODE, startChaosStack, type ChaosStack } from './stack.js';
 import { cleanUpAndAudit, CLEANUP_BOUND_MS, type CleanupResult } from './cleanup.js';
@@ -92,7 +92,7 @@ async function main(): Promise<number> {
   overall.unref();
   const plans = planLifecycles(seed, jobs, { multiKueue });
   // More faults than the run can use: the schedule is cut where the lifecycles end.
-  const faults = planFaults(seed, { count: 100_000, meanGapMs: faultGapMs, workers: stack.workers.length, weights: multiKueue ? MULTIKUEUE_FAULT_WEIGHTS : FAULT_WEIGHTS });
+  const faults = planFaults(seed, { count: 100_000, meanGapMs: faultGapMs, workers: stack.workers.length, weights: multiKueue ? MULTIKUEUE_FAULT_WEIGHTS : FAULT_WEIGHTS, ...(multiKueue ? { first: MULTIKUEUE_FIRST_FAULTS } : {}) });
   const calls: CallRecord[] = [];
   const lifecycles: LifecycleRecord[] = [];
   const nemesis = new Nemesis(stack, log);

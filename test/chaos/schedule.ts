@@ -176,7 +176,15 @@ export interface FaultOptions {
   workers: number;
   /** The kinds' weights (default FAULT_WEIGHTS: the single-cluster run's). */
   weights?: FaultWeights;
+  /**
+   * Kinds planned first, one each in this order, before any drawn by weight: a short run (its
+   * lifecycles end in half a minute) then meets each of them whatever the seed draws.
+   */
+  first?: readonly FaultKind[];
 }
+
+/** The MultiKueue run's first faults: each of the worker cluster's own, early. */
+export const MULTIKUEUE_FIRST_FAULTS: readonly FaultKind[] = ['worker-cluster-apiserver-restart', 'worker-cluster-kueue-restart', 'worker-cluster-proxy'];
 
 /** How long each kind keeps its part down, at most: outages stay inside a CallBound of 30 s. */
 const DOWN_MS: Readonly<Record<FaultKind, readonly [number, number]>> = {
@@ -194,8 +202,8 @@ const DOWN_MS: Readonly<Record<FaultKind, readonly [number, number]>> = {
 /** Whether a fault arms a fault proxy (the manager's, or the worker cluster's). */
 export const isProxyKind = (kind: FaultKind | 'workers-start') => kind === 'proxy' || kind === 'worker-cluster-proxy';
 
-function drawFault(random: Random, index: number, atMs: number, workers: number, weights: FaultWeights): FaultPlan {
-  const kind = random.weighted(weights as Record<FaultKind, number>);
+function drawFault(random: Random, index: number, atMs: number, workers: number, weights: FaultWeights, first?: FaultKind): FaultPlan {
+  const kind = first ?? random.weighted(weights as Record<FaultKind, number>);
   const [min, max] = DOWN_MS[kind];
   const fault: FaultPlan = { index, atMs, kind, downMs: random.int(min, max) };
   if (kind === 'worker-kill') fault.worker = random.int(0, workers - 1);
@@ -224,7 +232,7 @@ export function planFaults(seed: number, options: FaultOptions): FaultPlan[] {
   let at = 0;
   for (let index = 0; index < options.count; index++) {
     at += Math.round(options.meanGapMs * (0.5 + random.next()));
-    const fault = drawFault(random, index, at, options.workers, options.weights ?? FAULT_WEIGHTS);
+    const fault = drawFault(random, index, at, options.workers, options.weights ?? FAULT_WEIGHTS, options.first?.[index]);
     const part = fault.kind === 'worker-kill' ? `worker-${fault.worker}` : fault.kind;
     fault.atMs = Math.max(at, downUntil.get(part) ?? 0);
     downUntil.set(part, fault.atMs + fault.downMs + 1_000);

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../../chaos/random.js';
-import { ALL_FAULT_KINDS, describeFault, isProxyKind, MULTIKUEUE_FAULT_WEIGHTS, MULTIKUEUE_SHAPE_WEIGHTS, planFaults, planLifecycles, SHAPE_WEIGHTS, SHAPES, WORKER_CLUSTER_TARGETS } from '../../chaos/schedule.js';
+import { ALL_FAULT_KINDS, describeFault, isProxyKind, MULTIKUEUE_FAULT_WEIGHTS, MULTIKUEUE_FIRST_FAULTS, MULTIKUEUE_SHAPE_WEIGHTS, planFaults, planLifecycles, SHAPE_WEIGHTS, SHAPES, WORKER_CLUSTER_TARGETS } from '../../chaos/schedule.js';
 
 const seeds = fc.integer({ min: 0, max: 2 ** 31 - 1 });
 
@@ -89,6 +89,19 @@ describe('chaos schedule', () => {
     }
     // The single-cluster schedule never draws the worker cluster's faults.
     expect(planFaults(7, { count: 300, meanGapMs: 5_000, workers: 4 }).filter((f) => f.kind.startsWith('worker-cluster-'))).toEqual([]);
+  });
+
+  it("the MultiKueue run plans each of the worker cluster's faults first, whatever the seed; the rest as drawn", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), (seed) => {
+        const faults = planFaults(seed, { count: 20, meanGapMs: 4_000, workers: 2, weights: MULTIKUEUE_FAULT_WEIGHTS, first: MULTIKUEUE_FIRST_FAULTS });
+        const byIndex = [...faults].sort((a, b) => a.index - b.index);
+        expect(byIndex.slice(0, 3).map((f) => f.kind)).toEqual([...MULTIKUEUE_FIRST_FAULTS]);
+        // Within the first 20 s of the run at a 4 s mean gap (at most 1.5 gaps each), while a short run's lifecycles go on.
+        for (const f of byIndex.slice(0, 3)) expect(f.atMs).toBeLessThanOrEqual(3 * 6_000 + 8_000);
+        expect(byIndex[2]!.proxy && WORKER_CLUSTER_TARGETS.includes(byIndex[2]!.proxy.target)).toBe(true);
+      }),
+    );
   });
 
   it('the generator stays in its ranges', () => {
