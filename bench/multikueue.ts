@@ -16,8 +16,7 @@
 import { Watch } from '@kubernetes/client-node';
 import { adminAccess } from '../dev/harness/cluster.js';
 import { kubeConfigFor, type KubeAccess } from '../dev/harness/kube-access.js';
-import { addMultiKueueNamespace, conditionOf } from '../dev/harness/multikueue.js';
-import { waitFor } from '../dev/harness/process.js';
+import { addMultiKueueNamespace, untilLocalQueueSeen } from '../dev/harness/multikueue.js';
 import { KUEUE_SAMPLE_QUEUE } from '../dev/harness/samples.js';
 import { createKubeClients } from '../src/kube/clients.js';
 import { Trainer } from '../src/model/constants.js';
@@ -115,14 +114,7 @@ export async function measureMultiKueue(env: BenchEnv, settings: BenchSettings):
   // MultiKueue: the sample LocalQueue (the manager's ClusterQueue with both checks) here and on worker-1.
   const multiNs = await env.namespace('mk-multi');
   await addMultiKueueNamespace(manager, workers, multiNs);
-  for (const access of [manager, workerAccess]) {
-    const path = `/apis/kueue.x-k8s.io/v1beta2/namespaces/${multiNs}/localqueues/${KUEUE_SAMPLE_QUEUE}`;
-    await waitFor(async () => ((await conditionOf(access, path, 'Active')) ? true : undefined), {
-      what: `LocalQueue ${multiNs}/${KUEUE_SAMPLE_QUEUE} seen by Kueue at ${access.server}`,
-      timeoutMs: 120_000,
-      intervalMs: 200,
-    });
-  }
+  await untilLocalQueueSeen([manager, workerAccess], multiNs);
 
   const timeouts = { workload: '60s', call: '30s' };
   const configs = {

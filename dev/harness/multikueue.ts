@@ -12,8 +12,8 @@ import type { KubeObject } from '../../src/model/kube.js';
 import { adminAccess, startCluster, type ClusterInfo, type ClusterOptions, type ClusterTimings, type LocalCluster } from './cluster.js';
 import type { KueueSettings } from './controllers.js';
 import { kubeCall, kubeconfigYaml, kubeRequest, type KubeAccess } from './kube-access.js';
-import { sleep } from './process.js';
-import { applySamples, FIELD_MANAGER, KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_CLUSTER_QUEUE, kueueObjectPath, kueueSamplesDir, readSamples } from './samples.js';
+import { sleep, waitFor } from './process.js';
+import { applySamples, FIELD_MANAGER, KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_CLUSTER_QUEUE, KUEUE_SAMPLE_QUEUE, kueueObjectPath, kueueSamplesDir, readSamples } from './samples.js';
 
 const KUEUE_API = '/apis/kueue.x-k8s.io/v1beta2';
 
@@ -165,6 +165,23 @@ export async function untilConditionTrue(access: KubeAccess, path: string, type:
     if (c?.status === 'True') return;
     if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${last}`);
     await sleep(250);
+  }
+}
+
+/**
+ * Waits until Kueue at each of `accesses` has taken the sample LocalQueue of `namespace` into its
+ * cache: its Active condition is written then, whatever its status. Kueue's webhook sets
+ * MultiKueue's managedBy only for a LocalQueue its cache knows (jobframework
+ * ApplyDefaultForManagedBy): a TrainJob made before that would run on the manager.
+ */
+export async function untilLocalQueueSeen(accesses: KubeAccess[], namespace: string, timeoutMs = 120_000): Promise<void> {
+  for (const access of accesses) {
+    const path = `/apis/kueue.x-k8s.io/v1beta2/namespaces/${namespace}/localqueues/${KUEUE_SAMPLE_QUEUE}`;
+    await waitFor(async () => ((await conditionOf(access, path, 'Active')) ? true : undefined), {
+      what: `LocalQueue ${namespace}/${KUEUE_SAMPLE_QUEUE} seen by Kueue at ${access.server} (its Active condition written)`,
+      timeoutMs,
+      intervalMs: 200,
+    });
   }
 }
 

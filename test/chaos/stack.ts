@@ -21,9 +21,9 @@ import { serverBinaries } from '../../dev/harness/binaries.js';
 import { adminAccess, startCluster, type LocalCluster } from '../../dev/harness/cluster.js';
 import { FaultProxy } from '../../dev/harness/fault-proxy.js';
 import { kubeConfigFor, kubeconfigYaml, type KubeAccess } from '../../dev/harness/kube-access.js';
-import { freePorts, signalGroup, stopServer, waitFor } from '../../dev/harness/process.js';
+import { freePorts, signalGroup, stopServer } from '../../dev/harness/process.js';
 import { applyKueueSamples, applySamples, KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../../dev/harness/samples.js';
-import { conditionOf, connectWorkers, MULTIKUEUE_MANAGER_KUEUE, startWorkers } from '../../dev/harness/multikueue.js';
+import { connectWorkers, MULTIKUEUE_MANAGER_KUEUE, startWorkers, untilLocalQueueSeen } from '../../dev/harness/multikueue.js';
 import { crdDirs } from '../../dev/harness/stack.js';
 import { startDevTemporal, type DevTemporal } from '../../dev/harness/temporal.js';
 import { failWith, runFor } from '../integration/operations/support.js';
@@ -250,13 +250,6 @@ async function startWorkerCluster(
   const { name, cluster } = started!;
   const workerAdmin = adminAccess(cluster.info);
   await connectWorkers(admin, [{ name, kube: cluster.info }], { namespaces: [NAMESPACE] });
-  for (const access of [admin, workerAdmin]) {
-    const path = `/apis/kueue.x-k8s.io/v1beta2/namespaces/${NAMESPACE}/localqueues/${KUEUE_SAMPLE_QUEUE}`;
-    await waitFor(async () => ((await conditionOf(access, path, 'Active')) ? true : undefined), {
-      what: `LocalQueue ${NAMESPACE}/${KUEUE_SAMPLE_QUEUE} seen by Kueue at ${access.server}`,
-      timeoutMs: 120_000,
-      intervalMs: 200,
-    });
-  }
+  await untilLocalQueueSeen([admin, workerAdmin], NAMESPACE);
   return { name, cluster, admin: workerAdmin };
 }

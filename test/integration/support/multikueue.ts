@@ -5,8 +5,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { adminAccess } from '../../../dev/harness/cluster.js';
 import { kubeCall, type KubeAccess } from '../../../dev/harness/kube-access.js';
-import { addMultiKueueNamespace, conditionOf } from '../../../dev/harness/multikueue.js';
-import { waitFor } from '../../../dev/harness/process.js';
+import { addMultiKueueNamespace, untilLocalQueueSeen } from '../../../dev/harness/multikueue.js';
 import { KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../../../dev/harness/samples.js';
 import type { WorkerClusterInfo } from '../../../dev/harness/multikueue.js';
 import type { ConfigInput } from '../../../src/model/config.js';
@@ -45,17 +44,7 @@ export async function multiKueueNamespace(info: StackInfo, prefix: string): Prom
   const { manager, workers } = clusterAccess(info);
   await kubeCall(manager, 'POST', '/api/v1/namespaces', { metadata: { name, labels: { 'dispatch-kubeflow/test': 'true' } } });
   await addMultiKueueNamespace(manager, info.workers ?? [], name);
-  // Kueue's webhook sets MultiKueue's managedBy only for a LocalQueue its cache knows
-  // (jobframework ApplyDefaultForManagedBy): a TrainJob made before that runs on the manager.
-  // The LocalQueue's first condition is written after the cache took it in.
-  for (const access of [manager, ...workers]) {
-    const path = `/apis/kueue.x-k8s.io/v1beta2/namespaces/${name}/localqueues/${KUEUE_SAMPLE_QUEUE}`;
-    await waitFor(async () => ((await conditionOf(access, path, 'Active')) ? true : undefined), {
-      what: `LocalQueue ${name}/${KUEUE_SAMPLE_QUEUE} seen by Kueue at ${access.server} (its Active condition written)`,
-      timeoutMs: 120_000,
-      intervalMs: 200,
-    });
-  }
+  await untilLocalQueueSeen([manager, ...workers], name);
   return {
     name,
     dispose: async () => {

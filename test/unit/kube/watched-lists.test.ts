@@ -15,6 +15,7 @@ import {
 import type { SharedLists } from '../../../src/kube/shared-lists.js';
 import { Labels } from '../../../src/model/constants.js';
 import type { KubeObject } from '../../../src/model/kube.js';
+import { recordingWatcher } from './support/recording-watcher.js';
 
 const KIND = workloads('v1beta2');
 const LABEL = Labels.kueueJobUid;
@@ -26,18 +27,10 @@ const workload = (name: string, uid: string, jobUid: string, resourceVersion = '
 
 type ListParams = { labelSelector: string; limit?: number; _continue?: string };
 
-interface WatchCall {
-  path: string;
-  query: Record<string, unknown>;
-  event(type: string, object: KubeObject): void;
-  end(error: unknown): void;
-  stop: AbortController;
-}
-
 /** A KubeClients whose lists answer from `list`, a Watch that records each call, a fallback that counts, and a clock the test moves. */
 function harness(list: (params: ListParams) => Promise<unknown>) {
   const lists: string[] = [];
-  const watches: WatchCall[] = [];
+  const { watcher, watches } = recordingWatcher();
   const kube = {
     custom: {
       listNamespacedCustomObject(params: ListParams) {
@@ -46,18 +39,6 @@ function harness(list: (params: ListParams) => Promise<unknown>) {
       },
     },
   } as unknown as KubeClients;
-  const watcher = {
-    async watch(
-      path: string,
-      query: Record<string, unknown>,
-      event: (type: string, object: KubeObject) => void,
-      end: (error: unknown) => void,
-    ) {
-      const stop = new AbortController();
-      watches.push({ path, query, event, end, stop });
-      return stop;
-    },
-  };
   const fallbackAsked: string[] = [];
   const fallback: SharedLists = {
     async find(_kind, _namespace, _label, value) {

@@ -10,27 +10,21 @@ import type { KubeClients } from '../../../src/kube/clients.js';
 import { LIST_PAGE_SIZE } from '../../../src/kube/objects.js';
 import { RETRY_MS, WatchedLists } from '../../../src/kube/watched-lists.js';
 import { Labels } from '../../../src/model/constants.js';
-import type { KubeObject, Pod } from '../../../src/model/kube.js';
+import type { Pod } from '../../../src/model/kube.js';
 import { ExitCodeMemory } from '../../../src/worker/exit-code-memory.js';
 import { createWorkerPodWatch } from '../../../src/worker/worker-pod-watch.js';
 import { JOB_ID, NS, pod, T0, T1 } from '../core/operation-fixtures.js';
+import { recordingWatcher } from '../kube/support/recording-watcher.js';
 
 const JOB = { jobId: JOB_ID, submission: '12' };
 type ListParams = { namespace: string; labelSelector: string; limit?: number; _continue?: string };
-
-interface WatchCall {
-  path: string;
-  query: Record<string, unknown>;
-  event(type: string, object: KubeObject): void;
-  stop: AbortController;
-}
 
 const withUid = (p: Pod, uid: string, resourceVersion = '1'): Pod => ({ ...p, metadata: { ...p.metadata, uid, resourceVersion } });
 
 /** One worker cluster: its pod lists answer from `list` (the typed client's shape: `_continue`, Dates), its watches are recorded. */
 function cluster(list: (params: ListParams) => Promise<unknown>) {
   const lists: ListParams[] = [];
-  const watches: WatchCall[] = [];
+  const { watcher, watches } = recordingWatcher();
   const kube = {
     core: {
       listNamespacedPod(params: ListParams) {
@@ -42,13 +36,6 @@ function cluster(list: (params: ListParams) => Promise<unknown>) {
       listNamespacedCustomObject: () => Promise.reject(new Error('pods are not custom objects')),
     },
   } as unknown as KubeClients;
-  const watcher = {
-    async watch(path: string, query: Record<string, unknown>, event: (type: string, object: KubeObject) => void) {
-      const stop = new AbortController();
-      watches.push({ path, query, event, stop });
-      return stop;
-    },
-  };
   return { kube, watcher, lists, watches };
 }
 
