@@ -15,6 +15,8 @@ export interface WorkerState {
   gates?: () => BackendGates | undefined;
   /** The MultiKueue worker clusters of the configuration (kueue.multiKueue), by name. */
   workerClusters?: readonly string[];
+  /** MultiKueue: whether the worker's feed of each worker cluster's pods is in step (worker-pod-watch.ts). */
+  podFeeds?: () => ReadonlyMap<string, boolean>;
   /** The admission check controller's counters (Kueue mode). */
   admission?: () => Readonly<AdmissionControllerCounters>;
   /** The open workflows of the task queue, as Temporal's visibility counts them (open-workflows.ts). */
@@ -48,6 +50,18 @@ export function createStateMetrics(registry: Registry): { observe(state: WorkerS
       this.reset();
       if (!state.gates || !state.workerClusters) return;
       for (const [cluster, proven] of workerClusterGates(state.gates(), state.workerClusters)) this.set({ cluster }, proven ? 1 : 0);
+    },
+  });
+
+  new Gauge({
+    name: 'dispatch_worker_cluster_pod_feed_in_step',
+    help: "MultiKueue: 1 while this worker's watch of the worker cluster's pods is in step, else 0 (not yet listed, unanswered, or refused: no list or watch on pods there). While 0, a job that fails on that cluster after its pods are gone has no exit code in its Outcome",
+    labelNames: ['cluster'] as const,
+    registers,
+    collect() {
+      this.reset();
+      if (!state.podFeeds) return;
+      for (const [cluster, inStep] of state.podFeeds()) this.set({ cluster }, inStep ? 1 : 0);
     },
   });
 

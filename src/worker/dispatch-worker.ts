@@ -160,6 +160,7 @@ export async function createDispatchWorker(options: DispatchWorkerOptions): Prom
   metrics.observe({
     gates: () => gates.latestGates(),
     ...(workerClusters.size > 0 ? { workerClusters: [...workerClusters.keys()] } : {}),
+    ...(podWatch ? { podFeeds: () => podWatch.inStep() } : {}),
     openWorkflows: openWorkflowCounter(options.client, taskQueue, log),
     ...(admissionController ? { admission: () => admissionController.counters } : {}),
   });

@@ -35,6 +35,12 @@ export interface WorkerPodWatchOptions {
 export interface WorkerPodWatch {
   /** Watches until the signal aborts, then stops every feed. */
   run(stop: AbortSignal): Promise<void>;
+  /**
+   * Per watched worker cluster, whether its feed was in step at the latest ask (every
+   * keepInStepMs): false before its first list is through, while it is down (unanswered or
+   * refused) and once stopped. The gauge dispatch_worker_cluster_pod_feed_in_step reads it.
+   */
+  inStep(): ReadonlyMap<string, boolean>;
 }
 
 /** No check reads these feeds (find()); the memory hears them through subscribe(). */
@@ -46,24 +52,28 @@ export function createWorkerPodWatch(options: WorkerPodWatchOptions): WorkerPodW
   const { namespace, memory } = options;
   const feedsFor =
     options.feedsFor ?? ((clients: KubeClients) => (clients.watch ? new WatchedLists(clients, clients.watch, NO_CHECKS, options.requestTimeoutMs) : undefined));
+  const inStep = new Map<string, boolean>();
   return {
+    inStep: () => inStep,
     run(stop) {
-      const watched: { feeds: PodFeeds; unsubscribe: () => void }[] = [];
+      const watched: { cluster: string; feeds: PodFeeds; unsubscribe: () => void }[] = [];
       for (const [cluster, clients] of options.workerClusters) {
         const feeds = feedsFor(clients);
         if (feeds === undefined) continue;
         const unsubscribe = feeds.subscribe(PODS, namespace, Labels.jobId, (change) => memory.heard(cluster, change.object as Pod));
-        watched.push({ feeds, unsubscribe });
+        watched.push({ cluster, feeds, unsubscribe });
+        inStep.set(cluster, false);
       }
       const stopAsking = keepInStep(() => {
-        for (const { feeds } of watched) feeds.snapshot(PODS, namespace, Labels.jobId);
+        for (const { cluster, feeds } of watched) inStep.set(cluster, feeds.snapshot(PODS, namespace, Labels.jobId) !== undefined);
       }, options.keepInStepMs);
       return new Promise<void>((resolve) => {
         const halt = () => {
           stopAsking();
-          for (const { feeds, unsubscribe } of watched) {
+          for (const { cluster, feeds, unsubscribe } of watched) {
             unsubscribe();
             feeds.close();
+            inStep.set(cluster, false);
           }
           resolve();
         };

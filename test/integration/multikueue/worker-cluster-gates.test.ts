@@ -4,6 +4,7 @@
 // write gate (definite: Starts ErrReadOnly at step 1); a worker cluster whose API server is down
 // leaves it unknown (Starts wait, then ErrUnreachable); either is named in /readyz's backend details
 // and the gauge dispatch_worker_cluster_gate_proven, and the next preflight proves it again once fixed.
+// Its API server down also takes down the worker's watch of its pods: dispatch_worker_cluster_pod_feed_in_step.
 import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminAccess } from '../../../dev/harness/cluster.js';
@@ -28,8 +29,16 @@ afterAll(async () => {
   await Promise.all(namespaces.map((ns) => ns.dispose()));
 });
 
-const gauge = async (h: DispatchHarness) =>
-  (await h.worker.metrics.registry.getSingleMetric('dispatch_worker_cluster_gate_proven')!.get()).values.map((v) => ({ cluster: v.labels.cluster, value: v.value }));
+const series = async (h: DispatchHarness, metric: string) =>
+  (await h.worker.metrics.registry.getSingleMetric(metric)!.get()).values.map((v) => ({ cluster: v.labels.cluster, value: v.value }));
+const gauge = (h: DispatchHarness) => series(h, 'dispatch_worker_cluster_gate_proven');
+
+/** Waits (bounded) until dispatch_worker_cluster_pod_feed_in_step of `cluster` is `value`. */
+const untilPodFeed = (h: DispatchHarness, cluster: string, value: 0 | 1, when: string) =>
+  until(`the pod feed of ${cluster} to be ${value ? 'in step' : 'down'} ${when}`, 120_000, async () => {
+    const [found] = await series(h, 'dispatch_worker_cluster_pod_feed_in_step');
+    return found?.cluster === cluster && found.value === value ? true : undefined;
+  });
 
 /** Runs preflights until one proves every gate (bounded), and checks it proved them with no reason. */
 async function untilProven(h: DispatchHarness, when: string): Promise<void> {
@@ -108,7 +117,10 @@ describe('the backend gates with a MultiKueue worker cluster', () => {
     const h = await startDispatch({ namespace: ns.name, cluster: info.kube, config: multiKueueConfig(worker, { workload: '30s', call: CALL }), gates: 'none' });
     try {
       expect(await h.worker.preflight()).toMatchObject({ reach: true, write: true, start: true, reasons: [] });
+      await untilPodFeed(h, worker.name, 1, 'before the stop');
       await control.apiServer.stop(1_000);
+      // The worker's watch of that cluster's pods is down, and says so (its exit codes are not heard meanwhile).
+      await untilPodFeed(h, worker.name, 0, 'once its API server is stopped');
       const silent = await h.worker.preflight();
       expect(silent).toMatchObject({ reach: true, write: false, start: false, writeUnknown: true });
       expect(silent.reasons.join('\n')).toMatch(new RegExp(`^write: .*worker cluster ${worker.name}: review create trainingruntimes in namespace ${ns.name}: no answer from the Kubernetes API`, 'm'));
@@ -126,6 +138,7 @@ describe('the backend gates with a MultiKueue worker cluster', () => {
       await control.apiServer.start();
       await untilProven(h, 'once the API server is back');
       expect(await gauge(h)).toEqual([{ cluster: worker.name, value: 1 }]);
+      await untilPodFeed(h, worker.name, 1, 'once its API server is back');
     } finally {
       if (!control.apiServer.running) await control.apiServer.start();
       await h.close();

@@ -55,7 +55,7 @@ function harness(clusters: Record<string, ReturnType<typeof cluster>>) {
   });
   const stop = new AbortController();
   const running = watch.run(stop.signal);
-  return { memory, stop, running, advance: (ms: number) => void (now += ms) };
+  return { memory, stop, running, inStep: () => Object.fromEntries(watch.inStep()), advance: (ms: number) => void (now += ms) };
 }
 
 /** Waits (bounded) for `ready` to hold, letting the feeds' timers and promises run. */
@@ -114,6 +114,9 @@ describe("the worker's watch of the worker clusters' pods", () => {
     const w1 = cluster(async () => ({ metadata: { resourceVersion: '1' }, items: [] }));
     const h = harness({ 'worker-1': w1, 'worker-2': silent });
     await until(() => w1.watches.length === 1 && silent.lists.length >= 1);
+    // What dispatch_worker_cluster_pod_feed_in_step reports: worker-1 in step, worker-2 down.
+    await until(() => h.inStep()['worker-1'] === true);
+    expect(h.inStep()).toEqual({ 'worker-1': true, 'worker-2': false });
     w1.watches[0]!.event('ADDED', withUid(pod('w1-p', { exitCode: 2, finishedAt: T0 }), 'u1'));
     expect(h.memory.failureOf('worker-1', JOB)?.exitCode).toBe(2);
     expect(h.memory.failureOf('worker-2', JOB)).toBeUndefined();
@@ -129,8 +132,11 @@ describe("the worker's watch of the worker clusters' pods", () => {
     h.advance(RETRY_MS + 1);
     await until(() => silent.watches.length === 1);
     expect(h.memory.failureOf('worker-2', JOB)?.exitCode).toBe(7);
+    await until(() => h.inStep()['worker-2'] === true);
     h.stop.abort();
     await h.running;
+    // Stopped: no feed is in step.
+    expect(h.inStep()).toEqual({ 'worker-1': false, 'worker-2': false });
   });
 
   it('a refusal (RBAC without list or watch on pods) is the same: no throw, tried again', async () => {
@@ -143,6 +149,7 @@ describe("the worker's watch of the worker clusters' pods", () => {
     await until(() => refusing.lists.length === 2);
     expect(refusing.watches).toHaveLength(0);
     expect(h.memory.size).toBe(0);
+    expect(h.inStep()).toEqual({ 'worker-1': false });
     h.stop.abort();
     await h.running;
     await settle();
