@@ -8,10 +8,11 @@
 // complete cluster its worker cluster (dev/harness/multikueue.ts), and a second fault proxy stands in
 // front of the worker cluster's API server: the workers' kubeconfig for it (kueue.multiKueue) goes
 // through that proxy, so its faults hit dispatch's calls there (step 5's copies, the collector,
-// Watch's pod reads) and not Kueue's MultiKueue, which reaches the worker cluster directly. Kueue
+// Watch's pod reads) and not Kueue's MultiKueue, which reaches the worker cluster directly. The
+// workers reach it as the shipped worker-cluster RBAC's ServiceAccount (worker-identity.ts). Kueue
 // mode only (kueue.multiKueue needs it): two workers, one task queue.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { createKubeClients, type KubeClients } from '../../src/kube/clients.js';
 import { DispatchKubeflowClient } from '../../src/client/dispatch-client.js';
@@ -31,6 +32,7 @@ import { runtimeFixtures, type RuntimeRef } from '../integration/support/runtime
 import { bundleFile, startWorkerProcess, type WorkerProcess } from '../reliability/support/worker-handle.js';
 import { brokenWorkerEnv, type Broken } from './broken-worker.js';
 import type { Mode } from './schedule.js';
+import { WORKER_RBAC_FILE, workerClusterIdentity } from './worker-identity.js';
 
 /** CallBound of the run's configurations: every outage the schedule makes fits in it (nemesis.ts UP_BETWEEN_MS). */
 export const CHAOS_CALL = '30s';
@@ -142,7 +144,10 @@ export async function startChaosStack(options: { stateDir: string; logDir: strin
   const workerKubeconfig = join(stateDir, 'kubeconfig-worker-cluster-proxy');
   if (worker) {
     const workerProxy = await FaultProxy.start(worker.admin);
-    writeFileSync(workerKubeconfig, kubeconfigYaml(workerProxy.accessFor({ ...worker.admin, namespace: NAMESPACE })), { mode: 0o600 });
+    // As the shipped worker-cluster RBAC's ServiceAccount, not the admin (worker-identity.ts).
+    const identity = await workerClusterIdentity(worker.admin, NAMESPACE);
+    log(`worker cluster ${worker.name} reached as ${identity.user} (${relative(process.cwd(), WORKER_RBAC_FILE)})`);
+    writeFileSync(workerKubeconfig, kubeconfigYaml(workerProxy.accessFor(identity)), { mode: 0o600 });
     workerCluster = { ...worker, proxy: workerProxy };
   }
   const configFor = (mode: Mode) =>

@@ -4,62 +4,22 @@
 import {
   AuthorizationV1Api,
   CoreV1Api,
-  type V1ClusterRoleBinding,
-  type V1ObjectMeta,
   type V1ResourceAttributes,
-  type V1RoleBinding,
 } from '@kubernetes/client-node';
 import { expect } from 'vitest';
 import { kubeRequest, type KubeAccess } from '../../../dev/harness/kube-access.js';
 import { kubeAccess, kubeConfig } from '../support/kube.js';
 import type { Config } from '../../../src/model/config.js';
-import type { Manifest } from '../../unit/deploy/manifests.js';
+import { CLUSTER_SCOPED, collection, type KubeBody } from '../../support/placed-manifests.js';
 import { deniedAccesses, describeAccess, neededAccesses, type Access } from '../../unit/deploy/rbac.js';
-
-/** An object as sent to the API server: the manifest without its `source`. */
-export interface KubeBody {
-  apiVersion: string;
-  kind: string;
-  metadata: V1ObjectMeta & { name: string };
-  [field: string]: unknown;
-}
-
-const CLUSTER_SCOPED = new Set(['ClusterRole', 'ClusterRoleBinding']);
-
-/**
- * The objects, moved into `namespace`: namespaced ones placed there, cluster-scoped ones named
- * `<name>-<namespace>`, and every reference between them (roleRef, ServiceAccount subjects) kept.
- */
-export function placeIn(objects: Manifest[], namespace: string): KubeBody[] {
-  const rename = (name: string) => `${name}-${namespace}`;
-  return objects.map(({ source: _source, ...object }) => {
-    const placed: KubeBody = structuredClone(object);
-    if (CLUSTER_SCOPED.has(placed.kind)) placed.metadata.name = rename(placed.metadata.name);
-    else placed.metadata.namespace = namespace;
-    if (placed.kind === 'RoleBinding' || placed.kind === 'ClusterRoleBinding') {
-      const binding = placed as unknown as V1RoleBinding | V1ClusterRoleBinding;
-      if (binding.roleRef.kind === 'ClusterRole') binding.roleRef.name = rename(binding.roleRef.name);
-      for (const subject of binding.subjects ?? [])
-        if (subject.kind === 'ServiceAccount') subject.namespace = namespace;
-    }
-    return placed;
-  });
-}
-
-/** The REST collection of an object's kind (every kind used here pluralises with an s, or y to ies). */
-function collection(object: KubeBody): string {
-  const base = object.apiVersion.includes('/') ? `/apis/${object.apiVersion}` : `/api/${object.apiVersion}`;
-  const plural = `${object.kind.toLowerCase().replace(/y$/, 'ie')}s`;
-  return object.metadata.namespace
-    ? `${base}/namespaces/${object.metadata.namespace}/${plural}`
-    : `${base}/${plural}`;
-}
 
 async function send(method: string, path: string, object: KubeBody, expected: number): Promise<void> {
   const answer = await kubeRequest(kubeAccess('admin'), method, path, object);
   if (answer.status !== expected)
     throw new Error(`${method} ${object.kind}/${object.metadata.name}: HTTP ${answer.status} ${answer.body}`);
 }
+
+export { placeIn, type KubeBody } from '../../support/placed-manifests.js';
 
 /** Creates each object as the admin; with `dryRun`, the server validates (strictly) and stores nothing. */
 export async function createAll(objects: KubeBody[], options: { dryRun?: boolean } = {}): Promise<void> {
