@@ -110,10 +110,11 @@ export function createStateMetrics(registry: Registry): { observe(state: WorkerS
     [{ result: 'complete' }, c.complete],
     [{ result: 'incomplete' }, c.incomplete],
   ]);
-  admissionCounter('dispatch_admission_writes_total', "Status writes of the admission check controller that applied, by object: AdmissionCheck (set Active), Workload (dispatch's check set Ready) or WorkloadUndo (a Ready taken back because its TrainJob was held: Pending, or Retry once admitted)", ['object'], (c) => [
+  admissionCounter('dispatch_admission_writes_total', "Status writes of the admission check controller that applied, by object: AdmissionCheck (set Active), Workload (dispatch's check set Ready) WorkloadUndo (a Ready taken back because its TrainJob was held: Pending, or Retry once admitted) or WorkloadNudge (MultiKueue: a Ready written again because MultiKueue left the Workload with no nominated worker cluster)", ['object'], (c) => [
     [{ object: 'AdmissionCheck' }, c.activeWrites],
     [{ object: 'Workload' }, c.readyWrites],
     [{ object: 'WorkloadUndo' }, c.undoWrites],
+    [{ object: 'WorkloadNudge' }, c.nudgeWrites],
   ]);
   admissionCounter('dispatch_admission_stale_writes_total', 'Writes of the admission check controller whose object had changed or gone since it was read (another writer came first); the next pass re-reads', [], (c) => [[{}, c.stale]]);
   admissionCounter('dispatch_admission_errors_total', 'Calls of the admission check controller that failed, by kind: unanswered (retried next pass) or refused (a definite refusal other than a stale write, e.g. 403)', ['kind'], (c) => [

@@ -66,7 +66,7 @@ export function createAdmissionController(options: AdmissionControllerOptions): 
   const workloadKind = workloads(version);
   const intervalMs = options.intervalMs ?? DEFAULT_ADMISSION_INTERVAL_MS;
   const now = options.now ?? (() => new Date());
-  const counters: AdmissionControllerCounters = { passes: 0, activeWrites: 0, readyWrites: 0, undoWrites: 0, stale: 0, unanswered: 0, refused: 0, complete: 0, incomplete: 0 };
+  const counters: AdmissionControllerCounters = { passes: 0, activeWrites: 0, readyWrites: 0, undoWrites: 0, nudgeWrites: 0, stale: 0, unanswered: 0, refused: 0, complete: 0, incomplete: 0 };
   // A problem that lasts (no AdmissionCheck, a 403) is logged when it starts and when it changes,
   // not every second.
   let lastProblems = '';

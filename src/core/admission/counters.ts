@@ -10,6 +10,8 @@ export interface AdmissionCounters {
   readyWrites: number;
   /** Status writes that applied: a Ready undone because its TrainJob is held (Pending, or Retry once admitted). */
   undoWrites: number;
+  /** Status writes that applied: a Ready written again for MultiKueue to nominate a worker cluster (multikueue-nudge.ts). */
+  nudgeWrites: number;
   /** Writes whose object had changed or gone since it was read (another writer came first). */
   stale: number;
   /** Calls the API did not answer; the next pass tries again. */

@@ -31,7 +31,7 @@ function workloadProblem(workload: Workload, config: OperationConfig): string | 
 }
 
 /** Why the Workload's TrainJob (by its job-uid label) is not to run (see readyDecision); undefined when it may. */
-function trainJobProblem(workload: Workload, trainJob: TrainJob | undefined): string | undefined {
+export function trainJobProblem(workload: Workload, trainJob: TrainJob | undefined): string | undefined {
   const uid = workload.metadata?.labels?.[Labels.kueueJobUid];
   if (trainJob === undefined || uid === undefined || trainJob.metadata?.uid !== uid) {
     return `no TrainJob of UID ${JSON.stringify(uid)} was read`;

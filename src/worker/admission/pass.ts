@@ -15,9 +15,9 @@ import type { Log } from '../../observability/log.js';
 export type WriteOutcome = { outcome: 'applied'; object: KubeObject } | { outcome: 'stale' } | { outcome: 'refused' };
 
 /** What a write does, for the counters. */
-export type WriteKind = 'active' | 'ready' | 'undo';
+export type WriteKind = 'active' | 'ready' | 'undo' | 'nudge';
 
-const APPLIED: Record<WriteKind, keyof AdmissionCounters> = { active: 'activeWrites', ready: 'readyWrites', undo: 'undoWrites' };
+const APPLIED: Record<WriteKind, keyof AdmissionCounters> = { active: 'activeWrites', ready: 'readyWrites', undo: 'undoWrites', nudge: 'nudgeWrites' };
 
 export class AdmissionPass {
   /** What kept the pass from doing all it should, for the log. */

@@ -17,13 +17,14 @@ import { keptOf } from '../../kube/kept.js';
 import { LIST_PAGE_SIZE, TRAINJOBS, workloads, type NamespacedKind } from '../../kube/objects.js';
 import type { WatchedLists } from '../../kube/watched-lists.js';
 import { isDispatchController } from '../../core/admission/check-active.js';
-import { readyCandidates, readyDecision, trainJobsByUid } from '../../core/admission/workload-ready.js';
+import { readyCandidates, readyDecision, trainJobsByUid, type WorkloadDecision } from '../../core/admission/workload-ready.js';
+import { nudgeCandidates, nudgeDecision } from '../../core/admission/multikueue-nudge.js';
 import type { OperationConfig } from '../../core/operations/observed.js';
 import { LabelValues, Labels } from '../../model/constants.js';
 import type { KubeObject, TrainJob, Workload } from '../../model/kube.js';
 import type { AdmissionCheck } from '../../model/kube.js';
 import { DispatchAdmissionCheck } from '../../model/constants.js';
-import type { AdmissionPass } from './pass.js';
+import type { AdmissionPass, WriteKind } from './pass.js';
 
 export interface WorkloadReconcilerDeps {
   config: OperationConfig;
@@ -79,6 +80,10 @@ export async function reconcileWorkloads(pass: AdmissionPass, check: AdmissionCh
   for (const { workload, trainJob } of readyCandidates(workloadsRead, trainJobs, config, pass.at)) {
     await markReady(pass, config, workload, trainJob);
   }
+  // MultiKueue: a Ready written again where MultiKueue left the Workload unnominated (multikueue-nudge.ts).
+  for (const { workload, trainJob } of nudgeCandidates(workloadsRead, trainJobs, config, pass.at)) {
+    await markReady(pass, config, workload, trainJob, nudgeDecision, 'nudge');
+  }
 }
 
 const REFUSED = Symbol('refused');
@@ -94,16 +99,23 @@ async function readTrainJob(pass: AdmissionPass, config: OperationConfig, listed
 }
 
 /**
- * Sets the check Ready on a read of the TrainJob made now, after the Workload (with its quota
- * reservation) was read; then reads the TrainJob again, and undoes the write at once if a Hold
- * landed in between.
+ * Sets the check Ready (or, with nudgeDecision, writes it Ready again) on a read of the TrainJob
+ * made now, after the Workload (with its quota reservation) was read; then reads the TrainJob
+ * again, and undoes the write at once if a Hold landed in between.
  */
-async function markReady(pass: AdmissionPass, config: OperationConfig, workload: Workload, listed: TrainJob): Promise<void> {
+async function markReady(
+  pass: AdmissionPass,
+  config: OperationConfig,
+  workload: Workload,
+  listed: TrainJob,
+  decide: WorkloadDecision = readyDecision,
+  kind: WriteKind = 'ready',
+): Promise<void> {
   const before = await readTrainJob(pass, config, listed);
   if (before === REFUSED) return;
-  const decision = readyDecision(workload, before, config, pass.at);
+  const decision = decide(workload, before, config, pass.at);
   if (decision.action === 'none') return;
-  const written = await pass.write(decision.write, 'ready');
+  const written = await pass.write(decision.write, kind);
   if (written.outcome !== 'applied') return;
   const after = await readTrainJob(pass, config, listed);
   if (after === REFUSED) return;

@@ -7,17 +7,19 @@ import { reconcileAdmissionCheck } from '../../../src/worker/admission/check-rec
 import type { AdmissionCounters } from '../../../src/core/admission/counters.js';
 import { AdmissionPass } from '../../../src/worker/admission/pass.js';
 import { reconcileWorkloads } from '../../../src/worker/admission/workload-reconciler.js';
-import type { AdmissionCheck } from '../../../src/model/kube.js';
-import { CHECK, KUEUE_CONFIG, trainJob } from '../core/operation-fixtures.js';
+import type { AdmissionCheck, Workload } from '../../../src/model/kube.js';
+import type { OperationConfig } from '../../../src/core/operations/observed.js';
+import { NUDGE_AFTER_MS } from '../../../src/core/admission/multikueue-nudge.js';
+import { CHECK, KUEUE_CONFIG, NS, trainJob } from '../core/operation-fixtures.js';
 import { activeCondition, admissionCheck, apiError, checkState, cluster, type FakeApi } from './support/admission-cluster.js';
 
 const AT = '2026-01-02T03:04:05Z';
 const WORKLOADS = ['wl-a', 'wl-b', 'wl-c', 'wl-d', 'wl-e'];
 
-function passOn(api: FakeApi) {
-  const counters: AdmissionCounters = { passes: 0, activeWrites: 0, readyWrites: 0, undoWrites: 0, stale: 0, unanswered: 0, refused: 0 };
+function passOn(api: FakeApi, at = AT) {
+  const counters: AdmissionCounters = { passes: 0, activeWrites: 0, readyWrites: 0, undoWrites: 0, nudgeWrites: 0, stale: 0, unanswered: 0, refused: 0 };
   const calls = new ObjectCalls(api.kube(), { requestTimeoutMs: 1000 });
-  return { counters, pass: new AdmissionPass(calls, AT, KUEUE_CONFIG.kueue.workloadVersion, counters, () => {}) };
+  return { counters, pass: new AdmissionPass(calls, at, KUEUE_CONFIG.kueue.workloadVersion, counters, () => {}) };
 }
 
 const methods = (api: FakeApi) => api.calls.map((call) => call.method);
@@ -67,6 +69,35 @@ describe('the Workload reconciler', () => {
     expect(activeCondition(api)).toBeUndefined();
     expect(counters).toMatchObject({ readyWrites: 2, activeWrites: 0 });
     expect(pass.problems).toEqual([]);
+  });
+
+  it('MultiKueue: writes Ready again on the Workloads MultiKueue left unnominated once NUDGE_AFTER_MS has passed, and only then; never on one cluster', async () => {
+    const multiKueue: OperationConfig = { ...KUEUE_CONFIG, kueue: { ...KUEUE_CONFIG.kueue, multiKueue: { clusters: [{ name: 'worker-1', kubeconfig: '/w1' }] } } };
+    const api = cluster();
+    await reconcileWorkloads(passOn(api).pass, dispatchCheck(), { config: multiKueue });
+    // MultiKueue's check, Pending, with no cluster nominated (its reconcile came while the worker was disconnected).
+    for (const name of ['wl-a', 'wl-b']) {
+      const wl = api.get('workloads', NS, name) as Workload;
+      api.put('workloads', { ...wl, status: { ...wl.status, admissionChecks: [{ name: 'multikueue', state: 'Pending', message: '', lastTransitionTime: AT }, ...(wl.status?.admissionChecks ?? [])] } });
+    }
+    const soon = passOn(api, new Date(Date.parse(AT) + NUDGE_AFTER_MS - 1).toISOString());
+    await reconcileWorkloads(soon.pass, dispatchCheck(), { config: multiKueue });
+    expect(soon.counters).toMatchObject({ nudgeWrites: 0, readyWrites: 0 });
+    const oneCluster = passOn(api, new Date(Date.parse(AT) + NUDGE_AFTER_MS).toISOString());
+    await reconcileWorkloads(oneCluster.pass, dispatchCheck(), { config: KUEUE_CONFIG });
+    expect(oneCluster.counters.nudgeWrites).toBe(0);
+    const later = new Date(Date.parse(AT) + NUDGE_AFTER_MS).toISOString();
+    const nudge = passOn(api, later);
+    await reconcileWorkloads(nudge.pass, dispatchCheck(), { config: multiKueue });
+    expect(nudge.counters).toMatchObject({ nudgeWrites: 2, readyWrites: 0, undoWrites: 0 });
+    for (const name of ['wl-a', 'wl-b']) {
+      const entries = (api.get('workloads', NS, name) as Workload).status?.admissionChecks ?? [];
+      expect(entries).toEqual([
+        { name: 'multikueue', state: 'Pending', message: '', lastTransitionTime: AT },
+        expect.objectContaining({ name: CHECK, state: 'Ready', lastTransitionTime: later, message: expect.stringContaining('written again') }),
+      ]);
+    }
+    expect(WORKLOADS.map((n) => checkState(api, n))).toEqual(['Ready', 'Ready', 'Pending', 'Pending', 'Pending']);
   });
 
   it('run again on what it wrote, it writes nothing: it keeps no memory, it reads', async () => {
