@@ -69,14 +69,12 @@ export function nudgeDecision(workload: Workload, trainJob: TrainJob | undefined
   const problem = unnominatedProblem(workload, config, now) ?? trainJobProblem(workload, trainJob);
   if (problem !== undefined) return { action: 'none', reason: `${describeObject('Workload', workload)}: ${problem}` };
   const since = String(checkStateOf(workload, config.kueue.admissionCheck)?.lastTransitionTime);
-  return {
-    action: 'patch',
-    write: checkStateWrite(workload, config, now, {
-      from: CheckStates.ready,
-      to: CheckStates.ready,
-      message: `${describeObject('TrainJob', trainJob)} carries dispatch's labels and is not held; written again at ${now}: MultiKueue had nominated no worker cluster since this check was Ready at ${since} (it reconciles a Workload only when it changes)`,
-    }),
-  };
+  const write = checkStateWrite(workload, config, now, {
+    from: CheckStates.ready,
+    to: CheckStates.ready,
+    message: `${describeObject('TrainJob', trainJob)} carries dispatch's labels and is not held; written again at ${now}: MultiKueue had nominated no worker cluster since this check was Ready at ${since} (it reconciles a Workload only when it changes)`,
+  });
+  return { action: 'patch', write: { ...write, summary: `${write.summary} again (MultiKueue had nominated no worker cluster since ${since})` } };
 }
 
 /** The Workloads nudgeDecision writes again, with their TrainJob as listed; each is decided again on a new read. */
