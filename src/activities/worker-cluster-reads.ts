@@ -64,13 +64,18 @@ export class MultiKueueClusterReads {
 }
 
 /**
- * What a Watch or an operation reads of a MultiKueueCluster: its name and conditions
+ * What a Watch or an operation reads of a MultiKueueCluster: its kind, name and conditions
  * (core/operations/worker-cluster.ts). The rest (its spec, managedFields: 1-2 KB) would only weigh
  * down every result recorded in the workflow's history.
  */
 function conditionsOnly(cluster: KubeObject): KubeObject {
   const conditions = (cluster.status as { conditions?: unknown } | undefined)?.conditions;
-  return { metadata: { name: cluster.metadata?.name }, ...(conditions !== undefined ? { status: { conditions } } : {}) } as KubeObject;
+  return {
+    ...(cluster.apiVersion !== undefined ? { apiVersion: cluster.apiVersion } : {}),
+    ...(cluster.kind !== undefined ? { kind: cluster.kind } : {}),
+    metadata: { name: cluster.metadata?.name },
+    ...(conditions !== undefined ? { status: { conditions } } : {}),
+  } as KubeObject;
 }
 
 /**

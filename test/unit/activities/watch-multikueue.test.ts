@@ -271,13 +271,13 @@ describe('MultiKueueClusterReads', () => {
     expect(await reads.read('v1beta2', 'worker-1')).toEqual({ name: 'worker-1', unread: expect.stringContaining('no answer from the Kubernetes API') });
   });
 
-  it('keeps of a MultiKueueCluster only its name and conditions: the rest would weigh down every recorded result', async () => {
+  it('keeps of a MultiKueueCluster only its kind, name and conditions: the rest would weigh down every recorded result', async () => {
     const manager = new FakeCluster('manager');
     const full = { ...mkc('True', 'Active', 'Connected'), spec: { clusterSource: { kubeConfig: { locationType: 'Secret', location: 'worker-1-secret' } } } };
     (full.metadata as Record<string, unknown>).managedFields = [{ manager: 'kubectl', fieldsV1: { 'f:spec': {} } }];
     manager.put('multikueueclusters', full);
     const read = await new MultiKueueClusterReads(manager.kube, 100).read('v1beta2', 'worker-1');
-    expect(read).toEqual({ name: 'worker-1', found: { metadata: { name: 'worker-1' }, status: { conditions: mkc('True', 'Active', 'Connected').status.conditions } } });
+    expect(read).toEqual({ name: 'worker-1', found: { apiVersion: 'kueue.x-k8s.io/v1beta2', kind: 'MultiKueueCluster', metadata: { name: 'worker-1' }, status: { conditions: mkc('True', 'Active', 'Connected').status.conditions } } });
   });
 
   it("the waker's readAnew is never served a kept read, and the reads after it are served its answer (a woken Watch reads the change)", async () => {
