@@ -10,9 +10,9 @@ import { multiKueueClusters, ObjectCalls } from '../kube/objects.js';
 import { workerClustersOf } from '../core/start/worker-copies.js';
 import { clusterOf, type Observed, type WorkerClusterRead } from '../core/operations/observed.js';
 import { terminalOf } from '../core/operations/terminal.js';
+import { trimMultiKueueCluster } from '../core/objects/observed-trim.js';
 import type { RememberedFailures } from '../core/operations/node-failures.js';
 import type { Config } from '../model/config.js';
-import type { KubeObject } from '../model/kube.js';
 import { parseGoDuration, toMillis } from '../model/duration.js';
 import { callContext, type ActivityEnv } from './context.js';
 
@@ -52,7 +52,7 @@ export class MultiKueueClusterReads {
     const read = calls.getClusterScoped(multiKueueClusters(version), name).then(
       (answer): WorkerClusterRead =>
         answer.answered === 'ok'
-          ? { name, found: conditionsOnly(answer.value) }
+          ? { name, found: trimMultiKueueCluster(answer.value) }
           : answer.status === 404
             ? { name, absent: true }
             : { name, unread: describeRefusal(answer) },
@@ -61,21 +61,6 @@ export class MultiKueueClusterReads {
     this.reads.set(key, { at: this.now(), read });
     return read;
   }
-}
-
-/**
- * What a Watch or an operation reads of a MultiKueueCluster: its kind, name and conditions
- * (core/operations/worker-cluster.ts). The rest (its spec, managedFields: 1-2 KB) would only weigh
- * down every result recorded in the workflow's history.
- */
-function conditionsOnly(cluster: KubeObject): KubeObject {
-  const conditions = (cluster.status as { conditions?: unknown } | undefined)?.conditions;
-  return {
-    ...(cluster.apiVersion !== undefined ? { apiVersion: cluster.apiVersion } : {}),
-    ...(cluster.kind !== undefined ? { kind: cluster.kind } : {}),
-    metadata: { name: cluster.metadata?.name },
-    ...(conditions !== undefined ? { status: { conditions } } : {}),
-  } as KubeObject;
 }
 
 /**

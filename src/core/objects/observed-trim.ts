@@ -3,7 +3,7 @@
 // workflow histories record every activity result: a TrainJob as read carries its whole spec
 // (several KB), its trimmed form a few hundred bytes, and the plans decide the same from either.
 import { Trainer } from '../../model/constants.js';
-import type { ContainerStatus, ObjectMeta, Pod, TrainJob, Workload } from '../../model/kube.js';
+import type { ContainerStatus, KubeObject, ObjectMeta, Pod, TrainJob, Workload } from '../../model/kube.js';
 import { isRecord } from './fields.js';
 
 /** The fields of `from` named in `keys` that are present. */
@@ -32,6 +32,20 @@ export function trimWorkload(workload: Workload): Workload {
   return {
     metadata: trimMeta(workload.metadata),
     spec: pick(workload.spec, ['active']),
+    ...(Object.keys(status).length > 0 ? { status } : {}),
+  };
+}
+
+/**
+ * apiVersion, kind, metadata.name and status.conditions of a MultiKueueCluster: all a Watch or an
+ * operation reads of it (operations/worker-cluster.ts, its Active condition). Its spec and
+ * managedFields (1-2 KB) would only weigh down every result recorded in the workflow's history.
+ */
+export function trimMultiKueueCluster(cluster: KubeObject): KubeObject {
+  const status = pick(cluster.status, ['conditions']);
+  return {
+    ...pick(cluster, ['apiVersion', 'kind']),
+    metadata: pick(cluster.metadata, ['name']) as ObjectMeta,
     ...(Object.keys(status).length > 0 ? { status } : {}),
   };
 }
