@@ -10,17 +10,15 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { NUDGE_AFTER_MS } from '../../../src/core/admission/multikueue-nudge.js';
 import { conditionOf } from '../../../src/core/objects/conditions.js';
-import type { KubeClients } from '../../../src/kube/clients.js';
-import { Kueue } from '../../../src/model/constants.js';
-import type { KubeObject, Workload } from '../../../src/model/kube.js';
+import type { Workload } from '../../../src/model/kube.js';
 import type { Outcome, TrainJobRef } from '../../../src/model/operations.js';
 import { createAdmissionController } from '../../../src/worker/admission-controller.js';
 import { startRequest } from '../../support/requests.js';
 import { refOf, runFor } from '../operations/support.js';
 import { startDispatch } from '../support/dispatch.js';
 import type { TestNamespace } from '../support/kube.js';
-import { multiKueueConfig, multiKueueNamespace, multiKueueStack } from '../support/multikueue.js';
-import { until } from '../support/operations.js';
+import { multiKueueClusterActive, multiKueueConfig, multiKueueNamespace, multiKueueStack } from '../support/multikueue.js';
+import { until, workloadOf } from '../support/operations.js';
 import { runtimeFixtures } from '../support/runtimes.js';
 
 /** Generous bounds for events: a loaded two-core machine runs two clusters and Temporal here. */
@@ -32,15 +30,6 @@ const namespaces: TestNamespace[] = [];
 afterAll(async () => {
   await Promise.all(namespaces.map((ns) => ns.dispose()));
 });
-
-const activeOf = async (manager: KubeClients, name: string) =>
-  conditionOf((await manager.custom.getClusterCustomObject({ group: Kueue.group, version: 'v1beta2', plural: 'multikueueclusters', name })) as KubeObject, 'Active')?.status;
-
-/** The namespace's one Workload on the manager (the test's one job). */
-async function workloadOf(manager: KubeClients, namespace: string): Promise<Workload | undefined> {
-  const list = (await manager.custom.listNamespacedCustomObject({ group: Kueue.group, version: 'v1beta2', namespace, plural: 'workloads' })) as { items: Workload[] };
-  return list.items[0];
-}
 
 const checks = (wl: Workload | undefined) => Object.fromEntries((wl?.status?.admissionChecks ?? []).map((c) => [c.name, c.state]));
 const nominatedOf = (wl: Workload | undefined) => (wl?.status?.nominatedClusterNames as string[] | undefined) ?? [];
@@ -67,29 +56,29 @@ describe('MultiKueue: a Workload whose check went Ready while the worker cluster
       ref = refOf(await h.client.startTrainJob(startRequest({ runtime })));
       await h.client.open(ref);
       await until('the quota reserved, with both checks Pending', BOUND, async () => {
-        const wl = await workloadOf(h.kube, ns.name);
+        const wl = await workloadOf(h.kube, ns.name, ref!.uid);
         const states = Object.values(checks(wl));
         return conditionOf(wl, 'QuotaReserved')?.status === 'True' && states.length === 2 && states.every((x) => x === 'Pending') ? true : undefined;
       });
 
       await worker.cluster.apiServer.stop(1_000);
-      await until("the manager's MultiKueueCluster worker-1 Active=False", BOUND, async () => ((await activeOf(h.kube, worker.name)) === 'False' ? true : undefined));
+      await until("the manager's MultiKueueCluster worker-1 Active=False", BOUND, async () => ((await multiKueueClusterActive(h.kube, worker.name))?.status === 'False' ? true : undefined));
       // The controller now: its Ready comes while MultiKueue reaches no worker cluster.
       const controller = createAdmissionController({ kube: h.kube, config: h.config, requestTimeoutMs: 10_000, log: () => {} });
       controlling = controller.run(stopController.signal);
       const readyAt = Date.now();
       const stalled = await until("dispatch's check Ready with MultiKueue's Pending and no cluster nominated", BOUND, async () => {
-        const wl = await workloadOf(h.kube, ns.name);
+        const wl = await workloadOf(h.kube, ns.name, ref!.uid);
         const states = checks(wl);
         return Object.values(states).filter((s) => s === 'Ready').length === 1 && Object.values(states).includes('Pending') && nominatedOf(wl).length === 0 ? { wl, states } : undefined;
       });
 
       const t1 = Date.now();
       await worker.cluster.apiServer.start();
-      await until("the manager's MultiKueueCluster worker-1 Active=True again", BOUND, async () => ((await activeOf(h.kube, worker.name)) === 'True' ? true : undefined));
+      await until("the manager's MultiKueueCluster worker-1 Active=True again", BOUND, async () => ((await multiKueueClusterActive(h.kube, worker.name))?.status === 'True' ? true : undefined));
       const tActive = Date.now() - t1;
       // Kueue has the cluster again, yet the Workload stays unnominated until it changes.
-      const still = await workloadOf(h.kube, ns.name);
+      const still = await workloadOf(h.kube, ns.name, ref!.uid);
       const unnominatedAfterReconnect = nominatedOf(still).length === 0 && still?.status?.clusterName === undefined;
 
       let ended: Outcome | Error | undefined;
@@ -101,7 +90,7 @@ describe('MultiKueue: a Workload whose check went Ready while the worker cluster
       await watching;
       const tEnded = Date.now() - t1;
       const nudges = controller.counters.nudgeWrites;
-      const wl = await workloadOf(h.kube, ns.name);
+      const wl = await workloadOf(h.kube, ns.name, ref!.uid);
       const dispatchEntry = (wl?.status?.admissionChecks ?? []).find((c) => c.state === 'Ready' && String(c.message).includes('written again'));
       console.log(
         `[mk-unnominated] checks ${JSON.stringify(stalled.states)} and no cluster nominated ${Date.now() - readyAt} ms after Open; worker-1 Active=True ${tActive} ms after its restart, ` +

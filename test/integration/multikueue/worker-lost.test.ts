@@ -8,19 +8,16 @@
 // is then started again, and the Watch must end with the Outcome the manager's TrainJob reaches.
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROGRESS_QUERY, operationWorkflowId } from '../../../src/contract/names.js';
-import { conditionOf } from '../../../src/core/objects/conditions.js';
-import type { KubeClients } from '../../../src/kube/clients.js';
 import { kubeConfigFor } from '../../../dev/harness/kube-access.js';
 import { adminAccess } from '../../../dev/harness/cluster.js';
-import { Kueue, Labels } from '../../../src/model/constants.js';
-import type { KubeObject } from '../../../src/model/kube.js';
+import { Labels } from '../../../src/model/constants.js';
 import type { Outcome, TrainJobRef } from '../../../src/model/operations.js';
 import type { OperationProgress } from '../../../src/workflows/operation-progress.js';
 import { startRequest } from '../../support/requests.js';
 import { refOf, runFor } from '../operations/support.js';
 import { startDispatch } from '../support/dispatch.js';
 import type { TestNamespace } from '../support/kube.js';
-import { multiKueueConfig, multiKueueNamespace, multiKueueStack } from '../support/multikueue.js';
+import { multiKueueClusterActive, multiKueueConfig, multiKueueNamespace, multiKueueStack } from '../support/multikueue.js';
 import { until } from '../support/operations.js';
 import { runtimeFixtures } from '../support/runtimes.js';
 import { CoreV1Api } from '@kubernetes/client-node';
@@ -44,13 +41,6 @@ afterAll(async () => {
 });
 
 const LOST = /^worker cluster worker-1 lost: MultiKueueCluster worker-1 Active=False \(\w+.*\): Kueue requeues or fails the job after its workerLostTimeout$/;
-
-/** The manager's MultiKueueCluster's Active condition (status and reason), as Kueue keeps it. */
-async function activeOf(manager: KubeClients, name: string): Promise<{ status: string; reason: string; message: string } | undefined> {
-  const found = (await manager.custom.getClusterCustomObject({ group: Kueue.group, version: 'v1beta2', plural: 'multikueueclusters', name })) as KubeObject;
-  const active = conditionOf(found, 'Active');
-  return active ? { status: String(active.status), reason: String(active.reason ?? ''), message: String(active.message ?? '') } : undefined;
-}
 
 describe('MultiKueue: a worker cluster lost while its job runs', () => {
   it("is reported by the Watch (progress, current details) and by Open's state, never ends the Watch, and the Watch ends with the Outcome once the cluster is back", async () => {
@@ -92,7 +82,7 @@ describe('MultiKueue: a worker cluster lost while its job runs', () => {
       const t0 = Date.now();
       await worker.cluster.apiServer.stop(1_000);
       const inactive = await until("the manager's MultiKueueCluster worker-1 Active=False", BOUND, async () => {
-        const active = await activeOf(h.kube, worker.name);
+        const active = await multiKueueClusterActive(h.kube, worker.name);
         return active?.status === 'False' ? active : undefined;
       });
       const tInactive = Date.now() - t0;
@@ -120,7 +110,7 @@ describe('MultiKueue: a worker cluster lost while its job runs', () => {
       const t1 = Date.now();
       await worker.cluster.apiServer.start();
       await until("the manager's MultiKueueCluster worker-1 Active=True again", BOUND, async () =>
-        (await activeOf(h.kube, worker.name))?.status === 'True' ? true : undefined,
+        (await multiKueueClusterActive(h.kube, worker.name))?.status === 'True' ? true : undefined,
       );
       const tActive = Date.now() - t1;
       expect(ended).toBeUndefined();

@@ -9,6 +9,10 @@ import { addMultiKueueNamespace, untilLocalQueueSeen } from '../../../dev/harnes
 import { KUEUE_SAMPLE_CHECK, KUEUE_SAMPLE_QUEUE } from '../../../dev/harness/samples.js';
 import type { WorkerClusterInfo } from '../../../dev/harness/multikueue.js';
 import type { ConfigInput } from '../../../src/model/config.js';
+import { conditionOf } from '../../../src/core/objects/conditions.js';
+import type { KubeClients } from '../../../src/kube/clients.js';
+import { Kueue } from '../../../src/model/constants.js';
+import type { KubeObject } from '../../../src/model/kube.js';
 import { startTestStack, type Stack, type StackInfo } from '../../../dev/harness/stack.js';
 import { uniqueName, type TestNamespace } from './kube.js';
 
@@ -67,4 +71,11 @@ export function multiKueueConfig(worker: WorkerClusterInfo, timeouts: NonNullabl
     },
     timeouts,
   };
+}
+
+/** The manager's MultiKueueCluster `name`: its Active condition (status, reason, message), as Kueue keeps it. */
+export async function multiKueueClusterActive(manager: KubeClients, name: string): Promise<{ status: string; reason: string; message: string } | undefined> {
+  const found = (await manager.custom.getClusterCustomObject({ group: Kueue.group, version: 'v1beta2', plural: 'multikueueclusters', name })) as KubeObject;
+  const active = conditionOf(found, 'Active');
+  return active ? { status: String(active.status), reason: String(active.reason ?? ''), message: String(active.message ?? '') } : undefined;
 }
